@@ -1,0 +1,781 @@
+#!/usr/bin/env python3
+"""hints.py - the "next move" primitive of agentic search, independent of any backend.
+
+A search skill searches its own corpus, converts what it found into the normalized
+result contract below, and asks this module what the agent should do next. The module
+holds no loop of its own: it looks at one step's results and answers with
+``next_action`` (broaden / refine / expand / synthesize) plus the material for the next
+query. The full protocol lives in ``references/protocol.md``.
+
+Normalized result item (only ``id``, ``title`` and ``score`` are required)::
+
+    {"id": "str", "title": "str", "summary": "str", "tags": ["str"],
+     "score": 0.0, "related": ["str"], "text": "str"}
+
+``tags``/``related`` may also be a comma- or newline-separated string; ``score`` may be
+a numeric string and is kept as given (hybrid scores above 1 are not clamped).
+
+Library use (what other skills do; they catch only ImportError)::
+
+    sys.path.insert(0, "<skill>/scripts")
+    from hints import compute_hints, format_hints
+    hints = compute_hints(results, ["JWT", "認証"])
+    hints = compute_hints(results, keywords, seen_ids=seen, round=2, max_rounds=3)
+
+CLI use (JSON on stdin or --input, hints JSON on stdout)::
+
+    echo '{"keywords": ["JWT"], "results": [{"id": "a", "title": "JWT", "score": 0.9}]}' \\
+        | python3 scripts/hints.py
+    python3 scripts/hints.py --input results.json --text
+
+Importing this module prints nothing, parses no arguments and raises nothing; json and
+argparse are imported only by the CLI, the synonym table only on first use.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import unicodedata
+from dataclasses import dataclass
+
+__all__ = [
+    "SUFFICIENT_SCORE", "MIN_SUGGEST_SCORE", "MAX_SUGGESTED_QUERIES", "MAX_BROADEN_QUERIES",
+    "HintsInputError", "compute_hints", "format_hints", "collect_related_ids",
+    "suggest_followup_queries", "suggest_broaden_queries", "gap_keywords", "synonyms_for",
+    "main",
+]
+
+# Tunables. The first three are the seed's contract and must keep their values.
+SUFFICIENT_SCORE = 0.5      # a top score at least this high means the step found something usable
+MIN_SUGGEST_SCORE = 0.15    # results below this are noise: their tags make no follow-up queries
+MAX_SUGGESTED_QUERIES = 5   # enough alternatives to choose from, few enough to read at a glance
+MAX_BROADEN_QUERIES = 8     # room for two gap words with a few synonyms each, still one screen
+_SYNONYM_SPAN = 3           # longest run of adjacent gap keywords looked up as one phrase
+
+ACTIONS = ("broaden", "refine", "expand", "synthesize")
+STOP_REASONS = ("sufficient", "saturated", "max_rounds")
+
+_SYNONYMS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                              "agentic_search", "data", "synonyms.json")
+# (term key -> group numbers, groups); None until synonyms_for() first needs it.
+_synonym_table: tuple[dict[str, tuple[int, ...]], tuple[tuple[str, ...], ...]] | None = None
+
+_builtin_round = round  # compute_hints has a parameter named ``round``
+
+
+class HintsInputError(ValueError):
+    """Input that cannot be understood; the message names the problem and where it is."""
+
+
+@dataclass(frozen=True)
+class _Results:
+    """A parsed result list, one column per field the hints need (row i is result i).
+
+    Columns rather than one record per result: 10,000 results parse in one loop, and
+    max(), zip() and str.join() then run over plain sequences at C speed.
+    """
+
+    ids: tuple[str, ...]                 # "" where a result has no id
+    scores: tuple[float, ...]
+    tags: tuple[list[str], ...]
+    related: tuple[list[str], ...]
+    haystacks: tuple[str, ...]           # ``text``, or title + summary + tags without it
+
+
+# ---------------------------------------------------------------------------
+# Tolerant parsing of what real callers send
+
+
+def _norm(text: str) -> str:
+    """Fold text for matching: NFKC (full-width ＪＷＴ -> JWT), then casefold."""
+    if text.isascii():  # O(1) in CPython; ASCII is NFKC already and lower() == casefold()
+        return text.lower()
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def _describe(value: object) -> str:
+    """A short JSON-like rendering of a bad value for an error message."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        shown = shown.replace("\\", "\\\\").replace('"', '\\"')
+        return '"' + shown.replace("\n", "\\n").replace("\r", "\\r") + '"'
+    return str(value)
+
+
+def _as_list(value: object) -> list[str]:
+    """tags / related / seen_ids as a list of non-empty strings.
+
+    Accepts a list, or a comma- or newline-separated string; a lone number becomes one
+    item; anything else (null, an object) is no items.
+    """
+    if type(value) is list:
+        try:  # the common case, a list of strings, in one C-level pass
+            return [part for part in map(str.strip, value) if part]
+        except TypeError:
+            pass
+    if isinstance(value, str):
+        parts = value.replace("\n", ",").split(",")
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        parts = [v if isinstance(v, str) else str(v) for v in value
+                 if v is not None and not isinstance(v, (list, dict))]
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        parts = [str(value)]
+    else:
+        return []
+    return [part for part in map(str.strip, parts) if part]
+
+
+def _as_text(value: object) -> str:
+    """A free-text field as a string (a list is joined with spaces)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, tuple)):
+        return " ".join(str(v) for v in value if v is not None)
+    return str(value)
+
+
+def _as_score(value: object, where: str) -> float:
+    """A score as a finite float; missing or null is 0.0, numeric strings are accepted."""
+    if value is None:
+        return 0.0
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        score = float(value)
+    elif isinstance(value, str):
+        try:
+            score = float(value.strip())
+        except ValueError:
+            raise HintsInputError(f"{where}: expected a number, got {_describe(value)}") from None
+    else:
+        raise HintsInputError(f"{where}: expected a number, got {_describe(value)}")
+    if not math.isfinite(score):
+        raise HintsInputError(f"{where}: expected a finite number, got {_describe(value)}")
+    return score
+
+
+def _parse_results(results: object) -> _Results:
+    """Parse result items tolerantly; raise HintsInputError for what cannot be read."""
+    if results is None:
+        results = []
+    if not isinstance(results, (list, tuple)):
+        raise HintsInputError(f"results: expected a list, got {_describe(results)}")
+    ids, scores, tags, related, haystacks = [], [], [], [], []
+    for index, raw in enumerate(results):  # the hot loop: common cases are tested first
+        if not isinstance(raw, dict):
+            raise HintsInputError(f"results[{index}]: expected an object, got {_describe(raw)}")
+        get = raw.get
+        ident = get("id")
+        ids.append("" if ident is None else (ident if type(ident) is str else str(ident)).strip())
+        score = get("score")
+        if type(score) is not float or score - score != 0.0:  # not already a finite float
+            score = _as_score(score, f"results[{index}].score")
+        scores.append(score)
+        item_tags = _as_list(get("tags"))
+        tags.append(item_tags)
+        related.append(_as_list(get("related")))
+        text = get("text")
+        if type(text) is not str:
+            text = _as_text(text)
+        if not text:
+            title, summary = get("title"), get("summary")
+            text = " ".join((title if type(title) is str else _as_text(title),
+                             summary if type(summary) is str else _as_text(summary),
+                             " ".join(item_tags)))
+        haystacks.append(text)
+    return _Results(tuple(ids), tuple(scores), tuple(tags), tuple(related), tuple(haystacks))
+
+
+def _parse_keywords(keywords: object) -> list[str]:
+    """Keywords as a list of non-blank strings; a plain string is split on whitespace."""
+    if keywords is None:
+        return []
+    if isinstance(keywords, str):
+        return keywords.split()
+    if not isinstance(keywords, (list, tuple)):
+        raise HintsInputError(f"keywords: expected a list of strings, got {_describe(keywords)}")
+    words = []
+    for value in keywords:
+        word = "" if value is None else (value if isinstance(value, str) else str(value)).strip()
+        if word:
+            words.append(word)
+    return words
+
+
+def _parse_round(value: object, where: str) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise HintsInputError(f"{where}: expected a positive integer, got {_describe(value)}")
+    return value
+
+
+def _parse_seen(value: object) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if not isinstance(value, (str, list, tuple, set, frozenset)):
+        raise HintsInputError(f"seen_ids: expected a list of ids, got {_describe(value)}")
+    return frozenset(_as_list(value))
+
+
+# ---------------------------------------------------------------------------
+# The formulas, on parsed items
+
+
+def _related(parsed: _Results, seen: frozenset[str]) -> list[str]:
+    result_ids = set(parsed.ids)
+    out: list[str] = []
+    taken: set[str] = set()
+    for refs in parsed.related:
+        for ref in refs:
+            if ref not in result_ids and ref not in seen and ref not in taken:
+                taken.add(ref)
+                out.append(ref)
+    return out
+
+
+def _suggest(parsed: _Results, keywords: list[str], min_score: float,
+             max_queries: int) -> list[str]:
+    in_query = {_norm(k) for k in keywords}
+    in_query.add(_norm(" ".join(keywords)))
+    counts: dict[str, int] = {}
+    spelling: dict[str, str] = {}  # first-seen spelling of each folded tag
+    folded: dict[str, str] = {}  # tags repeat across results: fold each spelling once
+    for score, tags in zip(parsed.scores, parsed.tags):
+        if score < min_score:
+            continue
+        for tag in tags:
+            key = folded.get(tag)
+            if key is None:
+                key = folded[tag] = _norm(tag)
+            if key in in_query:
+                continue
+            if key not in counts:
+                counts[key] = 0
+                spelling[key] = tag
+            counts[key] += 1
+    # sorted() is stable, so equal counts keep first-seen order.
+    ranked = sorted(counts, key=lambda key: -counts[key])
+    base = " ".join(keywords)
+    out: list[str] = []
+    for key in ranked:
+        if len(out) >= max_queries:
+            break
+        query = f"{base} {spelling[key]}" if base else spelling[key]
+        if query not in out:
+            out.append(query)
+    return out
+
+
+def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
+    if not keywords:
+        return []
+    # One folded haystack for all items: one C-level search per keyword instead of a
+    # Python loop over items. NUL separates items, so a keyword without NUL cannot
+    # match across two of them.
+    haystacks = parsed.haystacks
+    joined = "\0".join(map(_norm, haystacks)) if haystacks else None
+    gaps = []
+    for keyword in keywords:
+        folded = _norm(keyword)
+        if joined is None:
+            found = False
+        elif "\0" in folded:
+            found = any(folded in _norm(haystack) for haystack in haystacks)
+        else:
+            found = folded in joined
+        if not found:
+            gaps.append(keyword)
+    return gaps
+
+
+def _new_ids(parsed: _Results, seen: frozenset[str]) -> list[str]:
+    out: list[str] = []
+    taken: set[str] = set()
+    for ident in parsed.ids:
+        if ident and ident not in seen and ident not in taken:
+            taken.add(ident)
+            out.append(ident)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Public helpers (the seed's names and signatures)
+
+
+def collect_related_ids(results: list[dict], *, seen_ids: object = None) -> list[str]:
+    """Related references worth following: every ``related`` entry that is not the id of a
+    result (nor one of ``seen_ids``), in first-seen order, without repeats."""
+    return _related(_parse_results(results), _parse_seen(seen_ids) or frozenset())
+
+
+def suggest_followup_queries(results: list[dict], keywords: list[str],
+                             min_score: float = MIN_SUGGEST_SCORE,
+                             max_queries: int = MAX_SUGGESTED_QUERIES) -> list[str]:
+    """Refinement queries from the tags of results scoring at least ``min_score``.
+
+    Tags already in the query are skipped (NFKC + casefold comparison); the rest are
+    ranked by how often they occur, ties in first-seen order, and each becomes
+    ``"<keywords joined by spaces> <tag>"``; at most ``max_queries``, no repeats.
+    """
+    return _suggest(_parse_results(results), _parse_keywords(keywords), min_score, max_queries)
+
+
+def gap_keywords(keywords: list[str], results: list[dict]) -> list[str]:
+    """Query words found in no result: each keyword is looked for, as a folded substring,
+    in each result's ``text`` or, where a result has none, its title + summary + tags."""
+    return _gaps(_parse_keywords(keywords), _parse_results(results))
+
+
+def suggest_broaden_queries(keywords: list[str], gaps: list[str],
+                            max_queries: int = MAX_BROADEN_QUERIES) -> list[str]:
+    """Broader queries for when the gap words found nothing.
+
+    In order: the query without its gap words; the query with a gap word (or a run of
+    adjacent gap words, so "rate limit" is one phrase) replaced by each of its
+    programming synonyms, interleaved across gaps; and, when every keyword is a gap, the
+    query with one keyword dropped. Synonyms that merely contain the gap word are skipped
+    (they cannot match where the gap word did not). At most ``max_queries``.
+    """
+    words = _parse_keywords(keywords)
+    gap_set = {_norm(g) for g in _parse_keywords(gaps)}
+    is_gap = [_norm(w) in gap_set for w in words]
+    if not any(is_gap):
+        return []
+    candidates: list[str] = []
+    kept = [w for w, gap in zip(words, is_gap) if not gap]
+    if kept:
+        candidates.append(" ".join(kept))
+    replacements = _gap_replacements(words, is_gap)
+    for rank in range(max((len(r[2]) for r in replacements), default=0)):
+        for start, length, synonyms in replacements:
+            if rank < len(synonyms):
+                candidates.append(" ".join(words[:start] + [synonyms[rank]] + words[start + length:]))
+    if not kept and len(words) > 1:
+        candidates.extend(" ".join(words[:i] + words[i + 1:]) for i in range(len(words)))
+    out: list[str] = []
+    folded_seen = {_norm(" ".join(words))}
+    for candidate in candidates:
+        folded = _norm(candidate)
+        if candidate and folded not in folded_seen:
+            folded_seen.add(folded)
+            out.append(candidate)
+            if len(out) >= max_queries:
+                break
+    return out
+
+
+def _gap_replacements(words: list[str], is_gap: list[bool]) -> list[tuple[int, int, list[str]]]:
+    """(start, length, synonyms) for each run of gap words that the table knows, longest
+    phrase first at each position."""
+    found = []
+    i = 0
+    while i < len(words):
+        if not is_gap[i]:
+            i += 1
+            continue
+        for length in range(_SYNONYM_SPAN, 0, -1):
+            if i + length > len(words) or not all(is_gap[i:i + length]):
+                continue
+            phrase = " ".join(words[i:i + length])
+            key = _synonym_key(phrase)
+            compact = key.replace(" ", "")
+            synonyms = [s for s in synonyms_for(phrase)
+                        if key not in _synonym_key(s) and compact not in _synonym_key(s).replace(" ", "")]
+            if synonyms:
+                found.append((i, length, synonyms))
+                i += length
+                break
+        else:
+            i += 1
+    return found
+
+
+# ---------------------------------------------------------------------------
+# Synonyms (data: agentic_search/data/synonyms.json, shared with the retriever)
+
+
+def _synonym_key(term: str) -> str:
+    """Lookup form of a term: camelCase split, NFKC + casefold, ``_``/``-``/``.`` and runs
+    of spaces collapsed to one space, so rateLimit, rate_limit and "Rate  Limit" agree."""
+    chars: list[str] = []
+    previous = ""
+    for ch in term:
+        if ch.isupper() and previous.islower():
+            chars.append(" ")
+        chars.append(ch)
+        previous = ch
+    folded = _norm("".join(chars))
+    for separator in "_-./":
+        folded = folded.replace(separator, " ")
+    return " ".join(folded.split())
+
+
+def _load_synonyms(path: str) -> tuple[dict[str, tuple[int, ...]], tuple[tuple[str, ...], ...]]:
+    """Read the synonym table; any problem with the file gives an empty table.
+
+    Format: ``{"groups": [["rate limit", "throttle", ...], ...]}``; malformed groups and
+    non-string terms are skipped. Returns (key -> group indexes, groups).
+    """
+    import json  # only the first synonyms_for call pays for this
+
+    try:
+        with open(path, "rb") as handle:
+            data = json.loads(handle.read().decode("utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return {}, ()
+    raw_groups = data.get("groups") if isinstance(data, dict) else None
+    if not isinstance(raw_groups, list):
+        return {}, ()
+    groups: list[tuple[str, ...]] = []
+    index: dict[str, list[int]] = {}
+    for raw in raw_groups:
+        if not isinstance(raw, list):
+            continue
+        terms = tuple(t.strip() for t in raw if isinstance(t, str) and t.strip())
+        if len(terms) < 2:
+            continue
+        number = len(groups)
+        groups.append(terms)
+        for term in terms:
+            key = _synonym_key(term)
+            for form in (key, key.replace(" ", "")):
+                slots = index.setdefault(form, [])
+                if number not in slots:
+                    slots.append(number)
+    return {k: tuple(v) for k, v in index.items()}, tuple(groups)
+
+
+def synonyms_for(term: str) -> list[str]:
+    """Common programming synonyms of a word or phrase, e.g. "rate limit" -> ["ratelimit",
+    "throttle", ...]; [] when the term is unknown.
+
+    Matching ignores case, width, camelCase and ``_``/``-`` separators and spaces
+    ("rateLimit", "rate_limit" and "ratelimit" all find the rate-limit group). The result
+    lists the other members of every group holding the term, in table order, without
+    the term itself (other spellings such as "ratelimit" are kept). The table,
+    ``agentic_search/data/synonyms.json``, is read on the first call and cached; if it
+    cannot be read the table is empty. Never raises.
+    """
+    global _synonym_table
+    if _synonym_table is None:
+        try:
+            _synonym_table = _load_synonyms(_SYNONYMS_PATH)
+        except Exception:  # the contract is "never raise"; a broken table is no table
+            _synonym_table = ({}, ())
+    index, groups = _synonym_table
+    if not isinstance(term, str):
+        return []
+    key = _synonym_key(term)
+    if not key:
+        return []
+    numbers = index.get(key, ()) + index.get(key.replace(" ", ""), ())
+    out: list[str] = []
+    taken = {key}
+    for number in sorted(set(numbers)):
+        for member in groups[number]:
+            member_key = _synonym_key(member)
+            if member_key not in taken:
+                taken.add(member_key)
+                out.append(member)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# The hints
+
+
+def compute_hints(results: list[dict], keywords: list[str],
+                  sufficient_score: float = SUFFICIENT_SCORE, *,
+                  seen_ids: object = None, round: int | None = None,
+                  max_rounds: int | None = None) -> dict:
+    """The hints for one search step.
+
+    Args:
+        results: normalized result items (any order).
+        keywords: the query words (a plain string is split on whitespace).
+        sufficient_score: the threshold for ``sufficient``.
+        seen_ids: ids the loop has already seen in earlier rounds (optional).
+        round, max_rounds: this round (1-based) and the loop's limit (optional).
+
+    Returns a dict with, in this order, the seed's seven keys ``sufficient``,
+    ``max_score``, ``result_count``, ``next_action``, ``suggested_queries``,
+    ``related_ids``, ``gap_keywords``, then ``new_ids``, ``stop_reason`` and
+    ``broaden_queries``. ``next_action`` is, in this order: ``broaden`` without results,
+    ``refine`` when the top score is below the threshold, ``expand`` when an unseen
+    related id exists, else ``synthesize``. The convergence rules then turn a
+    non-synthesize answer into ``synthesize`` when the round brought no new id
+    (``stop_reason`` "saturated") or is the last one ("max_rounds"); a plain synthesize
+    has ``stop_reason`` "sufficient"; otherwise ``stop_reason`` is None.
+
+    Raises:
+        HintsInputError: an item is not an object, a score is not a number, or an
+            argument has the wrong type; the message says where.
+    """
+    parsed = _parse_results(results)
+    words = _parse_keywords(keywords)
+    seen = _parse_seen(seen_ids)
+    this_round = _parse_round(round, "round")
+    limit = _parse_round(max_rounds, "max_rounds")
+    threshold = SUFFICIENT_SCORE if sufficient_score is None else _as_score(
+        sufficient_score, "sufficient_score")
+
+    count = len(parsed.ids)
+    top = max(parsed.scores, default=0.0)
+    related = _related(parsed, seen or frozenset())
+    gaps = _gaps(words, parsed)
+    new_ids = _new_ids(parsed, seen or frozenset())
+
+    if count == 0:
+        action = "broaden"
+    elif top < threshold:
+        action = "refine"
+    elif related:
+        action = "expand"
+    else:
+        action = "synthesize"
+
+    stop_reason = None
+    if action == "synthesize":
+        stop_reason = "sufficient"
+    elif seen is not None and count and not new_ids and any(parsed.ids):
+        action, stop_reason = "synthesize", "saturated"
+    elif this_round is not None and limit is not None and this_round >= limit:
+        action, stop_reason = "synthesize", "max_rounds"
+
+    return {
+        "sufficient": count > 0 and top >= threshold,
+        "max_score": _builtin_round(top, 3),
+        "result_count": count,
+        "next_action": action,
+        "suggested_queries": _suggest(parsed, words, MIN_SUGGEST_SCORE, MAX_SUGGESTED_QUERIES),
+        "related_ids": related,
+        "gap_keywords": gaps,
+        "new_ids": new_ids,
+        "stop_reason": stop_reason,
+        "broaden_queries": suggest_broaden_queries(words, gaps) if gaps else [],
+    }
+
+
+_ACTION_LABELS = {
+    "broaden": "broaden - nothing found: drop gap words or try synonyms (broaden_queries)",
+    "refine": "refine - weak matches only: search again with a suggested query",
+    "expand": "expand - good matches with unseen references: follow related_ids",
+    "synthesize": "synthesize - stop searching and answer from the results",
+}
+
+
+def format_hints(hints: dict) -> str:
+    """The hints as a few lines of text for people (keys that are absent or empty are
+    left out, so the seed's seven-key dicts format too)."""
+    sufficient = "true" if hints.get("sufficient") else "false"
+    action = hints.get("next_action", "")
+    lines = [
+        "agentic search hints",
+        f"  sufficient: {sufficient} (max_score={hints.get('max_score', 0.0)}, "
+        f"results={hints.get('result_count', 0)})",
+        f"  next_action: {_ACTION_LABELS.get(action, action)}",
+    ]
+    if hints.get("stop_reason"):
+        lines.append(f"  stop_reason: {hints['stop_reason']}")
+    for key in ("suggested_queries", "broaden_queries"):
+        if hints.get(key):
+            lines.append(f"  {key}:")
+            lines.extend(f"    - {query}" for query in hints[key])
+    for key in ("related_ids", "gap_keywords", "new_ids"):
+        if hints.get(key):
+            lines.append(f"  {key}: {', '.join(str(v) for v in hints[key])}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# CLI
+
+_HELP_EPILOG = """\
+input (a JSON object):
+  keywords     list of strings; when absent, "query" (a string) is split on whitespace
+  query        string, used only when "keywords" is absent
+  results      list of result items: {"id", "title", "score"} required,
+               "summary", "tags", "related", "text" optional; tags/related may be
+               a comma- or newline-separated string; score may be a numeric string
+  seen_ids     optional: ids seen in earlier rounds (list or comma-separated string)
+  round        optional: this round, 1-based
+  max_rounds   optional: the loop's round limit
+
+output (a JSON object, keys in this order):
+  sufficient, max_score, result_count, next_action (broaden|refine|expand|synthesize),
+  suggested_queries, related_ids, gap_keywords, new_ids,
+  stop_reason (sufficient|saturated|max_rounds|null), broaden_queries
+
+exit codes:
+  0  hints written
+  1  bad input: unreadable file, empty input, malformed JSON, wrong types
+     (one line on stderr saying what and where, nothing on stdout)
+  2  usage error
+
+example:
+  echo '{"keywords": ["jwt"], "results": [{"id": "a", "title": "JWT", "score": 0.9}]}' \\
+    | python3 scripts/hints.py --text
+"""
+
+
+def _finite_float(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {_describe(text)}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"expected a finite number, got {_describe(text)}")
+    return value
+
+
+def _build_parser():
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        prog="hints.py",
+        description="Compute agentic-search hints (the next move) from normalized search results.",
+        epilog=_HELP_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--input", metavar="FILE",
+                        help="read the input JSON from FILE instead of stdin")
+    parser.add_argument("--sufficient-score", metavar="X", type=_finite_float,
+                        default=SUFFICIENT_SCORE,
+                        help=f"threshold for 'sufficient' (default: {SUFFICIENT_SCORE})")
+    parser.add_argument("--text", action="store_true",
+                        help="print a human-readable summary instead of JSON")
+    return parser
+
+
+def _read_input(path: str | None) -> str:
+    if path is None:
+        data = sys.stdin.buffer.read()
+        where = "input"
+    else:
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read()
+        except OSError as error:
+            raise HintsInputError(f"--input {path}: cannot read: {error.strerror or error}") from None
+        where = f"--input {path}"
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise HintsInputError(f"{where}: not valid UTF-8 (byte {error.start})") from None
+    if not text.strip():
+        raise HintsInputError(f"{where}: empty; expected a JSON object")
+    return text
+
+
+def _load_payload(text: str) -> dict:
+    import json
+
+    try:
+        payload = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise HintsInputError(
+            f"input: malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+    except RecursionError:
+        raise HintsInputError("input: JSON nested too deeply") from None
+    if not isinstance(payload, dict):
+        raise HintsInputError(f"input: expected a JSON object, got {_describe(payload)}")
+    return payload
+
+
+def _payload_keywords(payload: dict) -> list[str]:
+    keywords = payload.get("keywords")
+    if keywords is None:
+        query = payload.get("query")
+        if query is None:
+            return []
+        if not isinstance(query, str):
+            raise HintsInputError(f"query: expected a string, got {_describe(query)}")
+        return query.split()
+    if not isinstance(keywords, list):
+        raise HintsInputError(f"keywords: expected a list of strings, got {_describe(keywords)}")
+    for i, keyword in enumerate(keywords):
+        if not isinstance(keyword, str):
+            raise HintsInputError(f"keywords[{i}]: expected a string, got {_describe(keyword)}")
+    return keywords
+
+
+def hints_from_payload(payload: dict, sufficient_score: float = SUFFICIENT_SCORE) -> dict:
+    """compute_hints for a decoded CLI input object (validated strictly: keywords must be
+    strings, results a list of objects); raises HintsInputError naming the field."""
+    keywords = _payload_keywords(payload)
+    results = payload.get("results")
+    if results is not None and not isinstance(results, list):
+        raise HintsInputError(f"results: expected a list, got {_describe(results)}")
+    seen = payload.get("seen_ids")
+    if isinstance(seen, list):
+        for i, ident in enumerate(seen):
+            if not isinstance(ident, (str, int)) or isinstance(ident, bool):
+                raise HintsInputError(f"seen_ids[{i}]: expected an id string, got {_describe(ident)}")
+    return compute_hints(results or [], keywords, sufficient_score, seen_ids=seen,
+                         round=payload.get("round"), max_rounds=payload.get("max_rounds"))
+
+
+def _write(text: str) -> None:
+    out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
+    if out is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        out.write(text.encode("utf-8"))
+        out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; returns the exit code (0 ok, 1 bad input, 2 usage)."""
+    parser = _build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse has printed usage or help already
+        return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        if args.input is None and sys.stdin is not None and sys.stdin.isatty():
+            parser.print_usage(sys.stderr)
+            print("hints.py: error: no input: pipe a JSON object on stdin or pass --input FILE",
+                  file=sys.stderr)
+            return 2
+        if sys.stdin is None and args.input is None:
+            raise HintsInputError("input: no stdin; pass --input FILE")
+        hints = hints_from_payload(_load_payload(_read_input(args.input)), args.sufficient_score)
+    except HintsInputError as error:
+        message = " ".join(str(error).splitlines())
+        print(f"hints.py: error: {message}", file=sys.stderr)
+        return 1
+    if args.text:
+        rendered = format_hints(hints) + "\n"
+    else:
+        import json
+
+        rendered = json.dumps(hints, ensure_ascii=False, indent=2) + "\n"
+    try:
+        _write(rendered)
+    except BrokenPipeError:
+        # The reader has gone (e.g. `| head`): silence the interpreter's final flush.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,560 @@
+"""Tests for scripts/hints.py: the seed's formulas, the added keys, the CLI, the import."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+
+import pytest
+
+import hints
+from hints import (
+    MAX_SUGGESTED_QUERIES,
+    MIN_SUGGEST_SCORE,
+    SUFFICIENT_SCORE,
+    HintsInputError,
+    collect_related_ids,
+    compute_hints,
+    format_hints,
+    gap_keywords,
+    suggest_broaden_queries,
+    suggest_followup_queries,
+    synonyms_for,
+)
+
+SCRIPTS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "scripts")
+HINTS = os.path.join(SCRIPTS, "hints.py")
+SEVEN_KEYS = ["sufficient", "max_score", "result_count", "next_action",
+              "suggested_queries", "related_ids", "gap_keywords"]
+ALL_KEYS = SEVEN_KEYS + ["new_ids", "stop_reason", "broaden_queries"]
+
+
+def item(ident, score, **fields):
+    """A result item with a title defaulting to its id."""
+    return {"id": ident, "title": fields.pop("title", ident), "score": score, **fields}
+
+
+def run_cli(*args, stdin=""):
+    data = stdin.encode("utf-8") if isinstance(stdin, str) else stdin
+    proc = subprocess.run([sys.executable, HINTS, *args], input=data,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    return proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
+
+
+# --------------------------------------------------------------------------- constants
+
+
+def test_constants_keep_the_seed_values():
+    assert (SUFFICIENT_SCORE, MIN_SUGGEST_SCORE, MAX_SUGGESTED_QUERIES) == (0.5, 0.15, 5)
+
+
+def test_keys_seed_seven_first_then_the_new_ones():
+    assert list(compute_hints([], ["x"])) == ALL_KEYS
+
+
+# --------------------------------------------------------------------------- decision
+
+
+@pytest.mark.parametrize("results, threshold, sufficient, max_score, action", [
+    pytest.param([], 0.5, False, 0.0, "broaden", id="no-results-broaden"),
+    pytest.param([item("a", 0.3)], 0.5, False, 0.3, "refine", id="below-threshold-refine"),
+    pytest.param([item("a", 0.5)], 0.5, True, 0.5, "synthesize", id="at-threshold-is-sufficient"),
+    pytest.param([item("a", 0.9, related=["b"])], 0.5, True, 0.9, "expand", id="unseen-related-expand"),
+    pytest.param([item("a", 0.9, related=["b"]), item("b", 0.2)], 0.5, True, 0.9, "synthesize",
+                 id="related-already-a-result-synthesize"),
+    pytest.param([item("a", 0.3, related=["b"])], 0.5, False, 0.3, "refine", id="refine-before-expand"),
+    pytest.param([item("a", 0.49996)], 0.49999, False, 0.5, "refine",
+                 id="compare-unrounded-score"),
+    pytest.param([item("a", 0.12345)], 0.1, True, 0.123, "synthesize", id="max-score-rounded-3"),
+    pytest.param([item("a", 1.2), item("b", 0.4)], 0.5, True, 1.2, "synthesize", id="above-1-not-clamped"),
+    pytest.param([item("a", "0.8")], 0.5, True, 0.8, "synthesize", id="numeric-string-score"),
+    pytest.param([item("a", 0.7)], 0.8, False, 0.7, "refine", id="custom-threshold"),
+    pytest.param([{"id": "a", "title": "t"}], 0.5, False, 0.0, "refine", id="missing-score-is-zero"),
+    pytest.param([item("b", 0.2), item("a", 0.9)], 0.5, True, 0.9, "synthesize", id="order-free-max"),
+])
+def test_decision_order(results, threshold, sufficient, max_score, action):
+    got = compute_hints(results, ["q"], threshold)
+    assert (got["sufficient"], got["max_score"], got["result_count"], got["next_action"]) == (
+        sufficient, max_score, len(results), action)
+
+
+# --------------------------------------------------------------------------- suggested_queries
+
+
+@pytest.mark.parametrize("results, keywords, expected", [
+    pytest.param([item("a", 0.9, tags=["x", "y"]), item("b", 0.8, tags=["y", "z"])], ["k"],
+                 ["k y", "k x", "k z"], id="by-frequency-ties-first-seen"),
+    pytest.param([item("a", 0.9, tags=["JWT", "refresh"])], ["jwt"], ["jwt refresh"],
+                 id="query-tags-skipped-case-insensitive"),
+    pytest.param([item("a", 0.15, tags=["in"]), item("b", 0.149, tags=["out"])], ["k"], ["k in"],
+                 id="min-score-boundary"),
+    pytest.param([item("a", 0.9, tags=list("abcdefg"))], ["k"], ["k a", "k b", "k c", "k d", "k e"],
+                 id="at-most-five"),
+    pytest.param([item("a", 0.9, tags=["x"])], [], ["x"], id="no-keywords-tag-alone"),
+    pytest.param([item("a", 0.9, tags=["Auth"]), item("b", 0.9, tags=["auth", "ＡＵＴＨ"])], ["k"],
+                 ["k Auth"], id="deduplicated-folded-first-spelling"),
+    pytest.param([item("a", 0.9, tags="session, refresh\ncookie")], ["a", "b"],
+                 ["a b session", "a b refresh", "a b cookie"], id="tags-as-string"),
+    pytest.param([item("a", 0.9, tags=["rate limit"])], ["rate", "limit"], [],
+                 id="tag-equal-to-whole-query-skipped"),
+])
+def test_suggested_queries(results, keywords, expected):
+    assert suggest_followup_queries(results, keywords) == expected
+    assert compute_hints(results, keywords)["suggested_queries"] == expected
+
+
+def test_suggest_followup_queries_parameters():
+    results = [item("a", 0.3, tags=["x", "y", "z"])]
+    assert suggest_followup_queries(results, ["k"], min_score=0.5) == []
+    assert suggest_followup_queries(results, ["k"], max_queries=2) == ["k x", "k y"]
+
+
+# --------------------------------------------------------------------------- related_ids
+
+
+@pytest.mark.parametrize("results, seen, expected", [
+    pytest.param([item("a", 0.9, related=["c", "b", "c"]), item("b", 0.5, related=["d", "a"])], None,
+                 ["c", "d"], id="first-seen-no-repeats-no-result-ids"),
+    pytest.param([item("a", 0.9, related="x, y\nz")], None, ["x", "y", "z"], id="related-as-string"),
+    pytest.param([item("a", 0.9, related=["x", "y"])], ["x"], ["y"], id="seen-ids-excluded"),
+    pytest.param([item("a", 0.9, related=[" x ", "", None, 7])], None, ["x", "7"], id="blank-null-number"),
+    pytest.param([item(1, 0.9, related=["1", "2"])], None, ["2"], id="numeric-id"),
+])
+def test_related_ids(results, seen, expected):
+    assert collect_related_ids(results, seen_ids=seen) == expected
+    assert compute_hints(results, ["q"], seen_ids=seen)["related_ids"] == expected
+
+
+# --------------------------------------------------------------------------- gap_keywords
+
+
+@pytest.mark.parametrize("keywords, results, expected", [
+    pytest.param(["token", "expiry"], [item("a", 0.9, title="Token refresh")], ["expiry"],
+                 id="case-insensitive-substring"),
+    pytest.param(["token"], [item("a", 0.9, title="token", text="nothing here")], ["token"],
+                 id="text-wins-over-title"),
+    pytest.param(["token"], [item("a", 0.9, title="x", text="")], ["token"], id="empty-text-falls-back"),
+    pytest.param(["auth", "jwt", "exp"], [item("a", 0.9, title="x", summary="auth", tags=["jwt"])],
+                 ["exp"], id="fallback-title-summary-tags"),
+    pytest.param(["JWT", "認証"], [item("a", 0.9, title="ＪＷＴ の認証")], [], id="nfkc-full-width"),
+    pytest.param(["ｊｗｔ"], [item("a", 0.9, text="uses JWT")], [], id="full-width-keyword"),
+    pytest.param(["STRASSE"], [item("a", 0.9, title="straße")], [], id="casefold"),
+    pytest.param(["a", "b"], [], ["a", "b"], id="no-results-all-gaps"),
+    pytest.param(["ab"], [item("x", 0.9, title="a"), item("y", 0.9, title="b")], ["ab"],
+                 id="no-match-across-items"),
+])
+def test_gap_keywords(keywords, results, expected):
+    assert gap_keywords(keywords, results) == expected
+    assert compute_hints(results, keywords)["gap_keywords"] == expected
+
+
+# --------------------------------------------------------------------------- seed examples
+
+
+def test_seed_example_jwt_ninsho():
+    results = [
+        {"id": "m1", "title": "ＪＷＴ 認証の設計", "summary": "トークン検証", "tags": ["auth", "JWT"],
+         "score": 0.82, "related": ["m3"]},
+        {"id": "m2", "title": "セッション管理", "tags": "session, auth", "score": "0.4"},
+    ]
+    assert compute_hints(results, ["JWT", "認証"]) == {
+        "sufficient": True, "max_score": 0.82, "result_count": 2, "next_action": "expand",
+        "suggested_queries": ["JWT 認証 auth", "JWT 認証 session"], "related_ids": ["m3"],
+        "gap_keywords": [], "new_ids": ["m1", "m2"], "stop_reason": None, "broaden_queries": []}
+
+
+def test_seed_example_auth_token_expiry_cycle_one():
+    results = [
+        item("src/auth.ts", 0.9, tags=["refresh", "jwt"], related=["src/session-manager.ts"],
+             text="export function checkAuth(token) { if (isExpired(token)) refresh() }"),
+        item("src/tokens.ts", 0.8, tags=["jwt", "expiry"], text="token expiry helpers"),
+        item("src/user.ts", 0.3, tags=["profile"], text="class User"),
+    ]
+    got = compute_hints(results, ["token", "auth", "expiry"], seen_ids=[], round=1, max_rounds=3)
+    assert got["next_action"] == "expand"
+    assert got["related_ids"] == ["src/session-manager.ts"]
+    assert got["suggested_queries"][:2] == ["token auth expiry jwt", "token auth expiry refresh"]
+    assert got["new_ids"] == ["src/auth.ts", "src/tokens.ts", "src/user.ts"]
+
+
+def test_seed_example_rate_limit_finds_nothing_then_broadens_to_throttle():
+    got = compute_hints([], ["rate", "limit", "api"], round=1, max_rounds=3)
+    assert got["next_action"] == "broaden"
+    assert got["gap_keywords"] == ["rate", "limit", "api"]
+    assert got["broaden_queries"][0] == "throttle api"
+    assert any("throttle" in q for q in got["broaden_queries"])
+
+
+# --------------------------------------------------------------------------- new keys
+
+
+@pytest.mark.parametrize("results, seen, rnd, limit, action, reason", [
+    pytest.param([item("a", 0.9)], None, None, None, "synthesize", "sufficient", id="sufficient"),
+    pytest.param([item("a", 0.3)], None, None, None, "refine", None, id="no-stop"),
+    pytest.param([item("a", 0.3)], ["a"], 2, 3, "synthesize", "saturated", id="saturated"),
+    pytest.param([item("a", 0.9, related=["x"])], ["a"], None, None, "synthesize", "saturated",
+                 id="saturated-beats-expand"),
+    pytest.param([item("a", 0.3), item("b", 0.3)], ["a"], 2, 3, "refine", None, id="one-new-id"),
+    pytest.param([item("a", 0.3)], [], 1, 3, "refine", None, id="first-round-empty-seen"),
+    pytest.param([item("a", 0.3)], None, 3, 3, "synthesize", "max_rounds", id="last-round"),
+    pytest.param([item("a", 0.3)], None, 4, 3, "synthesize", "max_rounds", id="past-last-round"),
+    pytest.param([item("a", 0.3)], None, 3, None, "refine", None, id="round-without-limit"),
+    pytest.param([], [], 2, 3, "broaden", None, id="no-results-still-broaden"),
+    pytest.param([], ["a"], 3, 3, "synthesize", "max_rounds", id="no-results-last-round"),
+    pytest.param([item("a", 0.3)], ["a"], 3, 3, "synthesize", "saturated", id="saturated-before-max"),
+    pytest.param([item("a", 0.9)], ["a"], 3, 3, "synthesize", "sufficient", id="sufficient-first"),
+])
+def test_convergence(results, seen, rnd, limit, action, reason):
+    got = compute_hints(results, ["q"], seen_ids=seen, round=rnd, max_rounds=limit)
+    assert (got["next_action"], got["stop_reason"]) == (action, reason)
+
+
+def test_new_ids_deduplicated_and_without_seen():
+    results = [item("a", 0.9), item("b", 0.8), item("a", 0.7), item("", 0.1)]
+    got = compute_hints(results, ["q"], seen_ids="b")
+    assert (got["new_ids"], got["result_count"]) == (["a"], 4)
+
+
+@pytest.mark.parametrize("keywords, gaps, expected", [
+    pytest.param(["token", "expiry"], ["expiry"],
+                 ["token", "token expire", "token expiration"], id="reduced-then-synonyms"),
+    pytest.param(["foo", "bar"], ["foo", "bar"], ["bar", "foo"], id="all-gaps-drop-one"),
+    pytest.param(["foo"], ["foo"], [], id="single-unknown-word"),
+    pytest.param(["token"], [], [], id="no-gaps"),
+    pytest.param(["rate_limit"], ["rate_limit"], ["throttle"], id="identifier-form"),
+])
+def test_broaden_queries(keywords, gaps, expected):
+    got = suggest_broaden_queries(keywords, gaps)
+    assert got[:len(expected)] == expected
+    if not expected:
+        assert got == []
+
+
+def test_broaden_queries_bounded_and_distinct():
+    got = suggest_broaden_queries(["delete", "config", "error"], ["delete", "config", "error"])
+    assert 0 < len(got) <= hints.MAX_BROADEN_QUERIES
+    assert len(set(got)) == len(got)
+    assert got[:3] == ["remove config error", "delete settings error", "delete config exception"]
+
+
+# --------------------------------------------------------------------------- synonyms
+
+
+@pytest.mark.parametrize("term, includes", [
+    ("rate limit", ["throttle", "ratelimit"]),
+    ("rateLimit", ["throttle"]),
+    ("RATE-LIMIT", ["throttling"]),
+    ("auth", ["login", "credential"]),
+    ("delete", ["remove"]),
+    ("config", ["settings"]),
+    ("ＪＷＴ", ["token", "bearer"]),
+    ("expiry", ["ttl", "timeout"]),
+])
+def test_synonyms_for_known_terms(term, includes):
+    got = synonyms_for(term)
+    assert all(word in got for word in includes)
+    assert term not in got and len(set(got)) == len(got)
+
+
+@pytest.mark.parametrize("term", ["", "   ", "zzzunknown", None, 3])
+def test_synonyms_for_unknown_is_empty(term):
+    assert synonyms_for(term) == []
+
+
+def test_synonyms_for_returns_a_fresh_list():
+    synonyms_for("auth").clear()
+    assert synonyms_for("auth")
+
+
+@pytest.mark.parametrize("content", [None, b"{not json", b"[1, 2]", b'{"groups": 3}', b"\xff\xfe",
+                                     b'{"groups": [["a"], "b", [1, 2], ["x", "y"]]}'])
+def test_broken_synonym_table_is_empty_never_raises(tmp_path, monkeypatch, content):
+    path = tmp_path / "synonyms.json"
+    if content is not None:
+        path.write_bytes(content)
+    monkeypatch.setattr(hints, "_SYNONYMS_PATH", str(path))
+    monkeypatch.setattr(hints, "_synonym_table", None)
+    assert synonyms_for("auth") == []
+    expected = ["y"] if content and b'"x"' in content else []
+    assert synonyms_for("x") == expected
+
+
+def test_synonym_table_is_well_formed():
+    path = os.path.join(SCRIPTS, "agentic_search", "data", "synonyms.json")
+    with open(path, encoding="utf-8") as handle:
+        data = json.load(handle)
+    assert data["_comment"] and data["version"] == 1
+    groups = data["groups"]
+    assert 60 <= len(groups)
+    for group in groups:
+        assert len(group) >= 2 and all(isinstance(t, str) and t == t.strip() and t for t in group)
+        assert len({t.casefold() for t in group}) == len(group), group
+
+
+# --------------------------------------------------------------------------- tolerant input
+
+
+def test_tolerant_items():
+    results = [
+        {"id": "a", "title": "Alpha", "score": "0.6", "tags": "x\ny", "related": "b, c"},
+        {"id": "a", "title": "dup", "score": 2},
+        {"id": "d", "title": None, "score": 0.1, "tags": None, "related": None, "text": None},
+        {"id": "e", "score": 0.2, "summary": ["list", "summary"]},
+    ]
+    got = compute_hints(results, ["alpha", "summary", "zzz"])
+    assert got["max_score"] == 2.0 and got["result_count"] == 4
+    assert got["related_ids"] == ["b", "c"]
+    assert got["gap_keywords"] == ["zzz"]
+    assert got["new_ids"] == ["a", "d", "e"]
+
+
+def test_keywords_as_string_are_split_in_the_library():
+    assert compute_hints([], "rate  limit")["gap_keywords"] == ["rate", "limit"]
+
+
+@pytest.mark.parametrize("results, kwargs, message", [
+    pytest.param([item("a", 0.1), item("b", 0.2), item("c", 0.3), item("d", "high")], {},
+                 'results[3].score: expected a number, got "high"', id="score-word"),
+    pytest.param([item("a", True)], {}, "results[0].score: expected a number, got true", id="bool"),
+    pytest.param([item("a", [1])], {}, "results[0].score: expected a number, got an array", id="list"),
+    pytest.param([item("a", float("nan"))], {}, "results[0].score: expected a finite number", id="nan"),
+    pytest.param([item("a", "inf")], {}, "results[0].score: expected a finite number", id="inf"),
+    pytest.param(["a"], {}, 'results[0]: expected an object, got "a"', id="not-object"),
+    pytest.param({"a": 1}, {}, "results: expected a list, got an object", id="results-dict"),
+    pytest.param([], {"round": 0}, "round: expected a positive integer, got 0", id="round-zero"),
+    pytest.param([], {"max_rounds": "3"}, 'max_rounds: expected a positive integer, got "3"', id="max-str"),
+    pytest.param([], {"seen_ids": 5}, "seen_ids: expected a list of ids, got 5", id="seen-number"),
+])
+def test_library_errors_name_the_place(results, kwargs, message):
+    with pytest.raises(HintsInputError) as info:
+        compute_hints(results, ["q"], **kwargs)
+    assert str(info.value).startswith(message)
+    assert isinstance(info.value, ValueError)
+
+
+# --------------------------------------------------------------------------- format_hints
+
+
+def test_format_hints_exact():
+    got = format_hints(compute_hints([], ["rate", "limit"], round=1, max_rounds=3))
+    assert got == (
+        "agentic search hints\n"
+        "  sufficient: false (max_score=0.0, results=0)\n"
+        "  next_action: broaden - nothing found: drop gap words or try synonyms (broaden_queries)\n"
+        "  broaden_queries:\n"
+        "    - throttle\n"
+        "    - throttling\n"
+        "    - throttler\n"
+        "    - limit\n"
+        "    - rate\n"
+        "  gap_keywords: rate, limit")
+
+
+def test_format_hints_accepts_the_seed_seven_keys():
+    seven = {"sufficient": True, "max_score": 0.9, "result_count": 1, "next_action": "expand",
+             "suggested_queries": ["a b"], "related_ids": ["x"], "gap_keywords": []}
+    assert format_hints(seven) == (
+        "agentic search hints\n"
+        "  sufficient: true (max_score=0.9, results=1)\n"
+        "  next_action: expand - good matches with unseen references: follow related_ids\n"
+        "  suggested_queries:\n"
+        "    - a b\n"
+        "  related_ids: x")
+
+
+# --------------------------------------------------------------------------- CLI
+
+CLI_INPUT = json.dumps({"keywords": ["JWT", "認証"], "results": [
+    {"id": "a", "title": "ＪＷＴ 認証", "score": "0.8", "tags": "auth", "related": ["b"]}]},
+    ensure_ascii=False)
+CLI_JSON = """{
+  "sufficient": true,
+  "max_score": 0.8,
+  "result_count": 1,
+  "next_action": "expand",
+  "suggested_queries": [
+    "JWT 認証 auth"
+  ],
+  "related_ids": [
+    "b"
+  ],
+  "gap_keywords": [],
+  "new_ids": [
+    "a"
+  ],
+  "stop_reason": null,
+  "broaden_queries": []
+}
+"""
+
+
+def test_cli_stdin_json_exact():
+    assert run_cli(stdin=CLI_INPUT) == (0, CLI_JSON, "")
+
+
+def test_cli_input_file(tmp_path):
+    path = tmp_path / "in.json"
+    path.write_text(CLI_INPUT, encoding="utf-8")
+    assert run_cli("--input", str(path)) == (0, CLI_JSON, "")
+
+
+def test_cli_text_exact():
+    assert run_cli("--text", stdin=CLI_INPUT) == (0, (
+        "agentic search hints\n"
+        "  sufficient: true (max_score=0.8, results=1)\n"
+        "  next_action: expand - good matches with unseen references: follow related_ids\n"
+        "  suggested_queries:\n"
+        "    - JWT 認証 auth\n"
+        "  related_ids: b\n"
+        "  new_ids: a\n"), "")
+
+
+def test_cli_query_split_when_keywords_absent_and_threshold_flag():
+    payload = json.dumps({"query": "token  expiry", "results": [item("a", 0.6, title="token")]})
+    code, out, err = run_cli("--sufficient-score", "0.7", stdin=payload)
+    got = json.loads(out)
+    assert (code, err, got["gap_keywords"], got["next_action"]) == (0, "", ["expiry"], "refine")
+
+
+def test_cli_convergence_fields():
+    payload = json.dumps({"keywords": ["q"], "results": [item("a", 0.3)], "seen_ids": ["a"],
+                          "round": 2, "max_rounds": 3})
+    code, out, err = run_cli(stdin=payload)
+    assert (code, err) == (0, "")
+    assert (json.loads(out)["next_action"], json.loads(out)["stop_reason"]) == ("synthesize", "saturated")
+
+
+def test_cli_utf8_bom_accepted():
+    assert run_cli(stdin=b"\xef\xbb\xbf" + CLI_INPUT.encode("utf-8")) == (0, CLI_JSON, "")
+
+
+@pytest.mark.parametrize("stdin, message", [
+    pytest.param("{bad", "input: malformed JSON at line 1 column 2", id="malformed"),
+    pytest.param("", "input: empty; expected a JSON object", id="empty"),
+    pytest.param(" \n", "input: empty; expected a JSON object", id="blank"),
+    pytest.param("[]", "input: expected a JSON object, got an array", id="top-level-array"),
+    pytest.param('"x"', 'input: expected a JSON object, got "x"', id="top-level-string"),
+    pytest.param('{"results": {}}', "results: expected a list, got an object", id="results-object"),
+    pytest.param('{"results": "a,b"}', 'results: expected a list, got "a,b"', id="results-string"),
+    pytest.param('{"results": [1]}', "results[0]: expected an object, got 1", id="item-number"),
+    pytest.param('{"results": [{"id": "a"}, []]}', "results[1]: expected an object, got an array",
+                 id="item-array"),
+    pytest.param('{"results": [{}, {}, {}, {"id": "d", "score": "high"}]}',
+                 'results[3].score: expected a number, got "high"', id="score-not-number"),
+    pytest.param('{"results": [{"score": NaN}]}', "results[0].score: expected a finite number, got nan",
+                 id="score-nan"),
+    pytest.param('{"keywords": "a b"}', 'keywords: expected a list of strings, got "a b"',
+                 id="keywords-string"),
+    pytest.param('{"keywords": ["a", 3]}', "keywords[1]: expected a string, got 3", id="keyword-number"),
+    pytest.param('{"query": ["a"]}', "query: expected a string, got an array", id="query-list"),
+    pytest.param('{"round": "2"}', 'round: expected a positive integer, got "2"', id="round-string"),
+    pytest.param('{"max_rounds": 0}', "max_rounds: expected a positive integer, got 0", id="max-zero"),
+    pytest.param('{"seen_ids": [{}]}', "seen_ids[0]: expected an id string, got an object", id="seen-item"),
+    pytest.param(b"\xff{}", "input: not valid UTF-8 (byte 0)", id="not-utf8"),
+    pytest.param("[" * 100000, "input: JSON nested too deeply", id="deep-nesting"),
+])
+def test_cli_bad_input_one_line_exit_1(stdin, message):
+    code, out, err = run_cli(stdin=stdin)
+    assert (code, out) == (1, "")
+    assert err.startswith("hints.py: error: " + message)
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("make_path, message", [
+    pytest.param(lambda tmp: tmp / "missing.json", "cannot read: No such file or directory", id="missing"),
+    pytest.param(lambda tmp: tmp, "cannot read: Is a directory", id="directory"),
+])
+def test_cli_unreadable_input_exit_1(tmp_path, make_path, message):
+    path = make_path(tmp_path)
+    code, out, err = run_cli("--input", str(path))
+    assert (code, out, err) == (1, "", f"hints.py: error: --input {path}: {message}\n")
+
+
+@pytest.mark.parametrize("args", [["--bogus"], ["--sufficient-score", "high"],
+                                  ["--sufficient-score", "nan"], ["--input"]])
+def test_cli_usage_errors_exit_2(args):
+    code, out, err = run_cli(*args, stdin=CLI_INPUT)
+    assert (code, out) == (2, "")
+    assert err.startswith("usage: hints.py") and "Traceback" not in err
+
+
+def test_cli_help_documents_schema_and_exit_codes():
+    code, out, err = run_cli("--help")
+    assert (code, err) == (0, "")
+    for word in ("--input", "--text", "--sufficient-score", "keywords", "results", "seen_ids",
+                 "round", "max_rounds", "broaden_queries", "stop_reason", "exit codes", "usage error"):
+        assert word in out
+
+
+def test_cli_main_returns_codes_in_process(capsys, monkeypatch, tmp_path):
+    path = tmp_path / "in.json"
+    path.write_text(CLI_INPUT, encoding="utf-8")
+    assert hints.main(["--input", str(path), "--text"]) == 0
+    assert hints.main(["--nope"]) == 2
+    assert hints.main(["--input", str(tmp_path / "none")]) == 1
+    captured = capsys.readouterr()
+    assert "hints.py: error: --input" in captured.err
+
+
+def test_cli_closed_pipe_is_quiet(tmp_path):
+    path = tmp_path / "big.json"
+    path.write_text(json.dumps({"keywords": ["k"], "results": [
+        item(f"id{i}", 0.9, related=[f"r{i}"]) for i in range(20000)]}), encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, HINTS, "--input", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.read(10)
+    proc.stdout.close()
+    err = proc.stderr.read()
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 0
+    assert err == b""
+
+
+# --------------------------------------------------------------------------- import and speed
+
+
+def test_import_has_no_side_effects():
+    code = ("import sys; before = set(sys.modules); import hints; "
+            "assert 'argparse' not in set(sys.modules) - before")
+    proc = subprocess.run([sys.executable, "-c", code, "--bogus", "x"], cwd=SCRIPTS,
+                          stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, b"", b"")
+
+
+def test_import_is_fast():
+    code = "import time; t = time.perf_counter(); import hints; print(time.perf_counter() - t)"
+    runs = [float(subprocess.run([sys.executable, "-c", code], cwd=SCRIPTS, capture_output=True,
+                                 text=True, timeout=60).stdout) for _ in range(3)]
+    assert min(runs) < 0.03
+
+
+def _child_cpu(args, stdin=None):
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(args, stdin=stdin, stdout=subprocess.DEVNULL, check=True, timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def test_ten_thousand_results_under_100ms(tmp_path):
+    path = tmp_path / "10k.json"
+    path.write_text(json.dumps({"keywords": ["token", "refresh", "認証"], "results": [
+        {"id": f"src/m{i}.py", "title": f"m{i}.py", "summary": f"{i}: def handle_{i}(token)",
+         "tags": ["auth", f"tag{i % 40}"], "score": (i % 97) / 97, "related": [f"src/m{i * 7 % 10000}.py"]}
+        for i in range(10000)]}, ensure_ascii=False), encoding="utf-8")
+    # CPU time, not wall time, so a busy machine does not fail the test; the interpreter's
+    # own start-up is measured alone and not counted against hints.
+    startup = min(_child_cpu([sys.executable, "-c", "pass"]) for _ in range(3))
+    spent = min(_child_cpu([sys.executable, HINTS, "--input", str(path)]) for _ in range(3))
+    assert spent - startup < 0.1
+
+
+def test_output_schema_lists_exactly_the_keys_in_order():
+    path = os.path.join(os.path.dirname(SCRIPTS), "references", "hints-output.schema.json")
+    with open(path, encoding="utf-8") as handle:
+        schema = json.load(handle)
+    assert list(schema["properties"]) == ALL_KEYS == schema["required"]
+    assert schema["properties"]["next_action"]["enum"] == list(hints.ACTIONS)
+    assert schema["properties"]["stop_reason"]["enum"] == [*hints.STOP_REASONS, None]
