@@ -1,0 +1,144 @@
+"""The command behind scripts/retrieve_loop.py: arguments -> state -> one cycle -> text.
+
+Kept apart from the thin script so it can be called and tested in-process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from .cycle import DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, CycleError, Steering, run_cycle
+from .state import StateError, load_state, new_state, save_state
+
+
+class CliError(Exception):
+    """One line for stderr: what is wrong and where."""
+
+
+def _hints_module():
+    """hints.py beside this package (scripts/ is on sys.path when run as a script)."""
+    import hints  # noqa: WPS433 - the sibling module, imported late to keep start-up light
+
+    return hints
+
+
+def _read_task(args) -> str:
+    text = args.task or ""
+    if args.task_file:
+        try:
+            if args.task_file == "-":
+                extra = sys.stdin.read()
+            else:
+                with open(args.task_file, encoding="utf-8", errors="replace") as fh:
+                    extra = fh.read()
+        except OSError as exc:
+            raise CliError(f"--task-file {args.task_file}: cannot read: {exc.strerror or exc}") from None
+        text = (text + "\n" + extra).strip() if text else extra
+    return text
+
+
+def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any], str]:
+    """Run one cycle for parsed arguments; returns (output dict, text to print)."""
+    root = os.path.abspath(args.root)
+    if not os.path.exists(root):
+        raise CliError(f"--root {args.root}: no such directory")
+    if not os.path.isdir(root):
+        raise CliError(f"--root {args.root}: not a directory")
+    if args.max_cycles is not None and args.max_cycles < 1:
+        raise CliError(f"--max-cycles {args.max_cycles}: must be at least 1")
+    if args.limit is not None and args.limit < 1:
+        raise CliError(f"--limit {args.limit}: must be at least 1")
+    state_path = os.path.abspath(args.state)
+    if os.path.isdir(state_path):
+        raise CliError(f"--state {args.state}: is a directory, not a state file")
+    task = _read_task(args)
+
+    state = None
+    if not args.reset:
+        try:
+            state = load_state(state_path)
+        except StateError as exc:
+            raise CliError(str(exc)) from None
+    if state is not None and os.path.realpath(state.get("root", "")) != os.path.realpath(root):
+        raise CliError(
+            f"--state {args.state}: belongs to a loop over {state.get('root')!r}, not {root!r}; "
+            "pass --reset or use another --state"
+        )
+    fresh = state is None
+    if fresh:
+        if not task.strip() and not args.keywords:
+            raise CliError("no keywords and no task: pass --task TEXT or --keywords K ...")
+        state = new_state(root, "", args.max_cycles or DEFAULT_MAX_CYCLES)
+    elif args.max_cycles is not None:
+        state["max_cycles"] = args.max_cycles
+
+    steer = Steering(
+        task=task,
+        keywords=tuple(args.keywords),
+        patterns=tuple(args.patterns),
+        excludes=tuple(args.exclude),
+        judgements=judgements,
+        limit=args.limit or DEFAULT_LIMIT,
+        skip_paths=(state_path,),
+        synonyms_for=_hints_module().synonyms_for,
+        compute_hints=_hints_module().compute_hints,
+    )
+    if not fresh and state.get("done") and (not steer.steers_query or state["cycle"] >= state["max_cycles"]) \
+            and not judgements and state.get("last_output"):
+        out = dict(state["last_output"])
+        print(f"retrieve_loop.py: the loop is done ({state.get('stop_reason')}); showing its final answer. "
+              "Pass --reset to start over" + ("" if state["cycle"] < state["max_cycles"] else " or raise --max-cycles")
+              + ".", file=sys.stderr)
+        return out, render(out, args.text)
+    try:
+        out, new = run_cycle(root, state, steer)
+    except CycleError as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"--root {args.root}: {exc.strerror or exc}") from None
+    new["last_output"] = out
+    try:
+        save_state(state_path, new)
+    except OSError as exc:
+        raise CliError(f"--state {args.state}: cannot write: {exc.strerror or exc}") from None
+    return out, render(out, args.text)
+
+
+def render(out: dict[str, Any], as_text: bool) -> str:
+    """JSON (keys in a stable order, newline-terminated) or the human-readable report."""
+    if not as_text:
+        return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
+    lines = [
+        f"cycle {out['cycle']}/{out['max_cycles']}"
+        + (f" - done ({out['stop_reason']})" if out["done"] else " - continue"),
+        f"query: {', '.join(out['query']['keywords'][:12])}"
+        + (" ..." if len(out["query"]["keywords"]) > 12 else ""),
+        f"files read: {out['stats']['files_read']}, matched: {out['stats']['files_matched']}",
+        "",
+        "results:",
+    ]
+    for r in out["results"][:10]:
+        lines.append(f"  {r['score']:.2f}  {r['id']}  ({r['reason']})")
+        for s in r["summary"].splitlines():
+            lines.append(f"          {s}")
+    if not out["results"]:
+        lines.append("  (none)")
+    hints = out.get("hints") or {}
+    if hints:
+        lines += ["", f"next action: {hints.get('next_action')}"]
+    nq = out["next_query"]
+    if not out["done"]:
+        added = nq.get("learned", []) + nq.get("synonyms", [])
+        if added:
+            lines.append(f"next cycle adds: {', '.join(added)}")
+        for f in nq["focus_areas"]:
+            lines.append(f"  focus: {f}")
+    lines += ["", "context (read these):"]
+    for c in out["context"]:
+        lines.append(f"  {c['score']:.2f}  {c['id']}")
+    if not out["context"]:
+        lines.append("  (nothing at 0.7 or above yet)")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,318 @@
+"""One DISPATCH -> EVALUATE -> REFINE cycle of the loop, state in and state out.
+
+:func:`run_cycle` is the library entry point behind ``scripts/retrieve_loop.py``:
+it takes the previous state (or None), the caller's steering (keywords, patterns,
+excludes, judgements), runs one cycle over the tree and returns the JSON-ready
+output and the new state. It does no I/O on the state file itself.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional, Sequence
+
+from . import imports as imports_mod
+from .engine import Candidate, load_documents, rank_documents
+from .match import Document
+from .query import Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize
+from .refine import NextQuery, learn_vocabulary, phrase_gaps, refine_query, synonym_keywords
+from .report import build_result, context_entries, ranking_entries
+from .score import Scored, task_words
+from .walk import walk
+
+# The seed's loop limit.
+DEFAULT_MAX_CYCLES = 3
+# Results, ranking and context are cut to this many entries (agents truncate long output).
+DEFAULT_LIMIT = 20
+# The seed's "high relevance": files at or above it go to the context.
+CONTEXT_SCORE = 0.7
+# The seed's stopping rule: this many high-relevance files and no critical gap.
+ENOUGH_HIGH_FILES = 3
+# Related files of results at or above this are followed by the next cycle (expand).
+EXPAND_FROM_SCORE = 0.5
+# The best files whose imports are parsed to find related files (both directions).
+RELATED_SCAN_FILES = 50
+# Evidence a related file gets for being imported by / importing a relevant file.
+RELATED_BONUS = 1.0
+# Keyword kinds whose total absence is a critical gap (the task named them outright).
+CRITICAL_KINDS = ("given", "identifier", "path")
+
+
+class CycleError(Exception):
+    """Bad input for a cycle (a judge path outside the tree, no keywords, ...)."""
+
+
+@dataclass(frozen=True)
+class Steering:
+    """What the caller passed on this invocation."""
+
+    task: str = ""
+    keywords: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    judgements: tuple[tuple[str, float], ...] = ()
+    limit: int = DEFAULT_LIMIT
+    skip_paths: tuple[str, ...] = ()
+    synonyms_for: Optional[Callable[[str], list[str]]] = None
+    compute_hints: Optional[Callable[..., dict]] = None
+
+    @property
+    def steers_query(self) -> bool:
+        """True when the caller changed the query (not only judged files)."""
+        return bool(self.task or self.keywords or self.patterns or self.excludes)
+
+
+def _kw_to_state(kw: Keyword) -> dict:
+    return kw.to_json()
+
+
+def _kw_from_state(item: Any) -> Keyword:
+    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+        raise CycleError("state: malformed keyword entry; pass --reset")
+    kind = item.get("kind") if item.get("kind") in ("given", "path", "identifier", "word", "learned", "synonym") else "given"
+    weight = item.get("weight")
+    kw = make_keyword(item["text"], kind, float(weight) if isinstance(weight, (int, float)) else None)
+    if kw is None:
+        raise CycleError("state: empty keyword entry; pass --reset")
+    return kw
+
+
+def resolve_judge_path(root: str, path: str) -> str:
+    """A --judge path as a POSIX path relative to the root; CycleError if outside."""
+    root_real = os.path.realpath(root)
+    full = path if os.path.isabs(path) else os.path.join(root, path)
+    real = os.path.realpath(full)
+    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        raise CycleError(f"--judge {path}: path is outside the root {root}")
+    if not os.path.isfile(real):
+        raise CycleError(f"--judge {path}: no such file under the root")
+    rel = os.path.relpath(os.path.abspath(full), os.path.abspath(root))
+    if rel.startswith(".."):
+        rel = os.path.relpath(real, root_real)
+    return rel.replace(os.sep, "/")
+
+
+def _initial_query(state: dict, steer: Steering) -> tuple[list[str], list[Keyword], list[str]]:
+    """The query to run now: the previous proposal, plus whatever the caller added."""
+    proposal = state.get("next_query")
+    if proposal:
+        patterns = list(proposal.get("patterns") or ["**"])
+        keywords = [_kw_from_state(k) for k in proposal.get("keywords") or []]
+        excludes = list(proposal.get("excludes") or [])
+    else:
+        patterns, keywords, excludes = [], [], []
+    if steer.task:
+        keywords = merge_keywords(keywords, extract_keywords(steer.task))
+    if steer.keywords:
+        given = keywords_from_list(steer.keywords, "given")
+        keywords = merge_keywords(given, keywords)
+    for p in steer.patterns:
+        if p not in patterns:
+            patterns.append(p)
+    for e in steer.excludes:
+        if e not in excludes:
+            excludes.append(e)
+    return patterns or ["**"], keywords, excludes
+
+
+def _split_excludes(excludes: Sequence[str], root: str) -> tuple[list[str], set[str]]:
+    """Exact file paths (a set lookup) apart from globs (the walker's job)."""
+    globs: list[str] = []
+    exact: set[str] = set()
+    for e in excludes:
+        if not any(c in e for c in "*?[{") and os.path.isfile(os.path.join(root, e)):
+            exact.add(e)
+        else:
+            globs.append(e)
+    return globs, exact
+
+
+def _related_graph(scored: Sequence[Scored], docs: dict[str, Document], rels: Sequence[str]) -> dict[str, tuple[str, ...]]:
+    """Imports of the best files, and the reverse edges among them."""
+    index = imports_mod.build_index(rels)
+    graph: dict[str, tuple[str, ...]] = {}
+    for s in scored[:RELATED_SCAN_FILES]:
+        doc = docs.get(s.rel)
+        if doc is not None:
+            graph[s.rel] = imports_mod.imports_of(s.rel, doc.data, index)
+    related: dict[str, list[str]] = {rel: list(targets) for rel, targets in graph.items()}
+    for src, targets in graph.items():
+        for t in targets:
+            if t in related and src not in related[t]:
+                related[t].append(src)
+    return {rel: tuple(sorted(set(v))) for rel, v in related.items()}
+
+
+def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
+    """Run the next cycle; returns (output for the JSON boundary, new state)."""
+    synonyms_for = steer.synonyms_for or (lambda _t: [])
+    cycle_no = int(state.get("cycle", 0)) + 1
+    max_cycles = int(state.get("max_cycles", DEFAULT_MAX_CYCLES))
+    task_text = state.get("task") or ""
+    if steer.task:
+        task_text = (task_text + "\n" + steer.task).strip() if task_text else steer.task
+    patterns, keywords, excludes = _initial_query(state, steer)
+    if not keywords:
+        raise CycleError("no keywords: pass --keywords or a --task with searchable words")
+
+    judgements = dict(state.get("judgements") or {})
+    for path, score in steer.judgements:
+        judgements[resolve_judge_path(root, path)] = score
+
+    # DISPATCH
+    glob_excludes, exact_excludes = _split_excludes(excludes, root)
+    walked = walk(root, patterns, glob_excludes, skip_paths=steer.skip_paths)
+    entries = [f for f in walked.files if f.rel not in exact_excludes]
+    docs, binary, unreadable = load_documents(Candidate(f.rel, f.path) for f in entries)
+    by_rel = {d.rel: d for d in docs}
+
+    # EVALUATE
+    pending = [r for r in state.get("pending_related") or [] if r in by_rel]
+    bonuses = {r: (RELATED_BONUS, "related to a relevant file") for r in pending}
+    scored, matches, corpus = rank_documents(docs, keywords, task_words(task_text), bonuses)
+    related = _related_graph(scored, by_rel, [f.rel for f in walked.files])
+    scored = _apply_judgements(scored, judgements)
+
+    shown = scored[: steer.limit]
+    gaps = [kw for i, kw in enumerate(keywords) if corpus.idfs and not _matched_anywhere(matches, i)]
+    critical = [kw for kw in gaps if kw.kind in CRITICAL_KINDS]
+    results = [build_result(s, by_rel.get(s.rel), keywords, matches.get(s.rel), related.get(s.rel, ())) for s in shown]
+
+    seen_before = list(state.get("seen_ids") or [])
+    seen_set = set(seen_before)
+    hint_fn = steer.compute_hints
+    hints = hint_fn(
+        [_hint_item(r) for r in results], [k.text for k in keywords],
+        seen_ids=seen_before, round=cycle_no, max_rounds=max_cycles,
+    ) if hint_fn else {}
+
+    # REFINE
+    unseen_related = []
+    for s in shown:
+        if s.score >= EXPAND_FROM_SCORE:
+            for r in related.get(s.rel, ()):
+                if r not in seen_set and r not in unseen_related and r not in {x.rel for x in shown}:
+                    unseen_related.append(r)
+    learned = learn_vocabulary(scored, {r: by_rel[r].data for r in by_rel if r in {s.rel for s in scored[:3]}}, docs, keywords)
+    word_gaps = gaps + [p for p in phrase_gaps(gaps) if not any(normalize(p.text) == normalize(g.text) for g in gaps)]
+    syns = synonym_keywords(word_gaps, synonyms_for, keywords) if gaps else []
+    nq = refine_query(patterns, _drop_gaps(keywords, gaps) if syns else keywords, excludes, shown, gaps, learned, syns, unseen_related)
+
+    # Merge into the loop's memory.
+    scores = dict(state.get("scores") or {})
+    for s in scored:
+        scores[s.rel] = {"score": s.score, "cycle": cycle_no, "reason": "; ".join(s.signals)}
+    for rel, score in judgements.items():
+        prev = scores.get(rel, {})
+        scores[rel] = {"score": score, "cycle": prev.get("cycle", cycle_no), "reason": f"judged {score} by the caller", "judged": True}
+    new_ids = [r["id"] for r in results if r["id"] not in seen_set]
+    seen_after = seen_before + new_ids
+
+    done, stop_reason = _stop(cycle_no, max_cycles, scored, critical, new_ids, hints)
+    new_state = dict(state)
+    new_state.update({
+        "cycle": cycle_no,
+        "task": task_text,
+        "done": done,
+        "stop_reason": stop_reason,
+        "next_query": {
+            "patterns": list(nq.patterns),
+            "keywords": [_kw_to_state(k) for k in nq.keywords],
+            "excludes": list(nq.excludes),
+            "focus_areas": list(nq.focus_areas),
+        },
+        "scores": scores,
+        "judgements": judgements,
+        "seen_ids": seen_after,
+        "pending_related": unseen_related,
+        "history": list(state.get("history") or []) + [{
+            "cycle": cycle_no,
+            "keywords": [k.text for k in keywords],
+            "files_read": len(docs),
+            "new_ids": len(new_ids),
+            "max_score": shown[0].score if shown else 0.0,
+        }],
+    })
+    output = {
+        "cycle": cycle_no,
+        "max_cycles": max_cycles,
+        "done": done,
+        "stop_reason": stop_reason,
+        "query": {
+            "patterns": list(patterns),
+            "keywords": [k.text for k in keywords],
+            "excludes": list(excludes),
+        },
+        "stats": {
+            "files_considered": len(entries),
+            "files_read": len(docs),
+            "files_matched": len(matches),
+            "binary_skipped": binary,
+            "unreadable_skipped": unreadable,
+            "walk_skipped": dict(walked.skipped),
+        },
+        "results": results,
+        "hints": hints,
+        "next_query": {
+            "patterns": list(nq.patterns),
+            "keywords": [k.text for k in nq.keywords],
+            "excludes": list(nq.excludes),
+            "focus_areas": list(nq.focus_areas),
+            "learned": list(nq.learned),
+            "synonyms": list(nq.synonyms),
+        },
+        "ranking": ranking_entries(scores, steer.limit),
+        "context": context_entries(scores, CONTEXT_SCORE, steer.limit),
+    }
+    return output, new_state
+
+
+def _matched_anywhere(matches: dict, i: int) -> bool:
+    return any(m.counts[i] or m.in_path[i] for m in matches.values())
+
+
+def _drop_gaps(keywords: Sequence[Keyword], gaps: Sequence[Keyword]) -> list[Keyword]:
+    """Broaden: keep what matched, drop what the synonyms replace."""
+    gap_keys = {normalize(g.text) for g in gaps}
+    kept = [k for k in keywords if normalize(k.text) not in gap_keys]
+    return kept
+
+
+def _apply_judgements(scored: list[Scored], judgements: dict[str, float]) -> list[Scored]:
+    """The caller's scores replace the heuristic ones for the files it judged."""
+    if not judgements:
+        return scored
+    out = []
+    for s in scored:
+        if s.rel in judgements:
+            s = Scored(rel=s.rel, score=judgements[s.rel], raw=s.raw, coverage=s.coverage, role=s.role,
+                       signals=(f"judged {judgements[s.rel]} by the caller",) + s.signals,
+                       matched_keywords=s.matched_keywords)
+        out.append(s)
+    out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
+    return out
+
+
+def _hint_item(result: dict) -> dict:
+    """The seed's contract for hints.py: text stands for what the file matched."""
+    return {
+        "id": result["id"], "title": result["title"], "summary": result["summary"],
+        "tags": result["tags"], "score": result["score"], "related": result["related"],
+        "text": result["id"] + " " + " ".join(result.get("matched", [])) + " " + " ".join(result["tags"]),
+    }
+
+
+def _stop(cycle_no: int, max_cycles: int, scored: Sequence[Scored], critical: Sequence[Keyword],
+          new_ids: Sequence[str], hints: dict) -> tuple[bool, Optional[str]]:
+    """The loop's stopping rules, in order: enough, hints say synthesize, saturated, limit."""
+    high = [s for s in scored if s.score >= CONTEXT_SCORE]
+    if len(high) >= ENOUGH_HIGH_FILES and not critical:
+        return True, "sufficient"
+    if hints.get("next_action") == "synthesize":
+        return True, hints.get("stop_reason") or "sufficient"
+    if cycle_no > 1 and not new_ids:
+        return True, "saturated"
+    if cycle_no >= max_cycles:
+        return True, "max_cycles"
+    return False, None

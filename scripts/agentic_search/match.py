@@ -1,0 +1,231 @@
+"""MATCH: one pass over each candidate file for all keywords.
+
+Each file is read once as bytes, checked for a NUL byte (binary), lower-cased once,
+and then every keyword's needles are counted with ``bytes.count`` (C speed, literal:
+no regular expression is ever built from user input without ``re.escape``).
+Definitions (``def name``, ``class Name``, ``function name``, ``NAME = ...`` at the
+start of a line, ...) are looked for only in files that contain the name at all.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from .query import Keyword
+
+# Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
+BINARY_SNIFF_BYTES = 8192
+# Keywords whose needle is shorter than this are not checked for definitions.
+MIN_DEFINITION_LEN = 3
+
+_IDENT_BYTES = re.compile(rb"[a-z_][a-z0-9_]*\Z")
+_IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+# Definition keywords by file extension (lower-cased; one space before the name).
+_DEF_WORDS_PY = (b"def ", b"class ")
+_DEF_WORDS_JS = (b"function ", b"class ", b"const ", b"let ", b"var ", b"interface ", b"type ", b"enum ")
+_DEF_WORDS_GO = (b"func ", b"type ", b"const ", b"var ")
+_DEF_WORDS_RS = (b"fn ", b"struct ", b"enum ", b"trait ", b"type ", b"const ", b"static ", b"mod ", b"macro_rules! ")
+_DEF_WORDS_JVM = (b"class ", b"interface ", b"enum ", b"record ", b"fun ", b"object ", b"val ", b"var ")
+_DEF_WORDS_C = (b"struct ", b"class ", b"enum ", b"union ", b"typedef ", b"#define ", b"namespace ")
+_DEF_WORDS_ANY = tuple(dict.fromkeys(
+    _DEF_WORDS_PY + _DEF_WORDS_JS + _DEF_WORDS_GO + _DEF_WORDS_RS + _DEF_WORDS_JVM + _DEF_WORDS_C
+    + (b"sub ", b"module ", b"function! ")
+))
+_DEF_WORDS_BY_EXT = {
+    "py": _DEF_WORDS_PY, "pyi": _DEF_WORDS_PY, "pyx": _DEF_WORDS_PY,
+    "js": _DEF_WORDS_JS, "jsx": _DEF_WORDS_JS, "mjs": _DEF_WORDS_JS, "cjs": _DEF_WORDS_JS,
+    "ts": _DEF_WORDS_JS, "tsx": _DEF_WORDS_JS, "go": _DEF_WORDS_GO, "rs": _DEF_WORDS_RS,
+    "java": _DEF_WORDS_JVM, "kt": _DEF_WORDS_JVM, "kts": _DEF_WORDS_JVM, "scala": _DEF_WORDS_JVM,
+    "c": _DEF_WORDS_C, "h": _DEF_WORDS_C, "cc": _DEF_WORDS_C, "cpp": _DEF_WORDS_C,
+    "hpp": _DEF_WORDS_C, "hh": _DEF_WORDS_C, "cxx": _DEF_WORDS_C, "hxx": _DEF_WORDS_C,
+}
+# Words that may stand between the start of a line and a definition keyword.
+_MODIFIERS = frozenset(
+    b"export default public private protected internal static async pub extern inline "
+    b"virtual abstract final override unsafe sealed open data declare readonly".split()
+)
+# Files whose extension says they hold no definitions (prose, data).
+_NO_DEFINITIONS = frozenset("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split())
+
+
+@dataclass(frozen=True)
+class Document:
+    """A candidate file's bytes as read, and lower-cased once for matching."""
+
+    rel: str
+    data: bytes
+    low: bytes
+    size: int
+
+
+@dataclass(frozen=True)
+class FileMatch:
+    """What the keywords found in one file.
+
+    ``counts[i]`` is the number of occurrences of keyword i's needles in the content,
+    ``in_path[i]`` whether keyword i appears in the file's path, ``defines[i]`` whether
+    the file defines a name spelled like keyword i (1.0 exact, 0.5 as a prefix of a
+    longer name), 0.0 otherwise.
+    """
+
+    rel: str
+    size: int
+    counts: tuple[int, ...]
+    in_path: tuple[float, ...]
+    defines: tuple[float, ...]
+
+    @property
+    def matched(self) -> bool:
+        """True if any keyword hit the content or the path."""
+        return any(self.counts) or any(self.in_path)
+
+
+def is_binary(data: bytes) -> bool:
+    """A NUL byte near the start marks a binary file."""
+    return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+def read_document(rel: str, path: str) -> Optional[Document]:
+    """Read one file as a Document; None when it is binary. OSError propagates."""
+    with open(path, "rb") as fh:
+        data = fh.read()
+    if is_binary(data):
+        return None
+    return Document(rel=rel, data=data, low=data.lower(), size=len(data))
+
+
+def definition_words(rel: str) -> tuple[bytes, ...]:
+    """The definition keywords worth looking for in a file, by its extension."""
+    base = rel.rsplit("/", 1)[-1]
+    ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
+    if ext in _NO_DEFINITIONS:
+        return ()
+    return _DEF_WORDS_BY_EXT.get(ext, _DEF_WORDS_ANY)
+
+
+def _line_head_ok(low: bytes, i: int) -> bool:
+    """True when only indentation and modifiers stand before position i on its line."""
+    ls = low.rfind(b"\n", 0, i) + 1
+    head = low[ls:i].split()
+    return all(word in _MODIFIERS for word in head)
+
+
+def _name_end(low: bytes, j: int) -> int:
+    """Index just past the identifier characters starting at j."""
+    n = len(low)
+    while j < n and low[j] in _IDENT_CHARS:
+        j += 1
+    return j
+
+
+def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
+    """1.0 if ``needle`` is defined in ``low``, 0.5 if a longer name starting with it is.
+
+    Definitions are a definition keyword (``def``, ``class``, ``function``, ...) at the
+    start of a line followed by the name, or the name at the very start of a line
+    followed by ``=`` or ``:`` (a module-level assignment or annotation).
+    """
+    best = 0.0
+    size = len(needle)
+    for word in words:
+        probe = word + needle
+        start = low.find(probe)
+        while start >= 0:
+            if _line_head_ok(low, start):
+                end = start + len(probe)
+                if _name_end(low, end) == end:
+                    return 1.0
+                best = 0.5
+            start = low.find(probe, start + 1)
+    if words:
+        probe = b"\n" + needle
+        start = low.find(probe)
+        while start >= 0:
+            j = _name_end(low, start + 1 + size)
+            k = j
+            while k < len(low) and low[k] in b" \t":
+                k += 1
+            if k < len(low) and (low[k] == 0x3A or (low[k] == 0x3D and low[k + 1:k + 2] != b"=")):
+                if j == start + 1 + size:
+                    return 1.0
+                best = max(best, 0.5)
+            start = low.find(probe, start + 1)
+    return best
+
+
+@dataclass(frozen=True)
+class CompiledKeywords:
+    """Keywords prepared once per cycle: which needles may name a definition."""
+
+    keywords: tuple[Keyword, ...]
+    definable: tuple[tuple[bool, ...], ...]
+
+
+def compile_keywords(keywords: Sequence[Keyword]) -> CompiledKeywords:
+    """Mark the identifier-like needles (only those are checked for definitions)."""
+    rows = []
+    for kw in keywords:
+        rows.append(tuple(
+            kw.kind != "path" and len(n) >= MIN_DEFINITION_LEN and _IDENT_BYTES.match(n) is not None
+            for n in kw.needles
+        ))
+    return CompiledKeywords(keywords=tuple(keywords), definable=tuple(rows))
+
+
+def match_document(doc: Document, ck: CompiledKeywords) -> FileMatch:
+    """Count every keyword in one document, check paths and definitions."""
+    low = doc.low
+    rel_low = doc.rel.lower()
+    counts: list[int] = []
+    in_path: list[float] = []
+    defs: list[float] = []
+    words = definition_words(doc.rel)
+    for kw, definable in zip(ck.keywords, ck.definable):
+        c = 0
+        d = 0.0
+        for needle, can_define in zip(kw.needles, definable):
+            n = low.count(needle)
+            if n:
+                c += n
+                if can_define and d < 1.0:
+                    d = max(d, defines(low, needle, words))
+        counts.append(c)
+        in_path.append(path_match(rel_low, kw))
+        defs.append(d)
+    return FileMatch(
+        rel=doc.rel, size=doc.size, counts=tuple(counts),
+        in_path=tuple(in_path), defines=tuple(defs),
+    )
+
+
+def path_match(rel_low: str, kw: Keyword) -> float:
+    """How strongly keyword ``kw`` names the path ``rel_low`` (lower-cased).
+
+    1.0 when a quoted path is a suffix of this path or a module path names this file
+    or its package, or a keyword equals the file's stem; 0.5 when the keyword is
+    inside the file name; 0.25 when it is in a directory name; else 0.
+    """
+    needle = kw.path_needle
+    if not needle:
+        return 0.0
+    if kw.kind == "path":
+        stem = rel_low.rsplit(".", 1)[0] if "." in rel_low.rsplit("/", 1)[-1] else rel_low
+        if rel_low == needle or rel_low.endswith("/" + needle):
+            return 1.0
+        if stem.endswith("/" + needle) or stem == needle:
+            return 1.0
+        if stem.endswith("/" + needle + "/__init__") or stem.endswith("/" + needle + "/index"):
+            return 0.75
+        return 0.0
+    base = rel_low.rsplit("/", 1)[-1]
+    stem = base.split(".", 1)[0]
+    flat_stem = stem.replace("_", "").replace("-", "")
+    if stem == needle or flat_stem == needle:
+        return 1.0
+    if needle in flat_stem or needle in stem:
+        return 0.5
+    if needle in rel_low[: len(rel_low) - len(base)]:
+        return 0.25
+    return 0.0

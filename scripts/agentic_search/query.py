@@ -1,0 +1,252 @@
+"""Task text and keyword lists -> the keywords a cycle searches for.
+
+A keyword is searched as literal, lower-cased bytes (never as a regular expression
+built from user input) in several identifier-aware spellings, so that "rate limit"
+finds ``rate_limit``, ``rateLimit`` and ``RateLimiter``, and ``FileSystemStorage``
+finds ``file_system_storage``.
+
+From free text (an issue, a bug report, a traceback) :func:`extract_keywords` pulls,
+strongest first: file paths and traceback frames, dotted module names, code
+identifiers (backticked, CamelCase, snake_case, called ``name(``), and plain words
+minus stop words.
+
+Example::
+
+    >>> [k.text for k in extract_keywords("Fix `parse_date` in utils/dates.py")]
+    ['utils/dates.py', 'parse_date', 'fix', 'dates'] # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+# Kinds of keyword, and the prior weight each carries into scoring.
+KIND_WEIGHTS = {
+    "given": 1.0,       # the caller named it explicitly (--keywords)
+    "path": 1.0,        # a file path or module quoted in the task
+    "identifier": 1.0,  # a code name quoted in the task
+    "word": 0.3,        # a plain word of the task: weak evidence on its own
+    "learned": 0.45,    # codebase vocabulary learned from high-relevance files
+    "synonym": 0.6,     # a programming synonym of a keyword that matched nothing
+}
+# Identifiers shorter than this are too ambiguous to search alone ("id", "q").
+MIN_IDENTIFIER_LEN = 3
+# Plain words shorter than this are almost always noise.
+MIN_WORD_LEN = 3
+# Caps keep a pasted log or `pip freeze` from turning into hundreds of searches.
+MAX_IDENTIFIERS = 40
+MAX_PATHS = 12
+MAX_WORDS = 30
+
+_STOP_WORDS = frozenset(
+    """
+    a about above after again against all also although always am an and any are aren
+    around as at be because been before being below between both but by can cannot
+    could did didn do does doesn doing don done down during each either else even ever
+    every few for from further get gets getting got had has hasn have haven having he
+    her here hers herself him himself his how however i if in into is isn it its itself
+    just let like made make makes making many may me might more most much must my myself
+    need needs no nor not now of off often on once one only or other our ours ourselves
+    out over own per please quite rather really same see seems seem she should shouldn
+    since so some still such than that the their theirs them themselves then there these
+    they this those though through thus to too under until up upon us use used uses
+    using very via was wasn way we well were weren what when where whether which while
+    who whom whose why will with within without won would wouldn yet you your yours
+    yourself yourselves able actually already another anything something nothing
+    everything someone anyone etc e g eg ie instead likely maybe probably perhaps
+    currently correct correctly expected expect happen happens instead works working
+    work worked want wanted trying tried try think thought know known seem seemed
+    following follows example examples case cases issue issues bug bugs fix fixed fixes
+    problem problems question thanks thank hello hi description reproduce steps
+    behavior behaviour result results output outputs way ways thing things time times
+    new old first second last true false none null self cls def class return import
+    from pass raise lambda yield async await print http https www com org html
+    """.split()
+)
+
+_PATH_EXTENSIONS = (
+    "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
+    "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
+    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
+).split()
+_EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
+
+_TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
+_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
+_DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
+_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
+_BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_WORD_RE = re.compile(r"[^\W\d_]+")
+_CAMEL_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One thing to search for.
+
+    ``text`` is the display form; ``needles`` the lower-cased byte spellings searched
+    literally in file contents; ``path_needle`` what is looked for in file paths.
+    """
+
+    text: str
+    kind: str
+    weight: float
+    needles: tuple[bytes, ...]
+    path_needle: str
+
+    def to_json(self) -> dict:
+        """The keyword as the JSON boundary shows it."""
+        return {"text": self.text, "kind": self.kind, "weight": round(self.weight, 3)}
+
+
+def normalize(text: str) -> str:
+    """NFKC + casefold: full-width ``ＪＷＴ`` and ``jwt`` compare equal."""
+    return unicodedata.normalize("NFKC", text).casefold()
+
+
+def split_identifier(name: str) -> list[str]:
+    """``RateLimiter`` -> ``["rate", "limiter"]``; ``file_upload`` -> ``["file", "upload"]``."""
+    parts: list[str] = []
+    for chunk in re.split(r"[\W_]+", name):
+        parts.extend(p.lower() for p in _CAMEL_SPLIT_RE.findall(chunk) if p)
+    return parts
+
+
+def is_code_identifier(token: str) -> bool:
+    """True for names that only code would contain: snake_case, CamelCase, dunder."""
+    if "_" in token.strip("_") or token.startswith("__"):
+        return True
+    inner = token[1:]
+    return any(c.isupper() for c in inner) and any(c.islower() for c in token)
+
+
+def make_keyword(text: str, kind: str, weight: float | None = None) -> Keyword | None:
+    """Build a keyword with its identifier-aware needles, or None if it is empty."""
+    text = text.strip()
+    if not text:
+        return None
+    norm = normalize(text)
+    needles: list[str] = []
+    if kind == "path":
+        needles.append(norm)
+        path_needle = norm
+    else:
+        parts = split_identifier(text) if _IDENT_RE.fullmatch(text) else [
+            p for p in re.split(r"[\s_\-]+", norm) if p
+        ]
+        if not parts:
+            parts = [norm]
+        if len(parts) > 1:
+            needles += ["".join(parts), "_".join(parts)]
+            if not _IDENT_RE.fullmatch(text):
+                needles += [" ".join(parts), "-".join(parts)]
+        needles.insert(0, norm)
+        path_needle = "".join(parts) if len(parts) > 1 else norm
+    encoded = tuple(dict.fromkeys(n.encode("utf-8") for n in needles if n))
+    w = KIND_WEIGHTS[kind] if weight is None else weight
+    return Keyword(text=text, kind=kind, weight=w, needles=encoded, path_needle=path_needle)
+
+
+def keywords_from_list(items: Iterable[str], kind: str = "given") -> list[Keyword]:
+    """Caller-given keywords, de-duplicated by normalized text, order kept."""
+    out: list[Keyword] = []
+    seen: set[str] = set()
+    for item in items:
+        kw = make_keyword(item, kind)
+        if kw is not None and normalize(kw.text) not in seen:
+            seen.add(normalize(kw.text))
+            out.append(kw)
+    return out
+
+
+def _tail_path(path: str, keep: int = 3) -> str:
+    """The last ``keep`` components of a (possibly absolute, possibly Windows) path."""
+    parts = [p for p in re.split(r"[\\/]+", path) if p and p not in (".", "..")]
+    return "/".join(parts[-keep:])
+
+
+def _module_path(dotted: str) -> str | None:
+    """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x``)."""
+    parts = dotted.split(".")
+    if parts[0].lower() in ("self", "cls", "this", "os", "sys") or len(parts) < 2:
+        return None
+    if parts[-1].lower() in _PATH_EXTENSIONS:
+        return None
+    return "/".join(parts)
+
+
+def extract_keywords(task: str) -> list[Keyword]:
+    """Pull searchable keywords out of free text, strongest kinds first."""
+    paths: dict[str, None] = {}
+    idents: dict[str, None] = {}
+    words: dict[str, int] = {}
+
+    for m in _TRACEBACK_RE.finditer(task):
+        paths[_tail_path(m.group(1))] = None
+        if m.group(2) and m.group(2) != "<module>":
+            idents[m.group(2)] = None
+    for m in _PATH_RE.finditer(task):
+        tail = _tail_path(m.group(1), keep=4)
+        if "/" in tail or len(tail) > 6:
+            paths[tail] = None
+    code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(task))
+    for m in _DOTTED_RE.finditer(task):
+        mod = _module_path(m.group(1))
+        if mod and not _PATH_RE.fullmatch(m.group(1)):
+            paths[mod] = None
+        for part in m.group(1).split("."):
+            if len(part) >= MIN_IDENTIFIER_LEN and normalize(part) not in _STOP_WORDS:
+                if is_code_identifier(part) or part[0].isupper():
+                    idents[part] = None
+    for m in _CALL_RE.finditer(task):
+        name = m.group(1)
+        if len(name) >= MIN_IDENTIFIER_LEN and normalize(name) not in _STOP_WORDS:
+            idents[name] = None
+    for token in _IDENT_RE.findall(code_spans):
+        if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _STOP_WORDS:
+            idents[token] = None
+    for token in _IDENT_RE.findall(task):
+        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
+            idents[token] = None
+    for token in _WORD_RE.findall(task):
+        w = normalize(token)
+        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha():
+            words[w] = words.get(w, 0) + 1
+
+    out: list[Keyword] = []
+    seen: set[str] = set()
+
+    def add(text: str, kind: str) -> None:
+        key = normalize(text)
+        if key in seen:
+            return
+        kw = make_keyword(text, kind)
+        if kw is not None:
+            seen.add(key)
+            out.append(kw)
+
+    for p in list(paths)[:MAX_PATHS]:
+        add(p, "path")
+    for name in list(idents)[:MAX_IDENTIFIERS]:
+        add(name, "identifier")
+    ranked_words = sorted(words, key=lambda w: -words[w])  # stable: first-seen order on ties
+    for w in ranked_words[:MAX_WORDS]:
+        add(w, "word")
+    return out
+
+
+def merge_keywords(*groups: Sequence[Keyword]) -> list[Keyword]:
+    """Concatenate keyword lists, first occurrence (by normalized text) wins."""
+    out: list[Keyword] = []
+    seen: set[str] = set()
+    for group in groups:
+        for kw in group:
+            key = normalize(kw.text)
+            if key not in seen:
+                seen.add(key)
+                out.append(kw)
+    return out

@@ -1,0 +1,197 @@
+"""REFINE: the next query, built from what this cycle's evaluation showed.
+
+- keywords: the query's keywords plus the codebase's own vocabulary learned from the
+  high-relevance files (identifier parts that are frequent there and rare elsewhere:
+  the seed's "learn the codebase terminology"), plus programming synonyms of keywords
+  that matched nothing (rate limit -> throttle), from the table hints.py uses;
+- patterns: the query's patterns plus the directories where relevant files live;
+- excludes: the query's excludes plus shown files below the rubric's 0.2;
+- focus_areas: the gaps - keywords nothing matched, related files not yet seen.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from .match import Document
+from .query import Keyword, make_keyword, normalize, split_identifier, _STOP_WORDS
+from .score import Scored
+
+# Files at or above this relevance teach vocabulary (the seed's "high relevance").
+LEARN_FROM_SCORE = 0.7
+# With no file that high, learn from the best few at or above this.
+LEARN_FALLBACK_SCORE = 0.5
+# How many files to learn from at most (the best ones).
+LEARN_MAX_FILES = 3
+# How many new terms a cycle may add: enough to shift vocabulary, few enough to stay on topic.
+MAX_LEARNED = 4
+# Learned terms shorter than this are mostly noise (get, set, val).
+MIN_LEARNED_LEN = 4
+# Documents sampled (every k-th, deterministic) to estimate how rare a candidate term is.
+RARITY_SAMPLE = 1500
+# Shown files below this are excluded next cycle (the rubric: unrelated).
+EXCLUDE_BELOW = 0.2
+# Directories of files at or above this become pattern suggestions.
+PATTERN_FROM_SCORE = 0.7
+MAX_NEW_PATTERNS = 3
+
+_IDENT_RE = re.compile(rb"[a-z_][a-z0-9_]{2,}")
+_WORD_IN_RAW_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{2,}")
+
+
+@dataclass(frozen=True)
+class NextQuery:
+    """What the next cycle will run unless the caller steers otherwise."""
+
+    patterns: tuple[str, ...]
+    keywords: tuple[Keyword, ...]
+    excludes: tuple[str, ...]
+    focus_areas: tuple[str, ...]
+    learned: tuple[str, ...]
+    synonyms: tuple[str, ...]
+
+
+def learn_vocabulary(
+    scored: Sequence[Scored],
+    raw_texts: dict[str, bytes],
+    docs: Sequence[Document],
+    keywords: Sequence[Keyword],
+    limit: int = MAX_LEARNED,
+) -> list[str]:
+    """Identifier parts frequent in the best files and rare across the codebase."""
+    sources = [s for s in scored if s.score >= LEARN_FROM_SCORE][:LEARN_MAX_FILES]
+    if not sources:
+        sources = [s for s in scored if s.score >= LEARN_FALLBACK_SCORE][:LEARN_MAX_FILES]
+    if not sources:
+        return []
+    known = set()
+    for kw in keywords:
+        known.add(normalize(kw.text))
+        known.update(split_identifier(kw.text))
+        known.update(n.decode("utf-8", "ignore") for n in kw.needles)
+    in_files: dict[str, int] = {}
+    freq: dict[str, int] = {}
+    for s in sources:
+        text = raw_texts.get(s.rel)
+        if text is None:
+            continue
+        seen_here: set[str] = set()
+        for token in _WORD_IN_RAW_RE.findall(text):
+            for part in split_identifier(token.decode("ascii", "ignore")):
+                if len(part) < MIN_LEARNED_LEN or not part.isalpha() or part in _STOP_WORDS:
+                    continue
+                if part in known or any(part in k or k in part for k in known if len(k) >= MIN_LEARNED_LEN):
+                    continue
+                freq[part] = freq.get(part, 0) + 1
+                if part not in seen_here:
+                    seen_here.add(part)
+                    in_files[part] = in_files.get(part, 0) + 1
+    if not freq:
+        return []
+    # Candidates: present in most source files, then most frequent; rarity decides.
+    need = 2 if len(sources) >= 2 else 1
+    cands = sorted(
+        (t for t in freq if in_files[t] >= need or len(sources) == 1),
+        key=lambda t: (-in_files[t], -freq[t], t),
+    )[:24]
+    step = max(1, len(docs) // RARITY_SAMPLE)
+    sample = [d.low for d in docs[::step]]
+    n = max(len(sample), 1)
+    ranked = []
+    for t in cands:
+        needle = t.encode()
+        df = sum(1 for low in sample if needle in low)
+        rarity = math.log(1.0 + n / (1.0 + df))
+        ranked.append((-(rarity * (1.0 + math.log(freq[t])) * in_files[t]), t))
+    ranked.sort()
+    return [t for _, t in ranked[:limit]]
+
+
+def synonym_keywords(
+    gaps: Sequence[Keyword], synonyms_for: Callable[[str], list[str]], existing: Sequence[Keyword]
+) -> list[Keyword]:
+    """Synonyms (from the shared table) of keywords that matched nothing."""
+    have = {normalize(k.text) for k in existing}
+    out: list[Keyword] = []
+    for kw in gaps:
+        candidates = list(synonyms_for(kw.text))
+        stem = _stem(normalize(kw.text))
+        if stem != normalize(kw.text):
+            candidates += [stem] + list(synonyms_for(stem))
+        for syn in candidates:
+            key = normalize(syn)
+            if key in have:
+                continue
+            made = make_keyword(syn, "synonym")
+            if made is not None:
+                have.add(key)
+                out.append(made)
+    return out
+
+
+def _stem(word: str) -> str:
+    """A light English stem so "limiting" finds the "limit" synonyms."""
+    for suffix, repl in (("ing", ""), ("ies", "y"), ("ed", ""), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: len(word) - len(suffix)] + repl
+    return word
+
+
+def phrase_gaps(keywords: Sequence[Keyword]) -> list[Keyword]:
+    """Adjacent word keywords joined as phrases ("rate", "limiting" -> "rate limiting")."""
+    out = []
+    for a, b in zip(keywords, keywords[1:]):
+        if a.kind in ("word", "given") and b.kind in ("word", "given"):
+            made = make_keyword(f"{a.text} {b.text}", a.kind)
+            if made is not None:
+                out.append(made)
+    return out
+
+
+def directory_patterns(scored: Sequence[Scored], existing: Sequence[str]) -> list[str]:
+    """``dir/**`` patterns for the directories holding the high-relevance files."""
+    out: list[str] = []
+    for s in scored:
+        if s.score < PATTERN_FROM_SCORE or "/" not in s.rel:
+            continue
+        pat = s.rel.rsplit("/", 1)[0] + "/**"
+        if pat not in existing and pat not in out:
+            out.append(pat)
+        if len(out) >= MAX_NEW_PATTERNS:
+            break
+    return out
+
+
+def refine_query(
+    patterns: Sequence[str],
+    keywords: Sequence[Keyword],
+    excludes: Sequence[str],
+    shown: Sequence[Scored],
+    gap_keywords: Sequence[Keyword],
+    learned: Sequence[str],
+    synonyms: Sequence[Keyword],
+    unseen_related: Sequence[str],
+) -> NextQuery:
+    """Assemble the next query (the seed's refineQuery)."""
+    learned_kws = [k for k in (make_keyword(t, "learned") for t in learned) if k is not None]
+    next_keywords = list(keywords) + learned_kws + list(synonyms)
+    new_excludes = list(excludes)
+    for s in shown:
+        if s.score < EXCLUDE_BELOW and s.rel not in new_excludes:
+            new_excludes.append(s.rel)
+    focus: list[str] = []
+    for kw in gap_keywords:
+        focus.append(f"no file matches {kw.text!r}")
+    for rel in unseen_related[:5]:
+        focus.append(f"related file not yet read: {rel}")
+    return NextQuery(
+        patterns=tuple(list(patterns) + directory_patterns(shown, patterns)),
+        keywords=tuple(next_keywords),
+        excludes=tuple(new_excludes),
+        focus_areas=tuple(focus),
+        learned=tuple(learned),
+        synonyms=tuple(k.text for k in synonyms),
+    )

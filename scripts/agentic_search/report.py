@@ -1,0 +1,127 @@
+"""The JSON boundary: scored files -> the seed's normalized result contract.
+
+Each result has ``id`` (POSIX path relative to the root), ``title``, ``summary`` (the
+best matching lines, with line numbers), ``tags`` (names the file defines: the
+codebase's own vocabulary), ``score`` (0..1), ``related`` (files of the tree it imports
+or that import it), plus ``reason`` (the signals behind the score), ``missing`` (what
+this file leaves open) and ``matched`` (the keywords it matched).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Sequence
+
+from .match import Document, FileMatch
+from .query import Keyword, normalize
+from .score import Scored
+
+# Lines quoted in a summary, and how long each may be.
+SUMMARY_LINES = 3
+SUMMARY_LINE_CHARS = 160
+# Tags per result: enough to suggest follow-ups, short enough to read.
+MAX_TAGS = 5
+# Related files listed per result.
+MAX_RELATED = 10
+# Missing keywords listed per result.
+MAX_MISSING = 5
+
+_DEF_NAME_RE = re.compile(
+    r"^[ \t]*(?:(?:export|default|public|private|protected|static|async|pub|abstract|final)[ \t]+)*"
+    r"(?:def|class|function|func|fn|struct|interface|type|enum|trait)[ \t]+\*?([A-Za-z_][A-Za-z0-9_]*)",
+    re.M,
+)
+_ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[^=]", re.M)
+
+
+def _decode(data: bytes) -> str:
+    return data.decode("utf-8", errors="replace")
+
+
+def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
+    """The lines with the most keyword hits (definitions first on ties), in file order."""
+    needles = [n.decode("utf-8", "ignore") for kw in keywords for n in kw.needles if kw.kind != "path"]
+    scored = []
+    for no, line in enumerate(text.splitlines(), start=1):
+        low = line.lower()
+        hits = sum(1 for n in needles if n and n in low)
+        if hits:
+            is_def = 1 if _DEF_NAME_RE.match(line) else 0
+            scored.append((-(hits + is_def), no, line.strip()))
+    scored.sort()
+    best = sorted(scored[:SUMMARY_LINES], key=lambda t: t[1])
+    out = []
+    for _, no, line in best:
+        if len(line) > SUMMARY_LINE_CHARS:
+            line = line[: SUMMARY_LINE_CHARS - 1] + "…"
+        out.append(f"L{no}: {line}")
+    return out
+
+
+def defined_names(text: str) -> list[str]:
+    """Names the file defines, most used first (ties: first defined)."""
+    names: dict[str, int] = {}
+    for m in _DEF_NAME_RE.finditer(text):
+        names.setdefault(m.group(1), len(names))
+    if not names:
+        for m in _ASSIGN_NAME_RE.finditer(text):
+            names.setdefault(m.group(1), len(names))
+    uses = {n: text.count(n) for n in names}
+    return sorted(names, key=lambda n: (-uses[n], names[n]))
+
+
+def tags_for(text: str, keywords: Sequence[Keyword]) -> list[str]:
+    """Defined names that are not already keywords: the codebase's own terms."""
+    known = {normalize(k.text) for k in keywords}
+    out = []
+    for name in defined_names(text):
+        if normalize(name) in known or name.startswith("_") or len(name) < 3:
+            continue
+        out.append(name)
+        if len(out) >= MAX_TAGS:
+            break
+    return out
+
+
+def build_result(
+    s: Scored,
+    doc: Optional[Document],
+    keywords: Sequence[Keyword],
+    match: Optional[FileMatch],
+    related: Sequence[str],
+) -> dict[str, Any]:
+    """One result in the seed's contract (plus reason, missing, matched)."""
+    text = _decode(doc.data) if doc is not None else ""
+    tags = tags_for(text, keywords) if text else []
+    title = s.rel.rsplit("/", 1)[-1]
+    if tags:
+        title += " — " + ", ".join(tags[:3])
+    matched = set(s.matched_keywords)
+    missing = [k.text for k in keywords if k.text not in matched and k.kind != "word"][:MAX_MISSING]
+    return {
+        "id": s.rel,
+        "title": title,
+        "summary": "\n".join(summary_lines(text, keywords)) if text else "",
+        "tags": tags,
+        "score": s.score,
+        "related": list(related[:MAX_RELATED]),
+        "reason": "; ".join(s.signals) or "no signal",
+        "missing": missing,
+        "matched": list(s.matched_keywords),
+    }
+
+
+def ranking_entries(scores: dict[str, dict], limit: int) -> list[dict[str, Any]]:
+    """Every file scored so far, best first (ties by path), at most ``limit``."""
+    ordered = sorted(scores.items(), key=lambda kv: (-float(kv[1].get("score", 0.0)), kv[0]))
+    return [{"id": rel, "score": entry["score"]} for rel, entry in ordered[:limit]]
+
+
+def context_entries(scores: dict[str, dict], threshold: float, limit: int) -> list[dict[str, Any]]:
+    """The files to read: relevance at or above ``threshold``, best first, with reasons."""
+    ordered = sorted(scores.items(), key=lambda kv: (-float(kv[1].get("score", 0.0)), kv[0]))
+    return [
+        {"id": rel, "score": e["score"], "reason": e.get("reason", "")}
+        for rel, e in ordered
+        if float(e.get("score", 0.0)) >= threshold
+    ][:limit]

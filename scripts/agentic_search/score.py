@@ -1,0 +1,214 @@
+"""EVALUATE: a 0..1 relevance per file, calibrated to the seed's rubric, with reasons.
+
+Rubric (seed 000): 0.8-1.0 implements the target; 0.5-0.7 related patterns or types;
+0.2-0.4 indirectly related; below 0.2 unrelated (excluded next cycle).
+
+Raw evidence for a file is a sum over keywords of
+``weight(kind) * idf(keyword) * (tf + PATH_BONUS * in_path + DEF_BONUS * defines)``
+where tf saturates (BM25-style) and idf is the keyword's rarity across the files read
+this cycle; the sum is then multiplied by a file-role factor (tests, docs, examples,
+migrations, vendored and generated files count less unless the task is about them).
+Relevance combines how far a file is behind the best file with how much of the query's
+weight it covers, so one strong file on a short query reaches 0.9 while a long issue
+text only lets its clear winners past 0.7.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Sequence
+
+from .match import FileMatch
+from .query import Keyword, normalize
+
+# BM25 term-frequency saturation: how fast repeated mentions stop adding evidence.
+TF_K1 = 1.2
+# BM25 length normalisation: long files are not rewarded just for being long.
+TF_B = 0.5
+# A keyword in the file's path is strong evidence (the seed: "token" finds tokens.ts).
+PATH_BONUS = 1.5
+# Defining a quoted name is the strongest single signal (bench README: two thirds of fixes).
+DEF_BONUS = 2.5
+# Relevance: the share that comes from standing relative to the best file ...
+RELATIVE_SHARE = 0.6
+# ... and the exponent that makes files well behind the leader fall off quickly.
+RELATIVE_EXP = 1.5
+# Relevance never exceeds this: certainty is for files an agent has read (--judge).
+MAX_RELEVANCE = 0.98
+
+_ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
+    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man)/|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|authors|license|notice)[^/]*$", re.I), 0.3),
+    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/"), 0.4),
+    ("migration", re.compile(r"(^|/)migrations?/"), 0.4),
+    ("vendored", re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map)$|(^|/)(dist|build)/"), 0.2),
+    ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
+    ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
+)
+
+_TASK_ROLE_WORDS = {
+    "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
+    "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
+    "example": ("example", "examples", "sample", "demo", "benchmark"),
+    "migration": ("migration", "migrations", "migrate", "makemigrations"),
+}
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A file's relevance and the evidence behind it."""
+
+    rel: str
+    score: float
+    raw: float
+    coverage: float
+    role: str
+    signals: tuple[str, ...]
+    matched_keywords: tuple[str, ...]
+
+
+def file_role(rel: str) -> tuple[str, float]:
+    """The file's role (test, docs, ...) and the factor its evidence is scaled by."""
+    for role, pattern, factor in _ROLE_RULES:
+        if pattern.search(rel):
+            return role, factor
+    return "source", 1.0
+
+
+def roles_requested(task_words: set[str]) -> frozenset[str]:
+    """Roles the task is explicitly about: their files are not down-weighted."""
+    return frozenset(
+        role for role, words in _TASK_ROLE_WORDS.items() if any(w in task_words for w in words)
+    )
+
+
+def idf(df: int, n_docs: int) -> float:
+    """BM25 inverse document frequency, never negative."""
+    return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
+
+
+def _tf(count: int, size: int, avg_size: float) -> float:
+    if count <= 0:
+        return 0.0
+    norm = TF_K1 * (1.0 - TF_B + TF_B * (size / avg_size if avg_size else 1.0))
+    return count / (count + norm)
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Per-keyword document frequency and sizes over the files read this cycle."""
+
+    n_docs: int
+    avg_size: float
+    idfs: tuple[float, ...]
+
+
+def corpus_stats(matches: Sequence[FileMatch], n_docs: int, avg_size: float, n_keywords: int) -> Corpus:
+    """Document frequencies from the matches (files matching nothing don't count)."""
+    df = [0] * n_keywords
+    for m in matches:
+        for i, c in enumerate(m.counts):
+            if c:
+                df[i] += 1
+    return Corpus(n_docs=n_docs, avg_size=avg_size, idfs=tuple(idf(d, max(n_docs, 1)) for d in df))
+
+
+def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> tuple[float, float, list[str], list[str]]:
+    """(evidence, covered idf mass, signals, matched keyword texts) of one file."""
+    total = 0.0
+    covered = 0.0
+    signals: list[str] = []
+    matched: list[str] = []
+    for i, kw in enumerate(keywords):
+        w = kw.weight * corpus.idfs[i]
+        tf = _tf(m.counts[i], m.size, corpus.avg_size)
+        p = m.in_path[i]
+        d = m.defines[i]
+        part = tf + PATH_BONUS * p + DEF_BONUS * d
+        if part <= 0:
+            continue
+        total += w * part
+        covered += w
+        matched.append(kw.text)
+        if d >= 1.0:
+            signals.append(f"defines {kw.text}")
+        elif d > 0:
+            signals.append(f"defines a name starting {kw.text}")
+        if p >= 1.0:
+            signals.append(f"path names {kw.text}")
+        elif p > 0:
+            signals.append(f"path contains {kw.text}")
+        if m.counts[i]:
+            signals.append(f"{kw.text} x{m.counts[i]}")
+    return total, covered, signals, matched
+
+
+def query_mass(keywords: Sequence[Keyword], corpus: Corpus) -> float:
+    """The idf-weighted mass of the keywords that matched anywhere (coverage's denominator)."""
+    return sum(kw.weight * corpus.idfs[i] for i, kw in enumerate(keywords) if corpus.idfs[i] > 0 and _df_positive(corpus, i))
+
+
+def _df_positive(corpus: Corpus, i: int) -> bool:
+    # idf of a keyword that matched no file equals idf(0); such keywords are gaps, not coverage.
+    return corpus.idfs[i] < idf(0, max(corpus.n_docs, 1)) - 1e-12
+
+
+def score_matches(
+    matches: Sequence[FileMatch],
+    keywords: Sequence[Keyword],
+    corpus: Corpus,
+    requested_roles: frozenset[str] = frozenset(),
+    bonuses: dict[str, tuple[float, str]] | None = None,
+) -> list[Scored]:
+    """Relevance for every matched file, best first (ties by path)."""
+    bonuses = bonuses or {}
+    mass = query_mass(keywords, corpus) or 1.0
+    prelim = []
+    for m in matches:
+        raw, covered, signals, matched = raw_evidence(m, keywords, corpus)
+        extra = bonuses.get(m.rel)
+        if extra:
+            raw += extra[0] * mass * 0.1
+            signals.append(extra[1])
+        if raw <= 0:
+            continue
+        role, factor = file_role(m.rel)
+        if role in requested_roles:
+            factor = 1.0
+        elif factor < 1.0:
+            signals.append(f"{role} file x{factor}")
+        prelim.append((m.rel, raw * factor, min(1.0, covered / mass), role, signals, matched))
+    if not prelim:
+        return []
+    top = max(p[1] for p in prelim)
+    out = []
+    for rel, raw, cov, role, signals, matched in prelim:
+        rel_part = (raw / top) ** RELATIVE_EXP
+        score = MAX_RELEVANCE * (RELATIVE_SHARE * rel_part + (1 - RELATIVE_SHARE) * math.sqrt(cov) * rel_part ** 0.5)
+        out.append(Scored(
+            rel=rel, score=round(min(score, MAX_RELEVANCE), 4), raw=raw, coverage=cov, role=role,
+            signals=tuple(_top_signals(signals)), matched_keywords=tuple(matched),
+        ))
+    out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
+    return out
+
+
+def _top_signals(signals: list[str], limit: int = 6) -> list[str]:
+    """Definitions and paths first, then counts; bounded so output stays short."""
+    def rank(s: str) -> int:
+        if s.startswith("defines"):
+            return 0
+        if s.startswith("path"):
+            return 1
+        if " x" in s and not s.endswith(")"):
+            return 3
+        return 2
+    return sorted(signals, key=rank)[:limit]
+
+
+def task_words(text: str) -> set[str]:
+    """Normalized words of the task, for role requests."""
+    return set(re.findall(r"\w+", normalize(text)))

@@ -1,0 +1,91 @@
+#!/usr/bin/env python3
+"""retrieve_loop.py - one DISPATCH -> EVALUATE -> REFINE cycle per invocation.
+
+The loop's state lives in the --state file between calls. The first call creates it;
+each later call with the same --state runs the next cycle, and with no new query flags
+it runs the query the previous cycle proposed (``next_query``), so three calls with
+only --root/--state are the tool's own loop. Steer it by adding --keywords, --patterns,
+--exclude, or --judge PATH=SCORE for files you have read.
+
+Usage::
+
+    python3 scripts/retrieve_loop.py --root . --state /tmp/s.json --task "fix the auth token expiry bug"
+    python3 scripts/retrieve_loop.py --root . --state /tmp/s.json            # next cycle
+    python3 scripts/retrieve_loop.py --root . --state /tmp/s.json --judge src/auth.ts=0.9 --text
+
+Output: one JSON object on stdout (``--text`` for people) with cycle, max_cycles, done,
+stop_reason, query, stats, results, hints, next_query, ranking and context.
+Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage.
+The tool writes nothing inside --root except the --state file itself.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+if _HERE not in sys.path:
+    sys.path.insert(0, _HERE)
+
+
+def _parse_judge(value: str) -> tuple[str, float]:
+    """``PATH=SCORE`` with a score in 0..1; ValueError with a message otherwise."""
+    path, sep, raw = value.rpartition("=")
+    if not sep or not path:
+        raise ValueError(f"--judge {value!r}: expected PATH=SCORE, e.g. src/auth.py=0.9")
+    try:
+        score = float(raw)
+    except ValueError:
+        raise ValueError(f"--judge {value!r}: score {raw!r} is not a number") from None
+    if not 0.0 <= score <= 1.0 or score != score:
+        raise ValueError(f"--judge {value!r}: score must be between 0 and 1")
+    return path, score
+
+
+def _build_parser():
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog="retrieve_loop.py",
+        description="Run one cycle of the agentic retrieval loop over a codebase; state lives in --state.",
+        epilog="Exit codes: 0 ok, 1 bad input or state, 2 usage. See SKILL.md and references/retriever.md.",
+    )
+    p.add_argument("--root", required=True, help="the tree to search")
+    p.add_argument("--state", required=True, help="the loop's state file (created on the first call)")
+    p.add_argument("--task", default="", help="free text: an issue, bug report or stack trace")
+    p.add_argument("--task-file", default=None, help="read the task text from a file ('-' for stdin)")
+    p.add_argument("--keywords", nargs="+", default=[], metavar="K", help="keywords to search (added to the query)")
+    p.add_argument("--patterns", nargs="+", default=[], metavar="GLOB", help="globs selecting files (default: all)")
+    p.add_argument("--exclude", nargs="+", default=[], metavar="GLOB", help="globs or paths to leave out")
+    p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
+    p.add_argument("--max-cycles", type=int, default=None, help="cycle limit (default 3)")
+    p.add_argument("--limit", type=int, default=None, help="entries in results/ranking/context (default 20)")
+    p.add_argument("--reset", action="store_true", help="start over, discarding the state file")
+    p.add_argument("--text", action="store_true", help="print a human-readable report instead of JSON")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments, run one cycle, print the outcome; returns the exit code."""
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    from agentic_search.cli import CliError, run
+
+    try:
+        judgements = tuple(_parse_judge(v) for v in args.judge)
+        out, text = run(args, judgements)
+    except (CliError, ValueError) as exc:
+        print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
+        return 1
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
