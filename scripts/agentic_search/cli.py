@@ -54,6 +54,10 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
     state_path = os.path.abspath(args.state)
     if os.path.isdir(state_path):
         raise CliError(f"--state {args.state}: is a directory, not a state file")
+    state_real = os.path.realpath(state_path)
+    for path, _score in judgements:
+        if os.path.realpath(os.path.join(root, path)) == state_real:
+            raise CliError(f"--judge {path}: is the loop's own state file, not a file of the tree")
     task = _read_task(args)
 
     state = None

@@ -16,7 +16,7 @@ from . import imports as imports_mod
 from .engine import Candidate, load_documents, rank_documents
 from .match import Document
 from .query import Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize
-from .refine import NextQuery, learn_vocabulary, phrase_gaps, refine_query, synonym_keywords
+from .refine import learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, context_entries, ranking_entries
 from .score import Scored, task_words
 from .walk import walk
@@ -72,7 +72,8 @@ def _kw_from_state(item: Any) -> Keyword:
         raise CycleError("state: malformed keyword entry; pass --reset")
     kind = item.get("kind") if item.get("kind") in ("given", "path", "identifier", "word", "learned", "synonym") else "given"
     weight = item.get("weight")
-    kw = make_keyword(item["text"], kind, float(weight) if isinstance(weight, (int, float)) else None)
+    group = item.get("group") if isinstance(item.get("group"), str) else ""
+    kw = make_keyword(item["text"], kind, float(weight) if isinstance(weight, (int, float)) else None, group)
     if kw is None:
         raise CycleError("state: empty keyword entry; pass --reset")
     return kw
@@ -195,13 +196,18 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
                 if r not in seen_set and r not in unseen_related and r not in {x.rel for x in shown}:
                     unseen_related.append(r)
     learned = learn_vocabulary(scored, {r: by_rel[r].data for r in by_rel if r in {s.rel for s in scored[:3]}}, docs, keywords)
-    word_gaps = gaps + [p for p in phrase_gaps(gaps) if not any(normalize(p.text) == normalize(g.text) for g in gaps)]
-    syns = synonym_keywords(word_gaps, synonyms_for, keywords) if gaps else []
-    nq = refine_query(patterns, _drop_gaps(keywords, gaps) if syns else keywords, excludes, shown, gaps, learned, syns, unseen_related)
+    syns = synonym_keywords(gaps, synonyms_for, keywords) if gaps else []
+    # Broaden: synonyms replace the words they stand for; derived keywords that found
+    # nothing (an unlucky synonym or learned term) are dropped rather than kept.
+    dropped = [g for g in gaps if g.kind in ("synonym", "learned")] + (gaps if syns else [])
+    nq = refine_query(patterns, _drop_gaps(keywords, dropped), excludes, shown, gaps, learned, syns, unseen_related)
 
     # Merge into the loop's memory.
     scores = dict(state.get("scores") or {})
     for s in scored:
+        prev = scores.get(s.rel)
+        if prev is not None and (prev.get("judged") or _keeps_high(prev, s.score)):
+            continue
         scores[s.rel] = {"score": s.score, "cycle": cycle_no, "reason": "; ".join(s.signals)}
     for rel, score in judgements.items():
         prev = scores.get(rel, {})
@@ -266,6 +272,17 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
         "context": context_entries(scores, CONTEXT_SCORE, steer.limit),
     }
     return output, new_state
+
+
+def _keeps_high(prev: dict, new_score: float) -> bool:
+    """The seed's mergeContext: a file once at 0.7+ keeps its best score; others take the latest.
+
+    The latest evaluation is the loop's current knowledge (a weak match of cycle 1 that
+    the refined query no longer supports sinks); high-relevance files are the context
+    gathered so far and are never lost to a later, differently focused cycle.
+    """
+    old = float(prev.get("score", 0.0))
+    return old >= CONTEXT_SCORE and old >= new_score
 
 
 def _matched_anywhere(matches: dict, i: int) -> bool:

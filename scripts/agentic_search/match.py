@@ -46,6 +46,8 @@ _MODIFIERS = frozenset(
     b"export default public private protected internal static async pub extern inline "
     b"virtual abstract final override unsafe sealed open data declare readonly".split()
 )
+# Declarations that are definitions only at the top level of a file.
+_LOCAL_DECLS = frozenset((b"const ", b"let ", b"var ", b"val "))
 # Files whose extension says they hold no definitions (prose, data).
 _NO_DEFINITIONS = frozenset("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split())
 
@@ -105,11 +107,17 @@ def definition_words(rel: str) -> tuple[bytes, ...]:
     return _DEF_WORDS_BY_EXT.get(ext, _DEF_WORDS_ANY)
 
 
-def _line_head_ok(low: bytes, i: int) -> bool:
-    """True when only indentation and modifiers stand before position i on its line."""
+def _line_head_ok(low: bytes, i: int, word: bytes) -> bool:
+    """True when only indentation and modifiers stand before position i on its line.
+
+    Variable declarations (``const``/``let``/``var``/``val``) count only at the top
+    level (no indentation): inside a function they are locals, not definitions.
+    """
     ls = low.rfind(b"\n", 0, i) + 1
-    head = low[ls:i].split()
-    return all(word in _MODIFIERS for word in head)
+    head = low[ls:i]
+    if word in _LOCAL_DECLS and head[:1] in (b" ", b"\t"):
+        return False
+    return all(w in _MODIFIERS for w in head.split())
 
 
 def _name_end(low: bytes, j: int) -> int:
@@ -133,7 +141,7 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
         probe = word + needle
         start = low.find(probe)
         while start >= 0:
-            if _line_head_ok(low, start):
+            if _line_head_ok(low, start, word):
                 end = start + len(probe)
                 if _name_end(low, end) == end:
                     return 1.0

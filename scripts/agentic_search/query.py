@@ -30,7 +30,7 @@ KIND_WEIGHTS = {
     "identifier": 1.0,  # a code name quoted in the task
     "word": 0.3,        # a plain word of the task: weak evidence on its own
     "learned": 0.45,    # codebase vocabulary learned from high-relevance files
-    "synonym": 0.6,     # a programming synonym of a keyword that matched nothing
+    "synonym": 0.6,     # a programming synonym of a keyword that matched nothing (default)
 }
 # Identifiers shorter than this are too ambiguous to search alone ("id", "q").
 MIN_IDENTIFIER_LEN = 3
@@ -63,6 +63,8 @@ _STOP_WORDS = frozenset(
     problem problems question thanks thank hello hi description reproduce steps
     behavior behaviour result results output outputs way ways thing things time times
     new old first second last true false none null self cls def class return import
+    add adds added adding implement implements implemented implementing feature features
+    support supports supported please
     from pass raise lambda yield async await print http https www com org html
     """.split()
 )
@@ -97,10 +99,15 @@ class Keyword:
     weight: float
     needles: tuple[bytes, ...]
     path_needle: str
+    group: str = ""  # synonyms of one gap share its text here: they count once, as an OR
+
 
     def to_json(self) -> dict:
         """The keyword as the JSON boundary shows it."""
-        return {"text": self.text, "kind": self.kind, "weight": round(self.weight, 3)}
+        out = {"text": self.text, "kind": self.kind, "weight": round(self.weight, 3)}
+        if self.group:
+            out["group"] = self.group
+        return out
 
 
 def normalize(text: str) -> str:
@@ -124,7 +131,7 @@ def is_code_identifier(token: str) -> bool:
     return any(c.isupper() for c in inner) and any(c.islower() for c in token)
 
 
-def make_keyword(text: str, kind: str, weight: float | None = None) -> Keyword | None:
+def make_keyword(text: str, kind: str, weight: float | None = None, group: str = "") -> Keyword | None:
     """Build a keyword with its identifier-aware needles, or None if it is empty."""
     text = text.strip()
     if not text:
@@ -148,7 +155,7 @@ def make_keyword(text: str, kind: str, weight: float | None = None) -> Keyword |
         path_needle = "".join(parts) if len(parts) > 1 else norm
     encoded = tuple(dict.fromkeys(n.encode("utf-8") for n in needles if n))
     w = KIND_WEIGHTS[kind] if weight is None else weight
-    return Keyword(text=text, kind=kind, weight=w, needles=encoded, path_needle=path_needle)
+    return Keyword(text=text, kind=kind, weight=w, needles=encoded, path_needle=path_needle, group=group)
 
 
 def keywords_from_list(items: Iterable[str], kind: str = "given") -> list[Keyword]:

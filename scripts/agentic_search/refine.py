@@ -29,16 +29,32 @@ LEARN_MAX_FILES = 3
 # How many new terms a cycle may add: enough to shift vocabulary, few enough to stay on topic.
 MAX_LEARNED = 4
 # Learned terms shorter than this are mostly noise (get, set, val).
-MIN_LEARNED_LEN = 4
+MIN_LEARNED_LEN = 3
 # Documents sampled (every k-th, deterministic) to estimate how rare a candidate term is.
 RARITY_SAMPLE = 1500
+# Synonyms per keyword that matched nothing, and in all: a broadened query stays focused.
+MAX_SYNONYMS_PER_GAP = 3
+MAX_SYNONYMS = 9
+# A synonym carries this share of the weight of the keyword(s) it stands for.
+KIND_SYNONYM_FACTOR = 1.0
+# Focus areas listed at most.
+MAX_FOCUS = 8
 # Shown files below this are excluded next cycle (the rubric: unrelated).
 EXCLUDE_BELOW = 0.2
 # Directories of files at or above this become pattern suggestions.
 PATTERN_FROM_SCORE = 0.7
 MAX_NEW_PATTERNS = 3
 
-_IDENT_RE = re.compile(rb"[a-z_][a-z0-9_]{2,}")
+# Names every codebase of a language uses: never the codebase's own vocabulary.
+_CODE_NOISE = frozenset(
+    """
+    isinstance str int dict list len bool float tuple set get args kwargs value values data
+    type object string number boolean void any null undefined const function return export
+    import async await this self new var let def elif else try except finally raise assert
+    super init str repr main test tests todo fixme xxx param params returns err res req next
+    public private protected static final class interface extends implements package
+    """.split()
+)
 _WORD_IN_RAW_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{2,}")
 
 
@@ -81,7 +97,7 @@ def learn_vocabulary(
         seen_here: set[str] = set()
         for token in _WORD_IN_RAW_RE.findall(text):
             for part in split_identifier(token.decode("ascii", "ignore")):
-                if len(part) < MIN_LEARNED_LEN or not part.isalpha() or part in _STOP_WORDS:
+                if len(part) < MIN_LEARNED_LEN or not part.isalpha() or part in _STOP_WORDS or part in _CODE_NOISE:
                     continue
                 if part in known or any(part in k or k in part for k in known if len(k) >= MIN_LEARNED_LEN):
                     continue
@@ -110,25 +126,55 @@ def learn_vocabulary(
     return [t for _, t in ranked[:limit]]
 
 
+def _flat(text: str) -> str:
+    return "".join(ch for ch in normalize(text) if ch.isalnum())
+
+
+def _is_variant(candidate: str, original: str) -> bool:
+    """True for another spelling of the same word (ratelimit for "rate limiting")."""
+    a, b = _flat(candidate), _flat(_stem(original)) or _flat(original)
+    return bool(a and b) and (a.startswith(b) or b.startswith(a))
+
+
 def synonym_keywords(
     gaps: Sequence[Keyword], synonyms_for: Callable[[str], list[str]], existing: Sequence[Keyword]
 ) -> list[Keyword]:
-    """Synonyms (from the shared table) of keywords that matched nothing."""
+    """Programming synonyms (from the table hints.py uses) for keywords that matched nothing.
+
+    Adjacent gap words are looked up as a phrase first ("rate limiting" -> throttle);
+    a word a phrase covered is not looked up again. Other spellings of the same word
+    are skipped (the needles already search them); each gap gets at most
+    MAX_SYNONYMS_PER_GAP synonyms, weighted like the keyword(s) they stand for.
+    """
     have = {normalize(k.text) for k in existing}
+    originals = [g for g in gaps if g.kind in ("given", "identifier", "word")]
     out: list[Keyword] = []
-    for kw in gaps:
-        candidates = list(synonyms_for(kw.text))
-        stem = _stem(normalize(kw.text))
-        if stem != normalize(kw.text):
-            candidates += [stem] + list(synonyms_for(stem))
-        for syn in candidates:
+    covered: set[int] = set()
+    lookups: list[tuple[str, float, tuple[int, ...]]] = []
+    for span in (3, 2):
+        for i in range(len(originals) - span + 1):
+            group = originals[i:i + span]
+            lookups.append((" ".join(g.text for g in group), sum(g.weight for g in group), tuple(range(i, i + span))))
+    lookups += [(g.text, g.weight, (i,)) for i, g in enumerate(originals)]
+    for text, weight, members in lookups:
+        if any(m in covered for m in members) or len(out) >= MAX_SYNONYMS:
+            continue
+        found = list(synonyms_for(text)) or list(synonyms_for(_stem(normalize(text))))
+        picked = 0
+        for syn in found:
             key = normalize(syn)
-            if key in have:
+            if key in have or _is_variant(syn, text):
                 continue
-            made = make_keyword(syn, "synonym")
-            if made is not None:
-                have.add(key)
-                out.append(made)
+            made = make_keyword(syn, "synonym", min(1.0, weight) * KIND_SYNONYM_FACTOR, group=text)
+            if made is None:
+                continue
+            have.add(key)
+            out.append(made)
+            picked += 1
+            if picked >= MAX_SYNONYMS_PER_GAP or len(out) >= MAX_SYNONYMS:
+                break
+        if picked:
+            covered.update(members)
     return out
 
 
@@ -184,9 +230,11 @@ def refine_query(
             new_excludes.append(s.rel)
     focus: list[str] = []
     for kw in gap_keywords:
-        focus.append(f"no file matches {kw.text!r}")
-    for rel in unseen_related[:5]:
+        if kw.kind not in ("synonym", "learned"):
+            focus.append(f"no file matches {kw.text!r}")
+    for rel in unseen_related:
         focus.append(f"related file not yet read: {rel}")
+    focus = focus[:MAX_FOCUS]
     return NextQuery(
         patterns=tuple(list(patterns) + directory_patterns(shown, patterns)),
         keywords=tuple(next_keywords),

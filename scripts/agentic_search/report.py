@@ -111,17 +111,20 @@ def build_result(
     }
 
 
+def _ordered(scores: dict[str, dict]) -> list[tuple[str, dict]]:
+    """Best score first; on ties the file found in the earlier cycle, then by path."""
+    return sorted(scores.items(), key=lambda kv: (-float(kv[1].get("score", 0.0)), int(kv[1].get("cycle", 0)), kv[0]))
+
+
 def ranking_entries(scores: dict[str, dict], limit: int) -> list[dict[str, Any]]:
     """Every file scored so far, best first (ties by path), at most ``limit``."""
-    ordered = sorted(scores.items(), key=lambda kv: (-float(kv[1].get("score", 0.0)), kv[0]))
-    return [{"id": rel, "score": entry["score"]} for rel, entry in ordered[:limit]]
+    return [{"id": rel, "score": entry["score"]} for rel, entry in _ordered(scores)[:limit]]
 
 
 def context_entries(scores: dict[str, dict], threshold: float, limit: int) -> list[dict[str, Any]]:
     """The files to read: relevance at or above ``threshold``, best first, with reasons."""
-    ordered = sorted(scores.items(), key=lambda kv: (-float(kv[1].get("score", 0.0)), kv[0]))
     return [
         {"id": rel, "score": e["score"], "reason": e.get("reason", "")}
-        for rel, e in ordered
+        for rel, e in _ordered(scores)
         if float(e.get("score", 0.0)) >= threshold
     ][:limit]

@@ -31,10 +31,13 @@ TF_B = 0.5
 PATH_BONUS = 1.5
 # Defining a quoted name is the strongest single signal (bench README: two thirds of fixes).
 DEF_BONUS = 2.5
-# Relevance: the share that comes from standing relative to the best file ...
-RELATIVE_SHARE = 0.6
-# ... and the exponent that makes files well behind the leader fall off quickly.
-RELATIVE_EXP = 1.5
+# A query of at most this many matching keywords is judged mostly by coverage (does the
+# file hold what was asked?); longer ones (a pasted issue) by standing against the best file.
+SHORT_QUERY_KEYWORDS = 4
+# Coverage judgement: the floor a file covering everything gets however weak its counts are.
+COVERAGE_FLOOR = 0.7
+# Standing judgement: files well behind the leader fall off quickly.
+RELATIVE_EXP = 2.0
 # Relevance never exceeds this: certainty is for files an agent has read (--judge).
 MAX_RELEVANCE = 0.98
 
@@ -117,11 +120,15 @@ def corpus_stats(matches: Sequence[FileMatch], n_docs: int, avg_size: float, n_k
 
 
 def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> tuple[float, float, list[str], list[str]]:
-    """(evidence, covered idf mass, signals, matched keyword texts) of one file."""
+    """(evidence, covered idf mass, signals, matched keyword texts) of one file.
+
+    Synonyms standing for one keyword (same ``group``) count once: the best of them.
+    """
     total = 0.0
     covered = 0.0
     signals: list[str] = []
     matched: list[str] = []
+    best_in_group: dict[str, tuple[float, float]] = {}
     for i, kw in enumerate(keywords):
         w = kw.weight * corpus.idfs[i]
         tf = _tf(m.counts[i], m.size, corpus.avg_size)
@@ -130,8 +137,13 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> t
         part = tf + PATH_BONUS * p + DEF_BONUS * d
         if part <= 0:
             continue
-        total += w * part
-        covered += w
+        if kw.group:
+            prev = best_in_group.get(kw.group, (0.0, 0.0))
+            if w * part > prev[0]:
+                best_in_group[kw.group] = (w * part, w)
+        else:
+            total += w * part
+            covered += w
         matched.append(kw.text)
         if d >= 1.0:
             signals.append(f"defines {kw.text}")
@@ -143,12 +155,28 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> t
             signals.append(f"path contains {kw.text}")
         if m.counts[i]:
             signals.append(f"{kw.text} x{m.counts[i]}")
+    for value, w in best_in_group.values():
+        total += value
+        covered += w
     return total, covered, signals, matched
 
 
 def query_mass(keywords: Sequence[Keyword], corpus: Corpus) -> float:
-    """The idf-weighted mass of the keywords that matched anywhere (coverage's denominator)."""
-    return sum(kw.weight * corpus.idfs[i] for i, kw in enumerate(keywords) if corpus.idfs[i] > 0 and _df_positive(corpus, i))
+    """The idf-weighted mass of the keywords that matched anywhere (coverage's denominator).
+
+    A synonym group contributes its heaviest live member once.
+    """
+    total = 0.0
+    groups: dict[str, float] = {}
+    for i, kw in enumerate(keywords):
+        if not _df_positive(corpus, i):
+            continue
+        w = kw.weight * corpus.idfs[i]
+        if kw.group:
+            groups[kw.group] = max(groups.get(kw.group, 0.0), w)
+        else:
+            total += w
+    return total + sum(groups.values())
 
 
 def _df_positive(corpus: Corpus, i: int) -> bool:
@@ -184,16 +212,38 @@ def score_matches(
     if not prelim:
         return []
     top = max(p[1] for p in prelim)
+    top_cov = max(p[2] for p in prelim) or 1.0
+    lam = coverage_share(keywords, corpus)
     out = []
     for rel, raw, cov, role, signals, matched in prelim:
-        rel_part = (raw / top) ** RELATIVE_EXP
-        score = MAX_RELEVANCE * (RELATIVE_SHARE * rel_part + (1 - RELATIVE_SHARE) * math.sqrt(cov) * rel_part ** 0.5)
+        score = relevance(raw / top, cov / top_cov, lam)
         out.append(Scored(
-            rel=rel, score=round(min(score, MAX_RELEVANCE), 4), raw=raw, coverage=cov, role=role,
+            rel=rel, score=round(score, 4), raw=raw, coverage=cov, role=role,
             signals=tuple(_top_signals(signals)), matched_keywords=tuple(matched),
         ))
     out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
     return out
+
+
+def coverage_share(keywords: Sequence[Keyword], corpus: Corpus) -> float:
+    """How much coverage counts (1.0 for short queries, falling for long task texts)."""
+    live = len({kw.group or f"#{i}" for i, kw in enumerate(keywords) if _df_positive(corpus, i)})
+    return min(1.0, SHORT_QUERY_KEYWORDS / live) if live else 1.0
+
+
+def relevance(strength: float, coverage: float, coverage_weight: float) -> float:
+    """The 0..1 relevance from relative strength and relative coverage.
+
+    By coverage: sqrt(coverage) scaled between COVERAGE_FLOOR and 1 by strength, so a
+    file holding every keyword is at least "related" (0.5-0.7) and the strongest
+    "implements" (0.8+); one holding a third of them is "indirect" (0.2-0.4).
+    By standing: strength ** RELATIVE_EXP, so on a long task text only the files close
+    to the best pass 0.7.
+    """
+    by_cov = math.sqrt(max(coverage, 0.0)) * (COVERAGE_FLOOR + (1 - COVERAGE_FLOOR) * strength)
+    by_rank = strength ** RELATIVE_EXP
+    value = coverage_weight * by_cov + (1 - coverage_weight) * by_rank
+    return min(MAX_RELEVANCE, MAX_RELEVANCE * value)
 
 
 def _top_signals(signals: list[str], limit: int = 6) -> list[str]:

@@ -73,17 +73,67 @@ def load_state(path: str) -> dict[str, Any] | None:
             f"{path}: state format version {data.get('version')!r} is not supported "
             f"(this tool writes version {FORMAT_VERSION}); pass --reset to start over"
         )
-    for key, kind in (("scores", dict), ("judgements", dict), ("seen_ids", list), ("history", list)):
-        if not isinstance(data.get(key), kind):
-            raise StateError(f"{path}: state file field {key!r} is missing or malformed; pass --reset")
+    bad = _malformed_field(data)
+    if bad is not None:
+        raise StateError(f"{path}: state file field {bad!r} is missing or malformed; pass --reset")
     return data
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _malformed_field(data: dict[str, Any]) -> str | None:
+    """The first field a cycle would choke on, or None: a hand-edited file must fail here, cleanly."""
+    checks = (
+        ("root", isinstance(data.get("root"), str)),
+        ("task", isinstance(data.get("task"), str)),
+        ("max_cycles", _is_int(data.get("max_cycles")) and data["max_cycles"] >= 1),
+        ("cycle", _is_int(data.get("cycle")) and data["cycle"] >= 0),
+        ("done", isinstance(data.get("done"), bool)),
+        ("stop_reason", data.get("stop_reason") is None or isinstance(data.get("stop_reason"), str)),
+        ("next_query", data.get("next_query") is None or _valid_query(data.get("next_query"))),
+        ("scores", isinstance(data.get("scores"), dict) and all(
+            isinstance(v, dict) and _is_number(v.get("score")) for v in data["scores"].values())),
+        ("judgements", isinstance(data.get("judgements"), dict) and all(
+            _is_number(v) for v in data["judgements"].values())),
+        ("seen_ids", _is_str_list(data.get("seen_ids"))),
+        ("pending_related", _is_str_list(data.get("pending_related", []))),
+        ("history", isinstance(data.get("history"), list)),
+        ("last_output", "last_output" not in data or isinstance(data["last_output"], dict)),
+    )
+    for key, ok in checks:
+        if not ok:
+            return key
+    return None
+
+
+def _valid_query(query: Any) -> bool:
+    if not isinstance(query, dict):
+        return False
+    for key in ("patterns", "excludes", "focus_areas"):
+        if key in query and query[key] is not None and not _is_str_list(query[key]):
+            return False
+    keywords = query.get("keywords")
+    return keywords is None or (isinstance(keywords, list) and all(
+        isinstance(k, dict) and isinstance(k.get("text"), str) for k in keywords))
 
 
 def save_state(path: str, state: dict[str, Any]) -> None:
     """Write ``state`` to ``path`` atomically (temp file in the same directory, then rename)."""
     directory = os.path.dirname(os.path.abspath(path))
     os.makedirs(directory, exist_ok=True)
-    payload = json.dumps(state, ensure_ascii=False, sort_keys=True, indent=1).encode("utf-8")
+    # No sort_keys: last_output is replayed verbatim once the loop is done, so its
+    # key order (the output's stable order) must survive the round trip.
+    payload = json.dumps(state, ensure_ascii=False, indent=1).encode("utf-8")
     fd, tmp = tempfile.mkstemp(prefix=".agentic-search-", suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
