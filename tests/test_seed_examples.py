@@ -1,0 +1,142 @@
+"""The seed's two worked examples, run as real code through the CLI.
+
+Example 1 (seed 000, "fix the auth token expiry bug"): auth and tokens files match
+first, the user model is a weak match that drops, and the loop reaches the session
+manager and the JWT utilities through the codebase's own terms ("refresh", "jwt").
+
+Example 2 ("add rate limiting to API endpoints") in a codebase that only ever says
+"throttle": cycle 1 finds nothing and says broaden with "throttle" among its
+candidates; the loop ends holding the throttle middleware, the middleware index and
+the router set-up.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCRIPT = os.path.join(os.path.dirname(HERE), "scripts", "retrieve_loop.py")
+
+
+def _tree(tmp_path, name):
+    root = tmp_path / name
+    shutil.copytree(os.path.join(HERE, "fixtures", name), root)
+    return root
+
+
+def _cycle(root, state, *extra):
+    proc = subprocess.run(
+        [sys.executable, SCRIPT, "--root", str(root), "--state", str(state), *extra],
+        capture_output=True, text=True, check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _run_loop(root, state, task):
+    outs = [_cycle(root, state, "--task", task)]
+    while not outs[-1]["done"]:
+        outs.append(_cycle(root, state))
+        assert len(outs) <= 3
+    return outs
+
+
+@pytest.fixture(scope="module")
+def auth_loop(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("auth")
+    root = _tree(tmp, "seed_auth")
+    return _run_loop(root, tmp / "state.json", "fix the auth token expiry bug")
+
+
+@pytest.fixture(scope="module")
+def throttle_loop(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("throttle")
+    root = _tree(tmp, "seed_throttle")
+    return _run_loop(root, tmp / "state.json", "add rate limiting to API endpoints")
+
+
+def _scores(out):
+    return {r["id"]: r["score"] for r in out["results"]}
+
+
+def test_auth_cycle1_searches_the_task_words(auth_loop):
+    assert auth_loop[0]["query"]["keywords"] == ["auth", "token", "expiry"]
+
+
+def test_auth_cycle1_auth_and_tokens_match_first_and_high(auth_loop):
+    first = auth_loop[0]
+    assert [r["id"] for r in first["results"][:2]] == ["src/auth.ts", "src/tokens.ts"]
+    scores = _scores(first)
+    assert scores["src/auth.ts"] >= 0.8
+    assert scores["src/tokens.ts"] >= 0.7
+
+
+def test_auth_cycle1_user_model_is_a_weak_match(auth_loop):
+    assert _scores(auth_loop[0])["src/user.ts"] < 0.4
+
+
+def test_auth_cycle1_learns_refresh_and_jwt_from_the_codebase(auth_loop):
+    nxt = auth_loop[0]["next_query"]
+    assert "refresh" in nxt["learned"] and "jwt" in nxt["learned"]
+    assert "refresh" in nxt["keywords"] and "jwt" in nxt["keywords"]
+
+
+def test_auth_cycle1_hints_expand_to_imported_files(auth_loop):
+    hints = auth_loop[0]["hints"]
+    assert hints["next_action"] == "expand"
+    assert "src/jwt-utils.ts" in hints["related_ids"]
+
+
+def test_auth_loop_reaches_session_manager_and_jwt_utils(auth_loop):
+    last = auth_loop[-1]
+    top4 = [r["id"] for r in last["ranking"][:4]]
+    assert sorted(top4) == ["src/auth.ts", "src/jwt-utils.ts", "src/session-manager.ts", "src/tokens.ts"]
+    assert len(auth_loop) >= 2 and last["done"]
+
+
+def test_auth_loop_drops_the_user_model(auth_loop):
+    last = auth_loop[-1]
+    ranking = {r["id"]: r["score"] for r in last["ranking"]}
+    assert ranking["src/user.ts"] < 0.2
+    assert "src/user.ts" not in [c["id"] for c in last["context"]]
+
+
+def test_auth_context_holds_auth_and_tokens(auth_loop):
+    ctx = [c["id"] for c in auth_loop[-1]["context"]]
+    assert ctx[:2] == ["src/auth.ts", "src/tokens.ts"]
+    assert all(c["reason"] for c in auth_loop[-1]["context"])
+
+
+def test_throttle_cycle1_finds_nothing_and_says_broaden(throttle_loop):
+    first = throttle_loop[0]
+    assert first["results"] == []
+    assert first["hints"]["next_action"] == "broaden"
+    assert any("throttle" in q for q in first["hints"]["broaden_queries"])
+
+
+def test_throttle_cycle1_proposes_the_codebase_term(throttle_loop):
+    nxt = throttle_loop[0]["next_query"]
+    assert "throttle" in nxt["keywords"]
+    assert "throttle" in nxt["synonyms"]
+    assert any("rate" in f for f in nxt["focus_areas"])
+
+
+def test_throttle_cycle2_finds_the_throttle_middleware(throttle_loop):
+    second = throttle_loop[1]
+    ids = [r["id"] for r in second["results"]]
+    assert "src/middleware/throttle.ts" in ids[:2]
+    assert _scores(second)["src/middleware/throttle.ts"] >= 0.7
+
+
+def test_throttle_loop_ends_holding_middleware_index_and_router(throttle_loop):
+    last = throttle_loop[-1]
+    top3 = sorted(r["id"] for r in last["ranking"][:3])
+    assert top3 == ["src/middleware/index.ts", "src/middleware/throttle.ts", "src/router-setup.ts"]
+    ctx = [c["id"] for c in last["context"]]
+    assert ctx[0] == "src/middleware/throttle.ts"
+    assert "src/router-setup.ts" in ctx
+    assert last["done"]
