@@ -186,6 +186,7 @@ def match_document(doc: Document, ck: CompiledKeywords) -> FileMatch:
     """Count every keyword in one document, check paths and definitions."""
     low = doc.low
     rel_low = doc.rel.lower()
+    rel_flat = rel_low.replace("_", "").replace("-", "")
     counts: list[int] = []
     in_path: list[float] = []
     defs: list[float] = []
@@ -200,7 +201,9 @@ def match_document(doc: Document, ck: CompiledKeywords) -> FileMatch:
                 if can_define and d < 1.0:
                     d = max(d, defines(low, needle, words))
         counts.append(c)
-        in_path.append(path_match(rel_low, kw))
+        # Most keywords are nowhere in the path: skip the detailed check for them.
+        pn = kw.path_needle
+        in_path.append(path_match(rel_low, kw) if (pn in rel_low or pn in rel_flat) else 0.0)
         defs.append(d)
     return FileMatch(
         rel=doc.rel, size=doc.size, counts=tuple(counts),

@@ -1,0 +1,625 @@
+"""scripts/retrieve_loop.py as a black box: exit codes, stderr, stdout, the state file.
+
+Every test builds its codebase in tmp_path and runs the script as a subprocess (the way
+an agent calls it), except where a fault has to be injected (an unreadable file as
+root, a crash while saving), which runs ``main()`` in-process with a monkeypatch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
+PREFIX = "retrieve_loop.py: error: "
+
+# A codebase that only ever says "throttle" and "route": the loop needs more than one cycle.
+ROUTER_TREE = {
+    "lib/throttle.py": 'class Throttle:\n    """Throttle requests per client."""\n'
+                       "    def allow(self, client):\n        return True\n",
+    "app/router.py": "from lib.throttle import Throttle\n\ndef setup_routes(app):\n    app.use(Throttle())\n",
+    "app/views.py": 'def index(request):\n    return "hello"\n',
+}
+
+TOP_KEYS = ("cycle", "max_cycles", "done", "stop_reason", "query", "results", "hints",
+            "next_query", "ranking", "context")
+RESULT_KEYS = ("id", "title", "summary", "tags", "score", "related", "reason", "missing")
+
+
+def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
+    """Write ``files`` (POSIX relative path -> text or bytes) under ``root``."""
+    root.mkdir(parents=True, exist_ok=True)
+    for rel, content in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def run_cli(*args: str | os.PathLike) -> subprocess.CompletedProcess:
+    """Run the script; stdout and stderr decoded as UTF-8."""
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), *map(str, args)],
+        capture_output=True, text=True, encoding="utf-8", timeout=120,
+    )
+
+
+def run_json(*args: str | os.PathLike) -> dict:
+    """Run the script, expect success with an empty stderr, return the JSON output."""
+    proc = run_cli(*args)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert proc.stdout.endswith("}\n")
+    return json.loads(proc.stdout)
+
+
+def assert_one_line_error(proc: subprocess.CompletedProcess, needle: str, code: int = 1) -> None:
+    """Exit ``code``, nothing on stdout, one line on stderr naming the problem, no traceback."""
+    assert proc.returncode == code, (proc.stdout, proc.stderr)
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.startswith(PREFIX), proc.stderr
+    assert proc.stderr.endswith("\n") and proc.stderr.count("\n") == 1, proc.stderr
+    assert needle in proc.stderr, proc.stderr
+
+
+def tree_snapshot(root: Path) -> dict[str, tuple[bool, int, int]]:
+    """Every entry under root: (is a directory, size, mtime in ns)."""
+    snap = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in dirnames + filenames:
+            path = Path(dirpath) / name
+            st = path.lstat()
+            snap[path.relative_to(root).as_posix()] = (path.is_dir(), st.st_size, st.st_mtime_ns)
+    return snap
+
+
+def temp_files(directory: Path) -> list[str]:
+    """Leftovers of an interrupted atomic write."""
+    return sorted(p.name for p in directory.iterdir() if p.name.endswith(".tmp"))
+
+
+def all_ids(out: dict) -> set[str]:
+    """Every file id the output names: results, ranking, context, related."""
+    ids = {r["id"] for r in out["results"]} | {r["id"] for r in out["ranking"]} | {c["id"] for c in out["context"]}
+    for r in out["results"]:
+        ids.update(r["related"])
+    return ids
+
+
+@pytest.fixture
+def router(tmp_path: Path) -> Path:
+    return make_tree(tmp_path / "repo", ROUTER_TREE)
+
+
+# --- bad input: one line on stderr, exit 1, nothing lost ----------------------------
+
+def _missing_root(tmp: Path, root: Path) -> list:
+    return ["--root", tmp / "nope", "--state", tmp / "s.json", "--keywords", "route"]
+
+
+def _root_is_file(tmp: Path, root: Path) -> list:
+    return ["--root", root / "app/router.py", "--state", tmp / "s.json", "--keywords", "route"]
+
+
+def _no_keywords_no_task(tmp: Path, root: Path) -> list:
+    return ["--root", root, "--state", tmp / "s.json"]
+
+
+def _blank_task(tmp: Path, root: Path) -> list:
+    return ["--root", root, "--state", tmp / "s.json", "--task", "   "]
+
+
+def _judge(value: str):
+    def build(tmp: Path, root: Path) -> list:
+        return ["--root", root, "--state", tmp / "s.json", "--keywords", "route", "--judge", value]
+    return build
+
+
+def _judge_outside_absolute(tmp: Path, root: Path) -> list:
+    (tmp / "outside.py").write_text("route\n")
+    return _judge(f"{tmp / 'outside.py'}=0.5")(tmp, root)
+
+
+def _judge_symlink_out(tmp: Path, root: Path) -> list:
+    (tmp / "outside.py").write_text("route\n")
+    os.symlink(tmp / "outside.py", root / "link.py")
+    return _judge("link.py=0.5")(tmp, root)
+
+
+def _flag(*extra: str):
+    def build(tmp: Path, root: Path) -> list:
+        return ["--root", root, "--state", tmp / "s.json", "--keywords", "route", *extra]
+    return build
+
+
+BAD_INPUT = [
+    ("missing root", _missing_root, "no such directory"),
+    ("root is a file", _root_is_file, "not a directory"),
+    ("no keywords and no task", _no_keywords_no_task, "no keywords and no task"),
+    ("blank task", _blank_task, "no keywords and no task"),
+    ("judge relative path outside the tree", _judge("../outside.py=0.5"), "outside the root"),
+    ("judge absolute path outside the tree", _judge_outside_absolute, "outside the root"),
+    ("judge symlink leaving the tree", _judge_symlink_out, "outside the root"),
+    ("judge file that does not exist", _judge("app/nothere.py=0.5"), "no such file"),
+    ("judge without '='", _judge("app/router.py"), "expected PATH=SCORE"),
+    ("judge without a path", _judge("=0.5"), "expected PATH=SCORE"),
+    ("judge score not a number", _judge("app/router.py=high"), "is not a number"),
+    ("judge score above 1", _judge("app/router.py=1.5"), "between 0 and 1"),
+    ("judge score below 0", _judge("app/router.py=-0.1"), "between 0 and 1"),
+    ("judge score nan", _judge("app/router.py=nan"), "between 0 and 1"),
+    ("max-cycles 0", _flag("--max-cycles", "0"), "--max-cycles 0"),
+    ("limit 0", _flag("--limit", "0"), "--limit 0"),
+    ("state is a directory", lambda tmp, root: ["--root", root, "--state", tmp, "--keywords", "route"],
+     "is a directory"),
+]
+
+
+@pytest.mark.parametrize("build, needle", [c[1:] for c in BAD_INPUT], ids=[c[0] for c in BAD_INPUT])
+def test_bad_input_on_first_call_is_one_line_exit_1_and_creates_no_state(tmp_path, router, build, needle):
+    args = build(tmp_path, router)
+    assert_one_line_error(run_cli(*args), needle)
+    assert not (tmp_path / "s.json").is_file()
+    assert temp_files(tmp_path) == []
+
+
+LATER_BAD_INPUT = [c for c in BAD_INPUT if c[0] not in ("no keywords and no task", "blank task", "state is a directory")]
+
+
+@pytest.mark.parametrize("build, needle", [c[1:] for c in LATER_BAD_INPUT], ids=[c[0] for c in LATER_BAD_INPUT])
+def test_bad_input_on_a_later_call_leaves_the_state_byte_for_byte(tmp_path, router, build, needle):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route")
+    before = state.read_bytes()
+    assert_one_line_error(run_cli(*build(tmp_path, router)), needle)
+    assert state.read_bytes() == before
+
+
+USAGE = [
+    ("no arguments", []),
+    ("missing --root", ["--state", "s.json", "--keywords", "x"]),
+    ("missing --state", ["--root", ".", "--keywords", "x"]),
+    ("unknown flag", ["--root", ".", "--state", "s.json", "--bogus"]),
+    ("max-cycles not an int", ["--root", ".", "--state", "s.json", "--max-cycles", "x"]),
+    ("limit not an int", ["--root", ".", "--state", "s.json", "--limit", "many"]),
+]
+
+
+@pytest.mark.parametrize("args", [c[1] for c in USAGE], ids=[c[0] for c in USAGE])
+def test_usage_error_exits_2_without_traceback(args):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines()[-1].startswith(PREFIX)
+
+
+def test_help_exits_0_and_names_every_flag():
+    proc = run_cli("--help")
+    assert proc.returncode == 0 and proc.stderr == ""
+    for flag in ("--root", "--state", "--task", "--keywords", "--patterns", "--exclude", "--judge",
+                 "--max-cycles", "--limit", "--reset", "--text"):
+        assert flag in proc.stdout
+
+
+# --- corrupt, foreign and other-root state files ---------------------------------------
+
+CORRUPT = [
+    ("invalid json", b"{bad", "state file is corrupt"),
+    ("empty file", b"", "state file is corrupt"),
+    ("not utf-8", b"\xff\xfe{}", "state file is corrupt"),
+    ("json array", b"[1, 2]", "not an agentic-search state file"),
+    ("json string", b'"agentic-search-state"', "not an agentic-search state file"),
+    ("object of another format", b'{"format": "other-tool", "version": 1, "scores": {}}',
+     "not an agentic-search state file"),
+    ("object without format", b'{"version": 1}', "not an agentic-search state file"),
+    ("unknown version", b'{"format": "agentic-search-state", "version": 99}', "version 99 is not supported"),
+    ("version as string", b'{"format": "agentic-search-state", "version": "1"}', "is not supported"),
+    ("right header, no fields", b'{"format": "agentic-search-state", "version": 1}', "missing or malformed"),
+]
+
+
+@pytest.mark.parametrize("content, needle", [c[1:] for c in CORRUPT], ids=[c[0] for c in CORRUPT])
+def test_corrupt_or_foreign_state_is_an_error_and_left_untouched(tmp_path, router, content, needle):
+    state = tmp_path / "s.json"
+    state.write_bytes(content)
+    assert_one_line_error(run_cli("--root", router, "--state", state, "--keywords", "route"), needle)
+    assert state.read_bytes() == content
+    # Also on a call with no query flags (the "next cycle" path).
+    assert_one_line_error(run_cli("--root", router, "--state", state), needle)
+    assert state.read_bytes() == content
+    assert temp_files(tmp_path) == []
+
+
+@pytest.mark.parametrize("content", [c[1] for c in CORRUPT], ids=[c[0] for c in CORRUPT])
+def test_reset_starts_over_from_a_corrupt_state_file(tmp_path, router, content):
+    state = tmp_path / "s.json"
+    state.write_bytes(content)
+    out = run_json("--root", router, "--state", state, "--keywords", "route", "--reset")
+    assert out["cycle"] == 1
+    saved = json.loads(state.read_text(encoding="utf-8"))
+    assert saved["format"] == "agentic-search-state" and saved["version"] == 1
+
+
+# A state file of the right format whose fields were hand-edited: each must fail cleanly
+# (it used to reach the cycle and die with a TypeError/AttributeError traceback).
+MALFORMED_FIELDS = [
+    ("cycle", None), ("cycle", "x"), ("cycle", -1), ("max_cycles", None), ("max_cycles", 0),
+    ("root", 5), ("task", 5), ("done", "yes"), ("stop_reason", 3), ("next_query", "x"),
+    ("next_query", {"keywords": ["x"]}), ("next_query", {"keywords": [], "patterns": "**"}),
+    ("scores", {"a.py": 1}), ("scores", {"a.py": {"score": "high"}}), ("judgements", {"app/router.py": "x"}),
+    ("seen_ids", [1]), ("pending_related", 5), ("history", {}), ("last_output", 5),
+]
+
+
+@pytest.mark.parametrize("field, value", MALFORMED_FIELDS, ids=[f"{f}={v!r}" for f, v in MALFORMED_FIELDS])
+def test_state_with_a_malformed_field_is_a_one_line_error(tmp_path, router, field, value):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    data = json.loads(state.read_text(encoding="utf-8"))
+    data["done"] = field == "last_output"  # the replay path reads last_output
+    data[field] = value
+    state.write_text(json.dumps(data), encoding="utf-8")
+    before = state.read_bytes()
+    assert_one_line_error(run_cli("--root", router, "--state", state), f"field {field!r}")
+    assert state.read_bytes() == before
+
+
+def test_state_of_another_root_is_an_error_and_left_untouched(tmp_path, router):
+    other = make_tree(tmp_path / "other", ROUTER_TREE)
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route")
+    before = state.read_bytes()
+    assert_one_line_error(run_cli("--root", other, "--state", state, "--keywords", "route"), "belongs to a loop over")
+    assert state.read_bytes() == before
+    # --reset hands the state file to the new root.
+    assert run_json("--root", other, "--state", state, "--keywords", "route", "--reset")["cycle"] == 1
+
+
+def test_same_root_through_a_symlink_is_the_same_loop(tmp_path, router):
+    link = tmp_path / "link"
+    os.symlink(router, link)
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    assert run_json("--root", link, "--state", state)["cycle"] == 2
+
+
+# --- the state file ---------------------------------------------------------------------
+
+def test_state_file_is_versioned_json_matching_the_output(tmp_path, router):
+    state = tmp_path / "s.json"
+    out = run_json("--root", router, "--state", state, "--keywords", "route")
+    data = json.loads(state.read_text(encoding="utf-8"))
+    assert data["format"] == "agentic-search-state"
+    assert data["version"] == 1
+    assert data["cycle"] == out["cycle"] and data["done"] == out["done"]
+    assert temp_files(tmp_path) == []
+
+
+def test_state_outside_root_leaves_the_tree_untouched(tmp_path, router):
+    before = tree_snapshot(router)
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "throttle", "--max-cycles", "3")
+    for _ in range(3):
+        assert run_cli("--root", router, "--state", state).returncode == 0
+    assert tree_snapshot(router) == before
+
+
+@pytest.mark.parametrize("state_name", ["loop-state.json", ".state.json", "app/state.txt"])
+def test_state_inside_root_is_the_only_new_file_and_never_a_result(tmp_path, router, state_name):
+    before = tree_snapshot(router)
+    state = router / state_name
+    # "throttle", "route" and "format" all occur in the state file's own text.
+    outs = [run_json("--root", router, "--state", state, "--keywords", "throttle", "route", "format",
+                     "--max-cycles", "3", "--patterns", "**")]
+    for _ in range(2):
+        proc = run_cli("--root", router, "--state", state)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(json.loads(proc.stdout))
+    after = tree_snapshot(router)
+    assert set(after) - set(before) == {state_name}
+    # The state file's own directory changes mtime when the file lands in it; nothing else does.
+    parent = state_name.rpartition("/")[0]
+    drop_mtime = lambda snap: {k: v[:2] if k == parent else v for k, v in snap.items() if k != state_name}  # noqa: E731
+    assert drop_mtime(after) == drop_mtime(before)
+    for out in outs:
+        assert state_name not in all_ids(out)
+        assert out["stats"]["files_read"] == len(ROUTER_TREE)
+
+
+def test_judging_the_state_file_inside_root_is_an_error(tmp_path, router):
+    state = router / "loop-state.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    before = state.read_bytes()
+    assert_one_line_error(run_cli("--root", router, "--state", state, "--judge", "loop-state.json=0.9"),
+                          "own state file")
+    assert state.read_bytes() == before
+
+
+def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, router, monkeypatch, capsys):
+    import retrieve_loop
+    from agentic_search import state as state_mod
+
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    before = state.read_bytes()
+
+    def disk_full(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(state_mod.os, "replace", disk_full)
+    code = retrieve_loop.main(["--root", str(router), "--state", str(state)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.out == ""
+    assert captured.err == f"{PREFIX}--state {state}: cannot write: No space left on device\n"
+    assert state.read_bytes() == before
+    assert temp_files(tmp_path) == []
+
+
+# --- the loop ---------------------------------------------------------------------------
+
+def test_calls_with_only_root_and_state_run_the_proposed_query_until_done(tmp_path, router):
+    state = tmp_path / "s.json"
+    outs = [run_json("--root", router, "--state", state, "--keywords", "route")]
+    while not outs[-1]["done"] and len(outs) < 5:
+        outs.append(run_json("--root", router, "--state", state))
+    assert [o["cycle"] for o in outs] == list(range(1, len(outs) + 1))
+    assert 2 <= len(outs) <= 3
+    assert [o["done"] for o in outs] == [False] * (len(outs) - 1) + [True]
+    assert [o["stop_reason"] for o in outs[:-1]] == [None] * (len(outs) - 1)
+    assert isinstance(outs[-1]["stop_reason"], str) and outs[-1]["stop_reason"]
+    for prev, cur in zip(outs, outs[1:]):
+        for key in ("patterns", "keywords", "excludes"):
+            assert cur["query"][key] == prev["next_query"][key]
+    # The loop learned the codebase's own term and ended holding the throttle file.
+    assert "throttle" in outs[-1]["query"]["keywords"]
+    assert "lib/throttle.py" in {r["id"] for r in outs[-1]["ranking"]}
+
+
+def test_calling_after_done_replays_the_final_answer_verbatim(tmp_path, router):
+    state = tmp_path / "s.json"
+    proc = run_cli("--root", router, "--state", state, "--keywords", "route")
+    while not json.loads(proc.stdout)["done"]:
+        proc = run_cli("--root", router, "--state", state)
+        assert proc.returncode == 0
+    final = proc.stdout
+    saved = state.read_bytes()
+    for _ in range(2):
+        again = run_cli("--root", router, "--state", state)
+        assert again.returncode == 0
+        assert "Traceback" not in again.stderr and again.stderr.count("\n") == 1  # a note, not an error
+        assert again.stdout == final  # same keys in the same order
+    assert state.read_bytes() == saved
+
+
+def test_max_cycles_1_is_done_after_the_first_cycle(tmp_path, router):
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--max-cycles", "1")
+    assert (out["cycle"], out["max_cycles"], out["done"]) == (1, 1, True)
+    assert out["stop_reason"]
+
+
+def test_reset_discards_the_previous_loop(tmp_path, router):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    out = run_json("--root", router, "--state", state, "--keywords", "hello", "--reset")
+    assert out["cycle"] == 1
+    assert out["query"]["keywords"] == ["hello"]
+    assert [r["id"] for r in out["ranking"]] == ["app/views.py"]
+
+
+# --- --judge ----------------------------------------------------------------------------
+
+def _score_of(out: dict, rel: str) -> float | None:
+    return next((r["score"] for r in out["ranking"] if r["id"] == rel), None)
+
+
+@pytest.mark.parametrize("spelling", ["lib/throttle.py", "./lib/throttle.py", "lib/../lib/throttle.py", "ABSOLUTE"])
+def test_judge_replaces_the_heuristic_score_and_enters_context(tmp_path, router, spelling):
+    path = str(router / "lib/throttle.py") if spelling == "ABSOLUTE" else spelling
+    state = tmp_path / "s.json"
+    first = run_json("--root", router, "--state", state, "--keywords", "route", "throttle", "--max-cycles", "3")
+    assert _score_of(first, "lib/throttle.py") < 0.7
+    out = run_json("--root", router, "--state", state, "--judge", f"{path}=0.95")
+    assert _score_of(out, "lib/throttle.py") == 0.95
+    assert "lib/throttle.py" in [c["id"] for c in out["context"]]
+    ctx = next(c for c in out["context"] if c["id"] == "lib/throttle.py")
+    assert "judged" in ctx["reason"]
+    judged = [r for r in out["results"] if r["id"] == "lib/throttle.py"]
+    assert judged and judged[0]["score"] == 0.95
+
+
+def test_judge_zero_drops_a_file_out_of_context_and_the_judgement_persists(tmp_path, router):
+    state = tmp_path / "s.json"
+    first = run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    assert "app/router.py" in [c["id"] for c in first["context"]]
+    out = run_json("--root", router, "--state", state, "--judge", "app/router.py=0")
+    assert _score_of(out, "app/router.py") == 0.0
+    assert "app/router.py" not in [c["id"] for c in out["context"]]
+    assert [r["id"] for r in out["ranking"]][-1] == "app/router.py"
+
+
+def test_judge_on_the_first_call(tmp_path, router):
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route",
+                   "--judge", "app/views.py=0.8")
+    assert _score_of(out, "app/views.py") == 0.8
+    assert [c["id"] for c in out["context"]][:2] == ["app/router.py", "app/views.py"]
+
+
+# --- output shape -----------------------------------------------------------------------
+
+def test_output_has_the_documented_shape(tmp_path, router):
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "throttle")
+    assert [k for k in out if k in TOP_KEYS] == list(TOP_KEYS)
+    assert isinstance(out["cycle"], int) and out["max_cycles"] == 3 and isinstance(out["done"], bool)
+    assert set(out["query"]) >= {"patterns", "keywords", "excludes"}
+    assert out["query"]["keywords"] == ["route", "throttle"]
+    assert set(out["next_query"]) >= {"patterns", "keywords", "excludes", "focus_areas"}
+    assert "next_action" in out["hints"]
+    assert out["results"]
+    for r in out["results"]:
+        assert set(r) >= set(RESULT_KEYS)
+        assert isinstance(r["summary"], str) and isinstance(r["tags"], list)
+        assert isinstance(r["related"], list) and isinstance(r["missing"], list)
+        assert 0.0 <= r["score"] <= 1.0 and r["reason"]
+    ranking = [(r["id"], r["score"]) for r in out["ranking"]]
+    assert ranking == sorted(ranking, key=lambda t: (-t[1], t[0]))
+    assert out["context"] == [
+        {"id": r["id"], "score": r["score"], "reason": r["reason"]} for r in out["results"] if r["score"] >= 0.7
+    ]
+    for c in out["context"]:
+        assert c["score"] >= 0.7 and c["reason"]
+    # The router imports the throttle: each names the other as related.
+    by_id = {r["id"]: r for r in out["results"]}
+    assert by_id["app/router.py"]["related"] == ["lib/throttle.py"]
+    assert by_id["lib/throttle.py"]["related"] == ["app/router.py"]
+
+
+def test_ids_are_posix_paths_relative_to_the_root(tmp_path):
+    root = make_tree(tmp_path / "repo", {"a/b/c/deep_widget.py": "widget = 1\n", "top_widget.py": "widget\n"})
+    out = run_json("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget")
+    assert sorted(all_ids(out)) == ["a/b/c/deep_widget.py", "top_widget.py"]
+
+
+@pytest.mark.parametrize("limit", [1, 2])
+def test_limit_bounds_results_ranking_and_context(tmp_path, limit):
+    root = make_tree(tmp_path / "repo", {f"widget_{i}.py": "widget = 1\n" * (i + 1) for i in range(5)})
+    out = run_json("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget", "--limit", str(limit))
+    assert len(out["ranking"]) == limit
+    assert len(out["results"]) <= limit and len(out["context"]) <= limit
+
+
+def test_two_fresh_runs_give_identical_stdout(tmp_path, router):
+    a = run_cli("--root", router, "--state", tmp_path / "a.json", "--keywords", "route", "throttle")
+    b = run_cli("--root", router, "--state", tmp_path / "b.json", "--keywords", "route", "throttle")
+    assert a.returncode == b.returncode == 0
+    assert a.stdout == b.stdout
+
+
+def test_text_prints_a_report_not_json(tmp_path, router):
+    proc = run_cli("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--text")
+    assert proc.returncode == 0 and proc.stderr == ""
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(proc.stdout)
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("cycle 1/3")
+    assert "results:" in lines and "context (read these):" in lines
+    assert any("app/router.py" in line for line in lines)
+
+
+# --- files the walk cannot use ----------------------------------------------------------
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads chmod 000 files")
+def test_unreadable_file_is_skipped_and_counted(tmp_path, router):
+    secret = router / "lib/secret_route.py"
+    secret.write_text("route = 1\n")
+    secret.chmod(0)
+    try:
+        out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route")
+    finally:
+        secret.chmod(0o644)
+    assert out["stats"]["unreadable_skipped"] == 1
+    assert "lib/secret_route.py" not in all_ids(out)
+
+
+def test_unreadable_file_is_skipped_and_counted_in_process(tmp_path, router, monkeypatch, capsys):
+    """The same as above, by injecting the read error (works when the tests run as root)."""
+    import retrieve_loop
+    from agentic_search import engine
+
+    (router / "lib/secret_route.py").write_text("route = 1\n")
+    real_read = engine.read_document
+
+    def read(rel, path):
+        if rel == "lib/secret_route.py":
+            raise PermissionError(13, "Permission denied", path)
+        return real_read(rel, path)
+
+    monkeypatch.setattr(engine, "read_document", read)
+    code = retrieve_loop.main(["--root", str(router), "--state", str(tmp_path / "s.json"), "--keywords", "route"])
+    captured = capsys.readouterr()
+    assert code == 0 and captured.err == ""
+    out = json.loads(captured.out)
+    assert out["stats"]["unreadable_skipped"] == 1
+    assert "lib/secret_route.py" not in all_ids(out)
+
+
+def test_binary_file_is_skipped_and_counted(tmp_path, router):
+    (router / "lib/route.bin").write_bytes(b"route\x00\x01\x02route")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route")
+    assert out["stats"]["binary_skipped"] == 1
+    assert "lib/route.bin" not in all_ids(out)
+
+
+def test_latin1_file_is_decoded_with_replacement_and_still_matches(tmp_path, router):
+    (router / "lib/legacy.py").write_bytes(b"# caf\xe9 throttle for legacy clients\nx = 1\n")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle")
+    legacy = next(r for r in out["results"] if r["id"] == "lib/legacy.py")
+    assert legacy["summary"] == "L1: # caf\ufffd throttle for legacy clients"
+    assert out["stats"]["unreadable_skipped"] == 0 and out["stats"]["binary_skipped"] == 0
+
+
+# --- keywords are literal text ----------------------------------------------------------
+
+LITERAL_TREE = {
+    "lit.py": 'pattern = "a.*b"\n',
+    "other.py": "axxb = 1\n",
+    "paren.py": "call(x)\n",
+    "plain.txt": "nothing here\n",
+}
+
+LITERAL = [
+    ("a.*b", ["lit.py"]),
+    ("(", ["paren.py"]),
+    ("[a-z]", []),
+    ("a|b", []),
+    ("\\d", []),
+    ("*", ["lit.py"]),
+    (")|(", []),
+]
+
+
+@pytest.mark.parametrize("keyword, expected", LITERAL, ids=[k for k, _ in LITERAL])
+def test_keywords_match_literally_never_as_regex(tmp_path, keyword, expected):
+    root = make_tree(tmp_path / "repo", LITERAL_TREE)
+    out = run_json("--root", root, "--state", tmp_path / "s.json", "--keywords", keyword)
+    assert out["query"]["keywords"] == [keyword]
+    assert [r["id"] for r in out["results"]] == expected
+
+
+# --- a closed stdout --------------------------------------------------------------------
+
+def test_stdout_closed_before_writing_is_quiet(tmp_path, router):
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(SCRIPT), "--root", str(router), "--state", str(tmp_path / "s.json"),
+             "--keywords", "route"],
+            stdout=write_end, stderr=subprocess.PIPE, timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert proc.returncode == 0
+    assert proc.stderr == b""
+
+
+def test_stdout_piped_to_head_is_quiet(tmp_path):
+    # Enough output that the pipe closes while the script is still writing.
+    root = make_tree(tmp_path / "repo", {f"pkg{i}/widget_{i}.py": "widget = 1\n" * 50 for i in range(200)})
+    err = tmp_path / "err.txt"
+    cmd = (f"'{sys.executable}' '{SCRIPT}' --root '{root}' --state '{tmp_path / 's.json'}' "
+           f"--keywords widget --limit 200 2>'{err}' | head -c 10")
+    proc = subprocess.run(["sh", "-c", cmd], capture_output=True, timeout=120)
+    assert proc.stdout == b'{\n  "cycle'
+    text = err.read_text()
+    assert "Traceback" not in text and "Exception ignored" not in text
+    assert text == ""
