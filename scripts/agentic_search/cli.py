@@ -10,7 +10,7 @@ import os
 import sys
 from typing import Any
 
-from .cycle import DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, CycleError, Steering, run_cycle
+from .cycle import DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, CycleError, Steering, rejudge, run_cycle
 from .state import StateError, load_state, new_state, save_state
 
 
@@ -90,13 +90,18 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         synonyms_for=_hints_module().synonyms_for,
         compute_hints=_hints_module().compute_hints,
     )
-    if not fresh and state.get("done") and (not steer.steers_query or state["cycle"] >= state["max_cycles"]) \
-            and not judgements and state.get("last_output"):
-        out = dict(state["last_output"])
-        print(f"retrieve_loop.py: the loop is done ({state.get('stop_reason')}); showing its final answer. "
-              "Pass --reset to start over" + ("" if state["cycle"] < state["max_cycles"] else " or raise --max-cycles")
-              + ".", file=sys.stderr)
-        return out, render(out, args.text)
+    finished = not fresh and state.get("done") and isinstance(state.get("last_output"), dict)
+    if finished and (not steer.steers_query or state["cycle"] >= state["max_cycles"]):
+        if judgements:
+            out, new = rejudge(root, state, steer)
+            _save(state_path, args.state, new)
+        else:
+            out = dict(state["last_output"])
+        if not judgements:
+            print(f"retrieve_loop.py: the loop is done ({state.get('stop_reason')}); showing its final answer. "
+                  "Pass --reset to start over" + ("" if state["cycle"] < state["max_cycles"] else " or raise --max-cycles")
+                  + ".", file=sys.stderr)
+        return out, _render_checked(out, args.text)
     try:
         out, new = run_cycle(root, state, steer)
     except CycleError as exc:
@@ -104,11 +109,23 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
     except OSError as exc:
         raise CliError(f"--root {args.root}: {exc.strerror or exc}") from None
     new["last_output"] = out
+    _save(state_path, args.state, new)
+    return out, _render_checked(out, args.text)
+
+
+def _save(state_path: str, shown: str, state: dict) -> None:
     try:
-        save_state(state_path, new)
+        save_state(state_path, state)
     except OSError as exc:
-        raise CliError(f"--state {args.state}: cannot write: {exc.strerror or exc}") from None
-    return out, render(out, args.text)
+        raise CliError(f"--state {shown}: cannot write: {exc.strerror or exc}") from None
+
+
+def _render_checked(out: dict[str, Any], as_text: bool) -> str:
+    """render(), with a stored answer that was edited by hand reported, not crashed on."""
+    try:
+        return render(out, as_text)
+    except (KeyError, TypeError, AttributeError, ValueError):
+        raise CliError("state: the stored final answer is malformed; pass --reset") from None
 
 
 def render(out: dict[str, Any], as_text: bool) -> str:

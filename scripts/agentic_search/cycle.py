@@ -274,6 +274,33 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
     return output, new_state
 
 
+def rejudge(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
+    """Apply judgements to a finished loop without running another cycle.
+
+    The stored final answer's ranking and context are recomputed with the caller's
+    scores; the cycle count does not move past the limit.
+    """
+    judgements = dict(state.get("judgements") or {})
+    for path, score in steer.judgements:
+        judgements[resolve_judge_path(root, path)] = score
+    scores = dict(state.get("scores") or {})
+    for rel, score in judgements.items():
+        prev = scores.get(rel, {})
+        scores[rel] = {"score": score, "cycle": prev.get("cycle", state.get("cycle", 0)),
+                       "reason": f"judged {score} by the caller", "judged": True}
+    out = dict(state["last_output"])
+    out["results"] = [
+        dict(r, score=judgements[r["id"]], reason=f"judged {judgements[r['id']]} by the caller; " + r.get("reason", ""))
+        if isinstance(r, dict) and r.get("id") in judgements else r
+        for r in out.get("results") or []
+    ]
+    out["ranking"] = ranking_entries(scores, steer.limit)
+    out["context"] = context_entries(scores, CONTEXT_SCORE, steer.limit)
+    new_state = dict(state)
+    new_state.update({"scores": scores, "judgements": judgements, "last_output": out})
+    return out, new_state
+
+
 def _keeps_high(prev: dict, new_score: float) -> bool:
     """The seed's mergeContext: a file once at 0.7+ keeps its best score; others take the latest.
 

@@ -44,7 +44,8 @@ _DEF_WORDS_BY_EXT = {
 # Words that may stand between the start of a line and a definition keyword.
 _MODIFIERS = frozenset(
     b"export default public private protected internal static async pub extern inline "
-    b"virtual abstract final override unsafe sealed open data declare readonly".split()
+    b"virtual abstract final override unsafe sealed open data declare readonly "
+    b"pub(crate) pub(super) pub(self)".split()
 )
 # Declarations that are definitions only at the top level of a file.
 _LOCAL_DECLS = frozenset((b"const ", b"let ", b"var ", b"val "))
@@ -149,8 +150,11 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
             start = low.find(probe, start + 1)
     if words:
         probe = b"\n" + needle
-        start = low.find(probe)
-        while start >= 0:
+        # ``start`` is the index of the "\n" before the name; -1 stands for the file's start.
+        at_start = low.startswith(needle)
+        start = -1 if at_start else low.find(probe)
+        while start >= 0 or at_start:
+            at_start = False
             j = _name_end(low, start + 1 + size)
             k = j
             while k < len(low) and low[k] in b" \t":
@@ -160,7 +164,22 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
                     return 1.0
                 best = max(best, 0.5)
             start = low.find(probe, start + 1)
+    if words is _DEF_WORDS_GO:
+        best = max(best, _go_method(low, needle))
     return best
+
+
+def _go_method(low: bytes, needle: bytes) -> float:
+    """Go methods: ``func (r *Recv) Name(`` at the start of a line."""
+    probe = b") " + needle
+    start = low.find(probe)
+    while start >= 0:
+        ls = low.rfind(b"\n", 0, start) + 1
+        if low.startswith(b"func (", ls):
+            end = start + len(probe)
+            return 1.0 if _name_end(low, end) == end else 0.5
+        start = low.find(probe, start + 1)
+    return 0.0
 
 
 @dataclass(frozen=True)
@@ -227,7 +246,7 @@ def path_match(rel_low: str, kw: Keyword) -> float:
             return 1.0
         if stem.endswith("/" + needle) or stem == needle:
             return 1.0
-        if stem.endswith("/" + needle + "/__init__") or stem.endswith("/" + needle + "/index"):
+        if ("/" + stem).endswith("/" + needle + "/__init__") or ("/" + stem).endswith("/" + needle + "/index"):
             return 0.75
         return 0.0
     base = rel_low.rsplit("/", 1)[-1]

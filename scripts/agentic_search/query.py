@@ -83,7 +83,7 @@ _CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_RE = re.compile(r"[^\W\d_]+")
-_CAMEL_SPLIT_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z0-9])|[A-Z]?[a-z0-9]+|[A-Z]+|[^\W_]+")
+_CAMEL_SPLIT_RE = re.compile(r"[A-Z]+[0-9]*(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+|[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -171,8 +171,15 @@ def keywords_from_list(items: Iterable[str], kind: str = "given") -> list[Keywor
 
 
 def _tail_path(path: str, keep: int = 3) -> str:
-    """The last ``keep`` components of a (possibly absolute, possibly Windows) path."""
+    """The last ``keep`` components of a (possibly absolute, possibly Windows) path.
+
+    An installed package's frame (``.../site-packages/pkg/mod.py``) keeps only what
+    follows the install directory: that part is the path inside the package's tree.
+    """
     parts = [p for p in re.split(r"[\\/]+", path) if p and p not in (".", "..")]
+    for marker in ("site-packages", "dist-packages"):
+        if marker in parts:
+            parts = parts[len(parts) - parts[::-1].index(marker):]
     return "/".join(parts[-keep:])
 
 
@@ -181,6 +188,8 @@ def _module_path(dotted: str) -> str | None:
     parts = dotted.split(".")
     if parts[0].lower() in ("self", "cls", "this", "os", "sys") or len(parts) < 2:
         return None
+    if any(len(p) < 2 for p in parts) or max(len(p) for p in parts) < 3:
+        return None  # "e.g", "i.e": abbreviations, not modules
     if parts[-1].lower() in _PATH_EXTENSIONS:
         return None
     return "/".join(parts)

@@ -194,6 +194,7 @@ def score_matches(
     """Relevance for every matched file, best first (ties by path)."""
     bonuses = bonuses or {}
     mass = query_mass(keywords, corpus) or 1.0
+    lam = coverage_share(keywords, corpus)
     prelim = []
     for m in matches:
         raw, covered, signals, matched = raw_evidence(m, keywords, corpus)
@@ -205,8 +206,9 @@ def score_matches(
             continue
         role, factor = file_role(m.rel)
         if role in requested_roles:
-            # Asked about, but an issue that mentions tests is still mostly fixed in source.
-            factor = math.sqrt(factor)
+            # A short query that names the role is about it (no down-weighting); a long
+            # issue that mentions tests in passing is still mostly fixed in source.
+            factor = factor ** (0.5 * (1.0 - lam))
         if factor < 1.0:
             signals.append(f"{role} file x{factor}")
         prelim.append((m.rel, raw * factor, min(1.0, covered / mass), role, signals, matched))
@@ -214,7 +216,6 @@ def score_matches(
         return []
     top = max(p[1] for p in prelim)
     top_cov = max(p[2] for p in prelim) or 1.0
-    lam = coverage_share(keywords, corpus)
     out = []
     for rel, raw, cov, role, signals, matched in prelim:
         score = relevance(raw / top, cov / top_cov, lam)

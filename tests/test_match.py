@@ -1,0 +1,261 @@
+"""Tests for agentic_search.match: one pass per file, all keywords.
+
+Pins: definitions recognised per language (and not for locals, comments, strings,
+prose or data files), the 0.5 for a longer name starting with the keyword,
+case-insensitive literal counting, binary detection, paths.  Files are written
+in tmp_path and read with read_document, as the engine does.
+"""
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from agentic_search.match import (
+    BINARY_SNIFF_BYTES, FileMatch, compile_keywords, definition_words, is_binary, match_document,
+    read_document,
+)
+from agentic_search.query import keywords_from_list, make_keyword
+
+
+def write_bytes(tmp_path, rel: str, data: bytes) -> str:
+    full = os.path.join(str(tmp_path), *rel.split("/"))
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "wb") as fh:
+        fh.write(data)
+    return full
+
+
+def match_file(tmp_path, rel: str, text: str, *keywords: str) -> FileMatch:
+    doc = read_document(rel, write_bytes(tmp_path, rel, text.encode("utf-8")))
+    assert doc is not None
+    return match_document(doc, compile_keywords(keywords_from_list(keywords)))
+
+
+def defines(tmp_path, rel: str, text: str, keyword: str) -> float:
+    return match_file(tmp_path, rel, text, keyword).defines[0]
+
+
+# --------------------------------------------------------------------------- #
+# Definitions per language
+# --------------------------------------------------------------------------- #
+
+# A line before the definition keeps "start of file" out of these cases (pinned apart below).
+DEFINES = [
+    # name, file, source, keyword
+    ("py def", "a.py", "import os\n\ndef parse_date(s):\n    return s\n", "parse_date"),
+    ("py async def", "a.py", "import os\n\nasync def fetch_user(i):\n    pass\n", "fetch_user"),
+    ("py class", "a.py", "import os\n\nclass TokenStore:\n    pass\n", "TokenStore"),
+    ("py method", "a.py", "class A:\n    def refresh(self):\n        pass\n", "refresh"),
+    ("py module constant", "a.py", "import os\nMAX_RETRIES = 1\n", "MAX_RETRIES"),
+    ("py annotated global", "a.py", "import os\nsession: int = 1\n", "session"),
+    ("js function", "a.js", "// x\nfunction refreshToken() {}\n", "refreshToken"),
+    ("ts export class", "a.ts", "// x\nexport class AuthService {}\n", "AuthService"),
+    ("ts export const", "a.ts", "// x\nexport const apiRouter = express.Router();\n", "apiRouter"),
+    ("ts top-level const", "a.ts", "// x\nconst apiRouter = 1;\n", "apiRouter"),
+    ("ts export default function", "a.ts", "// x\nexport default function handler() {}\n", "handler"),
+    ("ts export async function", "a.ts", "// x\nexport async function refreshToken() {}\n", "refreshToken"),
+    ("ts interface", "a.ts", "// x\nexport interface SessionOptions {}\n", "SessionOptions"),
+    ("go func", "a.go", "package a\nfunc ParseDate() {}\n", "ParseDate"),
+    ("go type struct", "a.go", "package a\ntype Session struct {}\n", "Session"),
+    ("rust pub fn", "a.rs", "use x;\npub fn parse_date() {}\n", "parse_date"),
+    ("rust struct", "a.rs", "use x;\nstruct Session {}\n", "Session"),
+    ("rust trait", "a.rs", "use x;\npub trait Storage {}\n", "Storage"),
+    ("java class", "A.java", "package a;\npublic class Session {}\n", "Session"),
+    ("java final class", "A.java", "package a;\npublic final class Session {}\n", "Session"),
+    ("c struct", "a.h", "#pragma once\nstruct session {int x;};\n", "session"),
+    ("c define", "a.h", "#pragma once\n#define MAX_RETRIES 3\n", "MAX_RETRIES"),
+]
+
+
+@pytest.mark.parametrize("name,rel,source,keyword", DEFINES, ids=[c[0] for c in DEFINES])
+def test_definition_is_recognised(tmp_path, name, rel, source, keyword) -> None:
+    assert defines(tmp_path, rel, source, keyword) == 1.0
+
+
+NOT_DEFINES = [
+    ("py call", "a.py", "import os\nprint(parse_date(x))\n", "parse_date"),
+    ("py comparison", "a.py", "import os\nSESSION == 1\n", "session"),
+    ("py comment", "a.py", "import os\n# def parse_date in a comment\n", "parse_date"),
+    ("py string", "a.py", "import os\nx = \"class Session\"\n", "Session"),
+    ("py indented assignment", "a.py", "def f():\n    MAX_RETRIES = 1\n", "MAX_RETRIES"),
+    ("ts local const", "a.ts", "function f() {\n  const apiRouter = 1;\n}\n", "apiRouter"),
+    ("ts local let", "a.ts", "function f() {\n\tlet apiRouter = 1;\n}\n", "apiRouter"),
+    ("ts usage", "a.ts", "// x\napp.use(apiRouter);\n", "apiRouter"),
+    ("go call", "a.go", "package a\nx := ParseDate()\n", "ParseDate"),
+    ("markdown def", "README.md", "# x\ndef parse_date(s):\n", "parse_date"),
+    ("markdown class", "notes.md", "# x\nclass Session\n", "Session"),
+    ("rst class", "a.rst", "x\nclass Session:\n", "Session"),
+    ("json", "a.json", "{\n\"def parse_date\": 1}\n", "parse_date"),
+    ("yaml", "a.yaml", "x: 1\nclass Session: 2\n", "Session"),
+    ("yaml key", "a.yaml", "x: 1\nsession: 2\n", "session"),
+    ("txt", "a.txt", "x\ndef parse_date(s):\n", "parse_date"),
+]
+
+
+@pytest.mark.parametrize("name,rel,source,keyword", NOT_DEFINES, ids=[c[0] for c in NOT_DEFINES])
+def test_mention_is_not_a_definition(tmp_path, name, rel, source, keyword) -> None:
+    m = match_file(tmp_path, rel, source, keyword)
+    assert m.counts[0] >= 1
+    assert m.defines[0] == 0.0
+
+
+@pytest.mark.parametrize("rel", ["README.md", "a.rst", "a.txt", "a.json", "a.yaml", "a.toml", "a.csv", "a.html"])
+def test_prose_and_data_files_define_nothing(rel) -> None:
+    assert definition_words(rel) == ()
+
+
+PREFIX_DEFINES = [
+    ("py def", "a.py", "import os\ndef parse_date_strict(s):\n", "parse_date"),
+    ("py class", "a.py", "import os\nclass RateLimiter:\n", "rate limit"),
+    ("py module constant", "a.py", "import os\nrate_limit_per_minute = 1\n", "rate limit"),
+    ("ts function", "a.ts", "// x\nexport function refreshTokenNow() {}\n", "refreshToken"),
+    ("go func", "a.go", "package a\nfunc ParseDateStrict() {}\n", "ParseDate"),
+]
+
+
+@pytest.mark.parametrize("name,rel,source,keyword", PREFIX_DEFINES, ids=[c[0] for c in PREFIX_DEFINES])
+def test_longer_name_starting_with_keyword_gives_half(tmp_path, name, rel, source, keyword) -> None:
+    assert defines(tmp_path, rel, source, keyword) == 0.5
+
+
+def test_exact_definition_wins_over_prefix_in_same_file(tmp_path) -> None:
+    src = "import os\ndef parse_date_strict(s):\n    pass\n\ndef parse_date(s):\n    pass\n"
+    assert defines(tmp_path, "a.py", src, "parse_date") == 1.0
+
+
+def test_identifier_spelling_of_keyword_is_a_definition(tmp_path) -> None:
+    # "rate limit" is defined by RATE_LIMIT, rateLimit, RateLimit.
+    assert defines(tmp_path, "a.py", "import os\nRATE_LIMIT = 5\n", "rate limit") == 1.0
+    assert defines(tmp_path, "b.ts", "// x\nexport const rateLimit = 5;\n", "rate limit") == 1.0
+    assert defines(tmp_path, "c.py", "import os\nclass RateLimit:\n", "rate limit") == 1.0
+
+
+def test_definitions_are_case_insensitive(tmp_path) -> None:
+    assert defines(tmp_path, "a.py", "import os\nclass session:\n", "SESSION") == 1.0
+
+
+def test_module_constant_on_first_line_is_a_definition(tmp_path) -> None:
+    assert defines(tmp_path, "settings.py", "MAX_RETRIES = 1\nTIMEOUT = 3\n", "MAX_RETRIES") == 1.0
+
+
+def test_definition_keyword_on_first_line_is_a_definition(tmp_path) -> None:
+    assert defines(tmp_path, "a.py", "def parse_date(s):\n    pass\n", "parse_date") == 1.0
+
+
+def test_go_method_is_a_definition(tmp_path) -> None:
+    src = "package a\nfunc (s *Server) HandleLogin() {}\n"
+    assert defines(tmp_path, "a.go", src, "HandleLogin") == 1.0
+
+
+def test_rust_pub_crate_fn_is_a_definition(tmp_path) -> None:
+    assert defines(tmp_path, "a.rs", "use x;\npub(crate) fn parse_date() {}\n", "parse_date") == 1.0
+
+
+# --------------------------------------------------------------------------- #
+# Counting
+# --------------------------------------------------------------------------- #
+
+def test_counts_are_case_insensitive(tmp_path) -> None:
+    doc = read_document("a.ts", write_bytes(tmp_path, "a.ts", b"JWT jwt Jwt jWt\n"))
+    kws = [make_keyword("jwt", "given"), make_keyword("JWT", "given")]
+    assert match_document(doc, compile_keywords(kws)).counts == (4, 4)
+
+
+def test_counts_every_keyword_in_one_pass(tmp_path) -> None:
+    m = match_file(tmp_path, "src/auth.py", "token token\nexpiry\n", "token", "expiry", "session")
+    assert m.counts == (2, 1, 0)
+    assert m.matched
+
+
+def test_file_matching_nothing_is_not_matched(tmp_path) -> None:
+    m = match_file(tmp_path, "src/a.py", "nothing here\n", "token")
+    assert m.counts == (0,)
+    assert not m.matched
+
+
+def test_path_match_alone_makes_a_match(tmp_path) -> None:
+    m = match_file(tmp_path, "src/tokens.ts", "export {}\n", "token")
+    assert m.counts == (0,)
+    assert m.in_path[0] > 0
+    assert m.matched
+
+
+def test_match_document_does_not_depend_on_keyword_order(tmp_path) -> None:
+    text = "import os\ndef refresh_token(): pass\nJWT = 1\n"
+    a = match_file(tmp_path, "src/tokens.py", text, "jwt", "refresh token", "session")
+    b = match_file(tmp_path, "src/tokens.py", text, "session", "jwt", "refresh token")
+    assert (a.counts[0], a.counts[1], a.counts[2]) == (b.counts[1], b.counts[2], b.counts[0])
+    assert (a.defines[0], a.defines[1]) == (b.defines[1], b.defines[2])
+
+
+QUOTED_PATHS = [
+    # quoted path, file, path match > 0
+    ("src/auth/login.py", "src/auth/login.py", True),
+    ("auth/login.py", "src/auth/login.py", True),
+    ("login.py", "src/auth/login.py", True),
+    ("src/auth/login.py", "src/auth/logout.py", False),
+    ("django/db/models", "src/django/db/models/__init__.py", True),
+    ("django/db/models", "django/db/models.py", True),
+]
+
+
+@pytest.mark.parametrize("needle,rel,expected", QUOTED_PATHS, ids=[f"{c[0]}@{c[1]}" for c in QUOTED_PATHS])
+def test_quoted_path_names_the_file(tmp_path, needle, rel, expected) -> None:
+    kw = make_keyword(needle, "path")
+    doc = read_document(rel, write_bytes(tmp_path, rel, b"x = 1\n"))
+    m = match_document(doc, compile_keywords([kw]))
+    assert (m.in_path[0] > 0) is expected
+
+
+def test_module_path_names_root_level_package_init(tmp_path) -> None:
+    rel = "django/db/models/__init__.py"
+    kw = make_keyword("django/db/models", "path")
+    doc = read_document(rel, write_bytes(tmp_path, rel, b"x = 1\n"))
+    assert match_document(doc, compile_keywords([kw])).in_path[0] > 0
+
+
+# --------------------------------------------------------------------------- #
+# Reading: binary detection, encodings
+# --------------------------------------------------------------------------- #
+
+BINARY_CASES = [
+    ("NUL first", b"\0token token"),
+    ("NUL late in the sniffed prefix", b"token " + b"x" * (BINARY_SNIFF_BYTES - 8) + b"\0"),
+    ("image header", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR token"),
+]
+
+
+@pytest.mark.parametrize("name,data", BINARY_CASES, ids=[c[0] for c in BINARY_CASES])
+def test_binary_file_reads_as_none(tmp_path, name, data) -> None:
+    assert BINARY_SNIFF_BYTES == 8192
+    assert read_document("blob.bin", write_bytes(tmp_path, "blob.bin", data)) is None
+
+
+def test_nul_after_the_sniffed_prefix_is_text(tmp_path) -> None:
+    data = b"token\n" + b"x" * BINARY_SNIFF_BYTES + b"\0"
+    doc = read_document("big.txt", write_bytes(tmp_path, "big.txt", data))
+    assert doc is not None and doc.size == len(data)
+
+
+def test_non_utf8_text_is_not_binary(tmp_path) -> None:
+    data = "caf\u00e9 token\n".encode("latin-1")
+    doc = read_document("a.py", write_bytes(tmp_path, "a.py", data))
+    assert doc is not None
+    m = match_document(doc, compile_keywords(keywords_from_list(["token"])))
+    assert m.counts == (1,)
+
+
+def test_empty_file_is_text(tmp_path) -> None:
+    doc = read_document("empty.py", write_bytes(tmp_path, "empty.py", b""))
+    assert doc is not None and doc.size == 0
+
+
+def test_missing_file_raises_oserror(tmp_path) -> None:
+    with pytest.raises(OSError):
+        read_document("gone.py", os.path.join(str(tmp_path), "gone.py"))
+
+
+@pytest.mark.parametrize("data,expected", [(b"", False), (b"abc", False), (b"a\0b", True)])
+def test_is_binary(data, expected) -> None:
+    assert is_binary(data) is expected

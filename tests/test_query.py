@@ -1,0 +1,312 @@
+"""Tests for agentic_search.query: task text and keyword lists -> keywords.
+
+Pins what a user relies on: identifier-aware needles ("rate limit" finds
+``rateLimit``), keywords found by file path, what extract_keywords pulls out of
+free text (identifiers, paths, module names, traceback frames), stop words,
+NFKC normalisation, literal (never regex) matching, determinism.  Weights and
+ordering within a kind are tunables and are not pinned.
+
+Matching is checked end to end: a file written in tmp_path, read with
+read_document, counted with match_document.
+"""
+from __future__ import annotations
+
+import os
+from typing import List, Tuple
+
+import pytest
+
+from agentic_search.match import compile_keywords, match_document, read_document
+from agentic_search.query import (
+    Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize,
+    split_identifier,
+)
+
+
+def write(tmp_path, rel: str, text: str) -> str:
+    full = os.path.join(str(tmp_path), *rel.split("/"))
+    os.makedirs(os.path.dirname(full), exist_ok=True)
+    with open(full, "w", encoding="utf-8") as fh:
+        fh.write(text)
+    return full
+
+
+def count_in_file(tmp_path, rel: str, text: str, keyword: str, kind: str = "given") -> Tuple[int, float]:
+    """(content count, path match) of one keyword in one real file."""
+    doc = read_document(rel, write(tmp_path, rel, text))
+    assert doc is not None
+    kw = make_keyword(keyword, kind)
+    assert kw is not None
+    m = match_document(doc, compile_keywords([kw]))
+    return m.counts[0], m.in_path[0]
+
+
+def texts(keywords: List[Keyword], kind: str = "") -> List[str]:
+    return [k.text for k in keywords if not kind or k.kind == kind]
+
+
+# --------------------------------------------------------------------------- #
+# Identifier-aware needles
+# --------------------------------------------------------------------------- #
+
+RATE_LIMIT_SPELLINGS = [
+    ("snake_case", "RATE = rate_limit(5)\n"),
+    ("camelCase", "const x = rateLimit(5);\n"),
+    ("CamelCase prefix", "class RateLimiter:\n    pass\n"),
+    ("kebab-case", "middleware: rate-limit\n"),
+    ("SCREAMING_SNAKE", "RATE_LIMIT = 5\n"),
+    ("plain words", "# apply a rate limit here\n"),
+    ("joined", "ratelimit = 5\n"),
+]
+
+
+@pytest.mark.parametrize("name,content", RATE_LIMIT_SPELLINGS, ids=[c[0] for c in RATE_LIMIT_SPELLINGS])
+def test_two_word_keyword_matches_every_identifier_spelling(tmp_path, name, content) -> None:
+    count, _ = count_in_file(tmp_path, "src/app.py", content, "rate limit")
+    assert count >= 1
+
+
+def test_two_word_keyword_does_not_match_the_words_apart(tmp_path) -> None:
+    count, _ = count_in_file(tmp_path, "src/app.py", "rate = 1\nlimit = 2\n", "rate limit")
+    assert count == 0
+
+
+@pytest.mark.parametrize("keyword", ["rateLimit", "rate_limit", "RateLimit", "rate-limit"])
+def test_identifier_keyword_matches_other_spellings_of_itself(tmp_path, keyword) -> None:
+    content = "a = rate_limit\nb = rateLimit\nc = RATE-LIMIT\n"
+    count, _ = count_in_file(tmp_path, "src/app.ts", content, keyword)
+    assert count >= 2  # at least the snake and camel spellings
+
+
+def test_camelcase_keyword_finds_snake_case_name(tmp_path) -> None:
+    count, _ = count_in_file(tmp_path, "storage.py", "class file_system_storage:\n", "FileSystemStorage")
+    assert count == 1
+
+
+PATH_CASES = [
+    # keyword, path, expect a path match
+    ("token", "src/tokens.ts", True),
+    ("token", "src/token.ts", True),
+    ("token", "src/token/index.ts", True),
+    ("rate limit", "src/rate_limiter.py", True),
+    ("rate limit", "src/RateLimit.java", True),
+    ("token", "src/session.ts", False),
+]
+
+
+@pytest.mark.parametrize("keyword,rel,expected", PATH_CASES, ids=[f"{c[0]}@{c[1]}" for c in PATH_CASES])
+def test_keyword_found_in_the_file_path(tmp_path, keyword, rel, expected) -> None:
+    count, in_path = count_in_file(tmp_path, rel, "nothing to see\n", keyword)
+    assert count == 0
+    assert (in_path > 0) is expected
+
+
+def test_keyword_naming_the_file_stem_beats_one_inside_the_name(tmp_path) -> None:
+    _, exact = count_in_file(tmp_path, "src/token.ts", "x\n", "token")
+    _, inside = count_in_file(tmp_path, "src/tokens_cache.ts", "x\n", "token")
+    _, directory = count_in_file(tmp_path, "src/token/store.ts", "x\n", "token")
+    assert exact > inside > directory > 0
+
+
+# --------------------------------------------------------------------------- #
+# Literal matching: never a regular expression
+# --------------------------------------------------------------------------- #
+
+LITERAL_CASES = [
+    # keyword, content, expected count
+    ("a.*b", "x = 'a.*b'\ny = 'axxb'\n", 1),
+    ("(", "f(x)\n", 1),
+    ("[a-z]+", "pattern = '[a-z]+'\nabc\n", 1),
+    ("a|b", "a b a|b\n", 1),
+    ("\\d", "r'\\d' 123\n", 1),
+]
+
+
+@pytest.mark.parametrize("keyword,content,expected", LITERAL_CASES, ids=[c[0] for c in LITERAL_CASES])
+def test_regex_looking_keyword_is_matched_literally(tmp_path, keyword, content, expected) -> None:
+    count, _ = count_in_file(tmp_path, "src/a.py", content, keyword)
+    assert count == expected
+
+
+def test_regex_looking_keyword_does_not_raise_in_extract() -> None:
+    # Must not raise (re.error) and must not invent keywords out of punctuation.
+    assert extract_keywords("a.*b ( [ ) \\") == []
+
+
+# --------------------------------------------------------------------------- #
+# split_identifier
+# --------------------------------------------------------------------------- #
+
+SPLIT_CASES = [
+    ("RateLimiter", ["rate", "limiter"]),
+    ("rateLimit", ["rate", "limit"]),
+    ("rate_limit", ["rate", "limit"]),
+    ("RATE_LIMIT", ["rate", "limit"]),
+    ("HTTPServer", ["http", "server"]),
+    ("getHTTPResponseCode", ["get", "http", "response", "code"]),
+    ("file-upload", ["file", "upload"]),
+    ("__init__", ["init"]),
+    ("jwt", ["jwt"]),
+    ("parse_date2", ["parse", "date2"]),
+]
+
+
+@pytest.mark.parametrize("name,parts", SPLIT_CASES, ids=[c[0] for c in SPLIT_CASES])
+def test_split_identifier(name, parts) -> None:
+    assert split_identifier(name) == parts
+
+
+@pytest.mark.parametrize("name,parts", [("XML2Parser", ["xml2", "parser"]),
+                                        ("parseXML2Json", ["parse", "xml2", "json"])])
+def test_split_identifier_keeps_acronym_with_digit_whole(name, parts) -> None:
+    assert split_identifier(name) == parts
+
+
+def test_acronym_with_digit_keyword_finds_snake_case_spelling(tmp_path) -> None:
+    count, _ = count_in_file(tmp_path, "src/a.py", "def xml2_parser():\n", "XML2Parser")
+    assert count == 1
+
+
+# --------------------------------------------------------------------------- #
+# extract_keywords
+# --------------------------------------------------------------------------- #
+
+EXTRACT_CASES = [
+    # name, task, (text, kind) pairs that must be among the keywords
+    ("backticked name", "Crash in `parse_date` on empty input", [("parse_date", "identifier")]),
+    ("backticked call", "calling `refresh()` twice", [("refresh", "identifier")]),
+    ("CamelCase", "The TokenStore forgets entries", [("TokenStore", "identifier")]),
+    ("acronym CamelCase", "HTTPServer hangs", [("HTTPServer", "identifier")]),
+    ("snake_case", "user_id is lost after login", [("user_id", "identifier")]),
+    ("ALL_CAPS", "MAX_RETRIES is ignored", [("MAX_RETRIES", "identifier")]),
+    ("called name", "it fails when fetch_user(42) runs", [("fetch_user", "identifier")]),
+    ("dotted module", "error in django.db.models when saving", [("django/db/models", "path")]),
+    ("quoted file path", 'see "src/auth/login.py" for the check', [("src/auth/login.py", "path")]),
+    ("bare file path", "It broke in utils/dates.py.", [("utils/dates.py", "path")]),
+    ("error class", "Error: KeyError: 'user_id'", [("KeyError", "identifier"), ("user_id", "identifier")]),
+    ("plain words", "session expiry too short", [("session", "word"), ("expiry", "word")]),
+]
+
+
+@pytest.mark.parametrize("name,task,expected", EXTRACT_CASES, ids=[c[0] for c in EXTRACT_CASES])
+def test_extract_keywords_finds(name, task, expected) -> None:
+    got = [(k.text, k.kind) for k in extract_keywords(task)]
+    for pair in expected:
+        assert pair in got, f"{pair} not in {got}"
+
+
+def test_traceback_frame_gives_the_path_tail_and_the_function() -> None:
+    task = (
+        "Traceback (most recent call last):\n"
+        '  File "/x/y/site-packages/pkg/mod.py", line 3, in func\n'
+        "    return helper()\n"
+        "ValueError: bad value\n"
+    )
+    kws = extract_keywords(task)
+    paths = texts(kws, "path")
+    assert any(p.endswith("pkg/mod.py") for p in paths), paths
+    assert all(not p.startswith("/") and "/x/y/" not in "/" + p for p in paths), paths
+    assert "func" in texts(kws, "identifier")
+
+
+def test_traceback_module_frame_is_not_a_function() -> None:
+    task = '  File "/app/src/main.py", line 1, in <module>\n'
+    kws = extract_keywords(task)
+    assert "src/main.py" in texts(kws, "path") or "app/src/main.py" in texts(kws, "path")
+    assert "<module>" not in texts(kws) and "module" not in texts(kws, "identifier")
+
+
+def test_traceback_frame_from_installed_package_names_the_repo_file(tmp_path) -> None:
+    task = '  File "/x/y/site-packages/pkg/mod.py", line 3, in func\n'
+    path_kws = [k for k in extract_keywords(task) if k.kind == "path"]
+    doc = read_document("pkg/mod.py", write(tmp_path, "pkg/mod.py", "def func():\n    pass\n"))
+    m = match_document(doc, compile_keywords(path_kws))
+    assert any(p > 0 for p in m.in_path)
+
+
+STOP_WORD_CASES = [
+    "Fix the bug",
+    "add the fix",
+    "the bug: fix it, add it",
+]
+
+
+@pytest.mark.parametrize("task", STOP_WORD_CASES)
+def test_stop_words_alone_give_no_keywords(task) -> None:
+    assert extract_keywords(task) == []
+
+
+def test_stop_words_dropped_content_words_kept() -> None:
+    got = texts(extract_keywords("Fix the bug and add token refresh"))
+    assert {"token", "refresh"} <= set(got)
+    assert not {"the", "fix", "bug", "add", "and"} & set(got)
+
+
+def test_full_width_text_is_nfkc_normalized() -> None:
+    got = texts(extract_keywords("ＪＷＴ expiry is wrong"))
+    assert "jwt" in [normalize(t) for t in got]
+    assert all("Ｊ" not in t for t in got)
+
+
+def test_full_width_keyword_matches_ascii_content(tmp_path) -> None:
+    count, _ = count_in_file(tmp_path, "src/jwt_utils.ts", "export function verifyJwt() {}\n", "ＪＷＴ")
+    assert count == 1
+
+
+def test_normalize_is_nfkc_and_casefold() -> None:
+    assert normalize("ＪＷＴ") == normalize("jwt") == normalize("JWT") == "jwt"
+
+
+NOT_MODULE_CASES = [
+    ("attribute of self", "self.session is None"),
+    ("stdlib call", "call os.path.join here"),
+]
+
+
+@pytest.mark.parametrize("name,task", NOT_MODULE_CASES, ids=[c[0] for c in NOT_MODULE_CASES])
+def test_attribute_access_is_not_a_module_path(name, task) -> None:
+    assert texts(extract_keywords(task), "path") == []
+
+
+def test_latin_abbreviations_are_not_module_paths() -> None:
+    assert texts(extract_keywords("Use a list, e.g. a tuple, i.e. anything"), "path") == []
+
+
+def test_extract_keywords_is_deterministic() -> None:
+    task = ("`TokenStore.refresh` raises KeyError in src/auth/tokens.py when the JWT expires; "
+            "see django.contrib.auth and user_id handling, MAX_AGE too")
+    first = [k.to_json() for k in extract_keywords(task)]
+    for _ in range(3):
+        assert [k.to_json() for k in extract_keywords(task)] == first
+
+
+def test_extract_keywords_has_no_duplicates() -> None:
+    kws = extract_keywords("token Token TOKEN `token` tokens token")
+    keys = [normalize(k.text) for k in kws]
+    assert len(keys) == len(set(keys))
+
+
+def test_extract_keywords_output_is_bounded() -> None:
+    task = " ".join(f"name_{i}" for i in range(500)) + " " + " ".join(f"w{chr(97 + i % 26)}ord{i}" for i in range(500))
+    assert len(extract_keywords(task)) <= 100
+
+
+# --------------------------------------------------------------------------- #
+# Keyword lists
+# --------------------------------------------------------------------------- #
+
+def test_keywords_from_list_dedupes_by_normalized_text_keeping_order() -> None:
+    kws = keywords_from_list(["JWT", "refresh", "jwt", "ＪＷＴ", "  ", "session"])
+    assert texts(kws) == ["JWT", "refresh", "session"]
+    assert all(k.kind == "given" for k in kws)
+
+
+def test_make_keyword_of_blank_text_is_none() -> None:
+    assert make_keyword("   ", "given") is None
+
+
+def test_merge_keywords_first_occurrence_wins() -> None:
+    a = keywords_from_list(["token", "auth"])
+    b = keywords_from_list(["TOKEN", "session"], kind="learned")
+    merged = merge_keywords(a, b)
+    assert [(k.text, k.kind) for k in merged] == [("token", "given"), ("auth", "given"), ("session", "learned")]

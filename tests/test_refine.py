@@ -1,0 +1,284 @@
+"""Tests for agentic_search.refine (REFINE): the next query.
+
+Pins: synonyms from the table hints.py uses for keywords that matched nothing
+("rate limiting" -> throttle), without other spellings of the same word and
+capped per gap; vocabulary learned from the best files (the seed's "refresh",
+"jwt") that is rare elsewhere and never a keyword already or code noise;
+excludes below 0.2, focus areas for gaps and unseen related files, ``dir/**``
+patterns for files at 0.7 or more.  Scored records are built by hand so the
+tests do not depend on how scoring is tuned.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Sequence
+
+import pytest
+
+import hints
+from agentic_search.match import Document, read_document
+from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
+from agentic_search.refine import (
+    EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, PATTERN_FROM_SCORE, NextQuery,
+    directory_patterns, learn_vocabulary, refine_query, synonym_keywords,
+)
+from agentic_search.score import Scored
+
+
+def sc(rel: str, score: float) -> Scored:
+    return Scored(rel=rel, score=score, raw=score, coverage=1.0, role="source", signals=(), matched_keywords=())
+
+
+def texts(keywords: Sequence[Keyword]) -> List[str]:
+    return [k.text for k in keywords]
+
+
+def flat(text: str) -> str:
+    return "".join(ch for ch in normalize(text) if ch.isalnum())
+
+
+# --------------------------------------------------------------------------- #
+# Synonyms for gaps
+# --------------------------------------------------------------------------- #
+
+RATE_LIMIT_GAPS = [
+    ("two word keywords", lambda: keywords_from_list(["rate", "limiting"])),
+    ("one phrase keyword", lambda: keywords_from_list(["rate limiting"])),
+    ("from the task text", lambda: extract_keywords("add rate limiting to API endpoints")),
+]
+
+
+@pytest.mark.parametrize("name,make_gaps", RATE_LIMIT_GAPS, ids=[c[0] for c in RATE_LIMIT_GAPS])
+def test_rate_limiting_gap_gives_throttle(name, make_gaps) -> None:
+    gaps = make_gaps()
+    syns = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    assert "throttle" in texts(syns)
+    throttle = next(k for k in syns if k.text == "throttle")
+    assert throttle.kind == "synonym"
+    assert throttle.group  # synonyms of one gap share a group: they count once
+    assert all(k.group == throttle.group for k in syns if k.text.startswith("throttl"))
+
+
+def test_synonyms_skip_other_spellings_of_the_gap_word() -> None:
+    gaps = keywords_from_list(["rate limiting"])
+    got = [flat(t) for t in texts(synonym_keywords(gaps, hints.synonyms_for, gaps))]
+    assert got
+    assert not [t for t in got if t.startswith("ratelimit")], got
+
+
+def test_synonyms_come_from_the_hints_table() -> None:
+    gaps = keywords_from_list(["auth", "delete", "config"])
+    syns = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    for kw in syns:
+        assert kw.text in hints.synonyms_for(kw.group), (kw.text, kw.group)
+    groups = {k.group for k in syns}
+    assert groups == {"auth", "delete", "config"}
+
+
+def test_synonyms_capped_per_gap_and_in_all() -> None:
+    gaps = keywords_from_list(["auth", "delete", "config", "rate limiting", "cache", "user", "error"])
+    syns = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    assert len(syns) <= MAX_SYNONYMS
+    per_group: Dict[str, int] = {}
+    for kw in syns:
+        per_group[kw.group] = per_group.get(kw.group, 0) + 1
+    assert per_group and max(per_group.values()) <= MAX_SYNONYMS_PER_GAP
+
+
+def test_synonyms_never_repeat_existing_keywords() -> None:
+    gaps = keywords_from_list(["rate limiting"])
+    existing = gaps + keywords_from_list(["throttle"])
+    got = texts(synonym_keywords(gaps, hints.synonyms_for, existing))
+    assert "throttle" not in got
+    assert len(got) == len(set(normalize(t) for t in got))
+
+
+def test_path_gaps_get_no_synonyms() -> None:
+    gaps = [make_keyword("src/auth.py", "path")]
+    assert synonym_keywords(gaps, hints.synonyms_for, gaps) == []
+
+
+def test_unknown_gap_gets_no_synonyms() -> None:
+    gaps = keywords_from_list(["frobnicator"])
+    assert synonym_keywords(gaps, hints.synonyms_for, gaps) == []
+
+
+def test_synonyms_are_deterministic() -> None:
+    gaps = extract_keywords("add rate limiting to API endpoints, delete stale config")
+    first = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    assert synonym_keywords(gaps, hints.synonyms_for, gaps) == first
+
+
+# --------------------------------------------------------------------------- #
+# Learning the codebase's vocabulary
+# --------------------------------------------------------------------------- #
+
+AUTH_CORPUS = {
+    "src/auth.py": (
+        "from .jwt_utils import decode_jwt\n\n"
+        "def check_token_expiry(self, token):\n"
+        "    if isinstance(token, str):\n"
+        "        claims = decode_jwt(token)\n"
+        "        return refresh_session(claims)\n\n"
+        "def refresh_session(self, claims):\n"
+        "    return refresh_jwt(claims)\n"
+    ),
+    "src/tokens.py": (
+        "def token_expiry(self, token):\n"
+        "    jwt = parse_jwt(token)\n"
+        "    if isinstance(jwt, dict):\n"
+        "        return refresh_token(jwt)\n\n"
+        "def refresh_token(self, jwt):\n"
+        "    return jwt\n"
+    ),
+    "src/user.py": "def get_user(self, token):\n    return self.users[token]\n",
+    "src/pages.py": "def refresh_page(self):\n    return None\n",
+}
+for _i in range(8):
+    AUTH_CORPUS[f"src/mod{_i}.py"] = (
+        f"def handler_{_i}(self, request):\n    if isinstance(request, dict):\n        return request.user\n"
+    )
+
+AUTH_SCORES = [sc("src/auth.py", 0.95), sc("src/tokens.py", 0.85), sc("src/user.py", 0.3)]
+
+
+def load(tmp_path, files: Dict[str, str]) -> List[Document]:
+    docs = []
+    for rel, text in sorted(files.items()):
+        full = os.path.join(str(tmp_path), *rel.split("/"))
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        docs.append(read_document(rel, full))
+    return docs
+
+
+def learn(tmp_path, scored, keywords: Sequence[str]) -> List[str]:
+    docs = load(tmp_path, AUTH_CORPUS)
+    return learn_vocabulary(scored, {d.rel: d.data for d in docs}, docs, keywords_from_list(keywords))
+
+
+def test_learns_terms_shared_by_the_best_files(tmp_path) -> None:
+    got = learn(tmp_path, AUTH_SCORES, ["auth", "token", "expiry"])
+    assert {"refresh", "jwt"} <= set(got), got
+    assert len(got) <= MAX_LEARNED
+
+
+def test_never_learns_existing_keywords_or_their_parts(tmp_path) -> None:
+    got = learn(tmp_path, AUTH_SCORES, ["auth", "token expiry", "jwt"])
+    assert not {"auth", "token", "expiry", "jwt", "tokenexpiry", "token_expiry"} & set(got), got
+    assert "refresh" in got
+
+
+def test_never_learns_code_noise(tmp_path) -> None:
+    got = learn(tmp_path, AUTH_SCORES, ["auth", "token", "expiry"])
+    assert not {"isinstance", "self", "def", "return", "dict", "str", "import", "from"} & set(got), got
+
+
+def test_learns_nothing_without_a_relevant_file(tmp_path) -> None:
+    scored = [sc("src/auth.py", 0.3), sc("src/tokens.py", 0.25)]
+    assert learn(tmp_path, scored, ["auth", "token"]) == []
+
+
+def test_learned_terms_are_deterministic(tmp_path) -> None:
+    first = learn(tmp_path, AUTH_SCORES, ["auth", "token", "expiry"])
+    assert learn(tmp_path, AUTH_SCORES, ["auth", "token", "expiry"]) == first
+
+
+def test_learned_term_common_everywhere_is_not_preferred(tmp_path) -> None:
+    # "request" is in both best files and in every other file: "jwt" is rarer.
+    files = dict(AUTH_CORPUS)
+    files["src/auth.py"] += "\ndef a(request):\n    return request\n"
+    files["src/tokens.py"] += "\ndef b(request):\n    return request\n"
+    docs = load(tmp_path, files)
+    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                           keywords_from_list(["auth", "token", "expiry"]), limit=1)
+    assert got != ["request"]
+
+
+# --------------------------------------------------------------------------- #
+# Patterns, excludes, focus areas
+# --------------------------------------------------------------------------- #
+
+PATTERN_CASES = [
+    ("high file's directory", [sc("src/auth/login.py", 0.9)], [], ["src/auth/**"]),
+    ("exactly the threshold", [sc("src/auth/login.py", PATTERN_FROM_SCORE)], [], ["src/auth/**"]),
+    ("below the threshold", [sc("src/auth/login.py", 0.69)], [], []),
+    ("root-level file", [sc("main.py", 0.9)], [], []),
+    ("one pattern per directory", [sc("src/a/x.py", 0.9), sc("src/a/y.py", 0.8)], [], ["src/a/**"]),
+    ("existing pattern kept out", [sc("src/a/x.py", 0.9)], ["src/a/**"], []),
+    ("best first", [sc("lib/x.py", 0.9), sc("src/y.py", 0.8)], [], ["lib/**", "src/**"]),
+]
+
+
+@pytest.mark.parametrize("name,scored,existing,expected", PATTERN_CASES, ids=[c[0] for c in PATTERN_CASES])
+def test_directory_patterns(name, scored, existing, expected) -> None:
+    assert directory_patterns(scored, existing) == expected
+
+
+def test_directory_patterns_are_bounded() -> None:
+    scored = [sc(f"d{i}/x.py", 0.9) for i in range(20)]
+    assert 1 <= len(directory_patterns(scored, [])) <= 5
+
+
+def refine(**over) -> NextQuery:
+    args = dict(
+        patterns=["**"],
+        keywords=keywords_from_list(["auth", "token", "rate limit"]),
+        excludes=[],
+        shown=[sc("src/auth/tokens.py", 0.9), sc("src/user.py", 0.1), sc("src/db.py", 0.2),
+               sc("src/util.py", 0.19)],
+        gap_keywords=keywords_from_list(["rate limit"]),
+        learned=["refresh", "jwt"],
+        synonyms=[make_keyword("throttle", "synonym", 1.0, group="rate limit")],
+        unseen_related=["src/session/manager.py"],
+    )
+    args.update(over)
+    return refine_query(**args)
+
+
+def test_refine_excludes_shown_files_below_0_2() -> None:
+    assert EXCLUDE_BELOW == 0.2
+    q = refine()
+    assert "src/user.py" in q.excludes and "src/util.py" in q.excludes
+    assert "src/db.py" not in q.excludes and "src/auth/tokens.py" not in q.excludes
+
+
+def test_refine_keeps_existing_excludes_without_duplicates() -> None:
+    q = refine(excludes=["build/**", "src/user.py"])
+    assert q.excludes[0] == "build/**"
+    assert list(q.excludes).count("src/user.py") == 1
+
+
+def test_refine_focus_areas_name_gaps_and_unseen_related_files() -> None:
+    q = refine()
+    assert any("rate limit" in f for f in q.focus_areas)
+    assert any("src/session/manager.py" in f for f in q.focus_areas)
+
+
+def test_refine_focus_areas_skip_learned_and_synonym_gaps_and_are_bounded() -> None:
+    gaps = [make_keyword("throttle", "synonym"), make_keyword("refresh", "learned")]
+    q = refine(gap_keywords=gaps, unseen_related=[f"src/r{i}.py" for i in range(50)])
+    assert not any("throttle" in f or "refresh" in f for f in q.focus_areas)
+    assert 1 <= len(q.focus_areas) <= 10
+
+
+def test_refine_adds_learned_terms_and_synonyms_after_the_keywords() -> None:
+    q = refine()
+    got = [(k.text, k.kind) for k in q.keywords]
+    assert got[:3] == [("auth", "given"), ("token", "given"), ("rate limit", "given")]
+    assert ("refresh", "learned") in got and ("jwt", "learned") in got
+    assert ("throttle", "synonym") in got
+    assert q.learned == ("refresh", "jwt")
+    assert q.synonyms == ("throttle",)
+
+
+def test_refine_adds_directory_patterns_of_relevant_files() -> None:
+    q = refine()
+    assert q.patterns[0] == "**"
+    assert "src/auth/**" in q.patterns
+    assert "src/**" not in q.patterns  # user.py / db.py are not relevant
+
+
+def test_refine_is_deterministic() -> None:
+    assert refine() == refine()

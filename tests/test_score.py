@@ -1,0 +1,304 @@
+"""Tests for agentic_search.score (EVALUATE): relevance, roles, reasons.
+
+Scores are being tuned, so exact numbers are pinned only where a formula is the
+contract (idf is BM25's idf); otherwise the tests pin orderings and bounds a
+user relies on: definitions beat mentions, source beats tests unless the task
+asks for tests, synonyms of one gap count once, output order is (-score, path)
+and deterministic, relevance stays in 0..MAX_RELEVANCE.
+"""
+from __future__ import annotations
+
+import itertools
+import math
+import os
+from typing import Dict, List, Sequence
+
+import pytest
+
+from agentic_search.engine import rank_documents
+from agentic_search.match import FileMatch, read_document
+from agentic_search.query import Keyword, keywords_from_list, make_keyword
+from agentic_search.score import (
+    MAX_RELEVANCE, Corpus, Scored, corpus_stats, file_role, idf, raw_evidence, relevance,
+    roles_requested, score_matches, task_words,
+)
+
+
+def build(tmp_path, files: Dict[str, str]):
+    docs = []
+    for rel, text in sorted(files.items()):
+        full = os.path.join(str(tmp_path), *rel.split("/"))
+        os.makedirs(os.path.dirname(full), exist_ok=True)
+        with open(full, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        docs.append(read_document(rel, full))
+    return docs
+
+
+def rank(tmp_path, files: Dict[str, str], keywords: Sequence[str], task: str = "") -> List[Scored]:
+    scored, _, _ = rank_documents(build(tmp_path, files), keywords_from_list(keywords), task_words(task))
+    return scored
+
+
+def by_rel(scored: Sequence[Scored]) -> Dict[str, Scored]:
+    return {s.rel: s for s in scored}
+
+
+FILLER = {f"src/other{i}.py": f"def helper_{i}():\n    return {i}\n" for i in range(6)}
+
+
+# --------------------------------------------------------------------------- #
+# File roles
+# --------------------------------------------------------------------------- #
+
+ROLE_CASES = [
+    ("tests/test_auth.py", "test"),
+    ("test_x.py", "test"),
+    ("pkg/x_test.go", "test"),
+    ("src/x.spec.ts", "test"),
+    ("src/x.test.ts", "test"),
+    ("src/__tests__/x.ts", "test"),
+    ("conftest.py", "test"),
+    ("tests/conftest.py", "test"),
+    ("docs/index.py", "docs"),
+    ("README.md", "docs"),
+    ("guide/usage.rst", "docs"),
+    ("CHANGELOG.md", "docs"),
+    ("examples/demo.py", "example"),
+    ("app/migrations/0001_initial.py", "migration"),
+    ("vendor/lib/x.go", "vendored"),
+    ("third_party/zlib/a.c", "vendored"),
+    ("node_modules/x/index.js", "vendored"),
+    ("static/app.min.js", "generated"),
+    ("proto/api_pb2.py", "generated"),
+    ("src/app/core.py", "source"),
+    ("src/contest.py", "source"),
+    ("src/latest.py", "source"),
+    ("src/attestation.py", "source"),
+    ("src/protest/handler.py", "source"),
+    ("src/build.py", "source"),
+    ("src/docstring.py", "source"),
+]
+
+
+@pytest.mark.parametrize("rel,role", ROLE_CASES, ids=[c[0] for c in ROLE_CASES])
+def test_file_role(rel, role) -> None:
+    got, factor = file_role(rel)
+    assert got == role
+    if role == "source":
+        assert factor == 1.0
+    else:
+        assert 0.0 < factor < 1.0
+
+
+ROLE_REQUEST_CASES = [
+    ("add tests for the token parser", {"test"}),
+    ("the test for expiry fails", {"test"}),
+    ("update the docs for login", {"docs"}),
+    ("typo in README", {"docs"}),
+    ("write a migration for the user table", {"migration"}),
+    ("fix the token expiry", set()),
+    ("contest latest attestation", set()),
+]
+
+
+@pytest.mark.parametrize("task,roles", ROLE_REQUEST_CASES, ids=[c[0] for c in ROLE_REQUEST_CASES])
+def test_roles_requested(task, roles) -> None:
+    assert set(roles_requested(task_words(task))) == roles
+
+
+ROLE_FILES = [
+    # role file, task that asks for it
+    ("tests/test_store.py", "add a test for parse_token"),
+    ("docs/store.md", "update the docs of parse_token"),
+    ("app/migrations/0002_store.py", "write a migration using parse_token"),
+]
+
+
+@pytest.mark.parametrize("role_rel,task", ROLE_FILES, ids=[c[0] for c in ROLE_FILES])
+def test_role_files_rank_below_source(tmp_path, role_rel, task) -> None:
+    body = "x = parse_token(a)\ny = parse_token(b)\n"
+    files = dict(FILLER, **{"src/store.py": body, role_rel: body})
+    plain = by_rel(rank(tmp_path, files, ["parse_token"], "fix parse_token"))
+    assert plain[role_rel].score < plain["src/store.py"].score
+    assert any("file x0." in sig for sig in plain[role_rel].signals), plain[role_rel].signals
+
+
+@pytest.mark.parametrize("role_rel,task", ROLE_FILES, ids=[c[0] for c in ROLE_FILES])
+def test_task_about_a_role_weakens_its_down_weighting(tmp_path, role_rel, task) -> None:
+    body = "x = parse_token(a)\ny = parse_token(b)\n"
+    files = dict(FILLER, **{"src/store.py": body, role_rel: body})
+    plain = by_rel(rank(tmp_path, files, ["parse_token"], "fix parse_token"))
+    asked = by_rel(rank(tmp_path, files, ["parse_token"], task))
+    assert asked[role_rel].score > plain[role_rel].score
+    assert asked[role_rel].raw > plain[role_rel].raw
+
+
+@pytest.mark.parametrize("role_rel,task", ROLE_FILES, ids=[c[0] for c in ROLE_FILES])
+def test_task_about_a_role_turns_its_down_weighting_off(tmp_path, role_rel, task) -> None:
+    body = "x = parse_token(a)\ny = parse_token(b)\n"
+    files = dict(FILLER, **{"src/store.py": body, role_rel: body})
+    asked = by_rel(rank(tmp_path, files, ["parse_token"], task))
+    assert asked[role_rel].score >= asked["src/store.py"].score
+
+
+# --------------------------------------------------------------------------- #
+# idf and relevance: the formulas that are contracts
+# --------------------------------------------------------------------------- #
+
+@pytest.mark.parametrize("df,n", [(0, 1), (0, 10), (1, 10), (5, 10), (10, 10), (3, 1000)])
+def test_idf_is_bm25_idf(df, n) -> None:
+    assert idf(df, n) == pytest.approx(math.log(1.0 + (n - df + 0.5) / (df + 0.5)))
+
+
+def test_idf_is_positive_and_falls_as_keyword_gets_common() -> None:
+    values = [idf(df, 20) for df in range(21)]
+    assert all(v > 0 for v in values)
+    assert values == sorted(values, reverse=True)
+
+
+GRID = [i / 10 for i in range(11)]
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.25, 0.5, 1.0])
+def test_relevance_is_monotonic_in_strength_and_coverage(weight) -> None:
+    for s1, s2 in zip(GRID, GRID[1:]):
+        for c in GRID:
+            assert relevance(s1, c, weight) <= relevance(s2, c, weight)
+            assert relevance(c, s1, weight) <= relevance(c, s2, weight)
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.25, 0.5, 1.0])
+def test_relevance_is_bounded(weight) -> None:
+    for s, c in itertools.product(GRID + [1.5, 10.0], repeat=2):
+        assert 0.0 <= relevance(s, c, weight) <= MAX_RELEVANCE
+    assert MAX_RELEVANCE < 1.0
+
+
+@pytest.mark.parametrize("weight", [0.0, 0.25, 0.5, 1.0])
+def test_relevance_of_nothing_is_zero(weight) -> None:
+    assert relevance(0.0, 0.0, weight) == 0.0
+
+
+def test_best_file_covering_everything_reaches_implements_band() -> None:
+    assert relevance(1.0, 1.0, 1.0) >= 0.8
+    assert relevance(1.0, 1.0, 0.0) >= 0.8
+
+
+# --------------------------------------------------------------------------- #
+# Synonyms of one gap count once
+# --------------------------------------------------------------------------- #
+
+def synonym_keywords(group: str) -> List[Keyword]:
+    return [make_keyword(t, "synonym", 1.0, group=group) for t in ("throttle", "throttling", "throttler")]
+
+
+def fm(rel: str, counts, size: int = 100) -> FileMatch:
+    n = len(counts)
+    return FileMatch(rel=rel, size=size, counts=tuple(counts), in_path=(0.0,) * n, defines=(0.0,) * n)
+
+
+def flat_corpus(n_keywords: int) -> Corpus:
+    # Same idf for every keyword: the comparison is about grouping alone.
+    return Corpus(n_docs=10, avg_size=100.0, idfs=(idf(2, 10),) * n_keywords)
+
+
+def test_synonyms_of_one_gap_count_once() -> None:
+    kws = synonym_keywords("rate limiting")
+    corpus = flat_corpus(len(kws))
+    all_three, cov_all, _, matched_all = raw_evidence(fm("a.py", (2, 2, 2)), kws, corpus)
+    best_alone, cov_one, _, _ = raw_evidence(fm("b.py", (2, 0, 0)), kws, corpus)
+    assert all_three == pytest.approx(best_alone)
+    assert cov_all == pytest.approx(cov_one)
+    assert set(matched_all) == {"throttle", "throttling", "throttler"}
+
+
+def test_ungrouped_keywords_add_up() -> None:
+    # The contrast: without a group the same counts are three pieces of evidence.
+    kws = [make_keyword(t, "synonym", 1.0) for t in ("throttle", "throttling", "throttler")]
+    corpus = flat_corpus(len(kws))
+    all_three = raw_evidence(fm("a.py", (2, 2, 2)), kws, corpus)[0]
+    one = raw_evidence(fm("b.py", (2, 0, 0)), kws, corpus)[0]
+    assert all_three > one
+
+
+def test_synonym_group_does_not_outrank_a_file_holding_another_keyword(tmp_path) -> None:
+    kws = keywords_from_list(["router"]) + synonym_keywords("rate limiting")
+    matches = [
+        fm("src/many_synonyms.py", (0, 2, 2, 2)),
+        fm("src/router_and_one.py", (2, 2, 0, 0)),
+    ]
+    corpus = corpus_stats(matches, 10, 100.0, len(kws))
+    out = by_rel(score_matches(matches, kws, corpus))
+    assert out["src/router_and_one.py"].score > out["src/many_synonyms.py"].score
+
+
+# --------------------------------------------------------------------------- #
+# Ranking
+# --------------------------------------------------------------------------- #
+
+def test_definition_outranks_an_equal_number_of_mentions(tmp_path) -> None:
+    files = dict(FILLER, **{
+        "src/dates.py": "import os\n\ndef parse_date(s):\n    return parse_date(s) or parse_date(s)\n",
+        "src/views.py": "import os\n\nx = parse_date(a)\ny = parse_date(b)\nz = parse_date(c)\n",
+    })
+    out = rank(tmp_path, files, ["parse_date"])
+    assert [s.rel for s in out[:2]] == ["src/dates.py", "src/views.py"]
+    assert out[0].score > out[1].score
+    assert any(sig.startswith("defines parse_date") for sig in out[0].signals)
+
+
+def test_path_match_outranks_an_equal_content_match(tmp_path) -> None:
+    files = dict(FILLER, **{
+        "src/tokens.ts": "export const x = token;\n",
+        "src/session.ts": "export const x = token;\n",
+    })
+    out = by_rel(rank(tmp_path, files, ["token"]))
+    assert out["src/tokens.ts"].score > out["src/session.ts"].score
+    assert any(sig.startswith("path") for sig in out["src/tokens.ts"].signals)
+
+
+def test_file_covering_more_keywords_ranks_higher(tmp_path) -> None:
+    files = dict(FILLER, **{
+        "src/auth.py": "token = 1\nexpiry = 2\n",
+        "src/user.py": "token = 1\n",
+    })
+    out = by_rel(rank(tmp_path, files, ["token", "expiry"]))
+    assert out["src/auth.py"].score > out["src/user.py"].score
+
+
+def test_files_matching_nothing_are_not_scored(tmp_path) -> None:
+    out = rank(tmp_path, dict(FILLER, **{"src/auth.py": "token\n"}), ["token"])
+    assert [s.rel for s in out] == ["src/auth.py"]
+
+
+def test_scores_are_in_range_and_reasons_named(tmp_path) -> None:
+    files = dict(FILLER, **{
+        "src/auth.py": "def check_token(t):\n    return token_expiry(t)\n",
+        "src/tokens.py": "token = 1\n",
+        "tests/test_tokens.py": "token = 1\n",
+    })
+    for s in rank(tmp_path, files, ["token", "expiry"]):
+        assert 0.0 < s.score <= MAX_RELEVANCE
+        assert s.signals
+        assert s.matched_keywords
+
+
+def test_score_matches_sorted_by_score_then_path_and_deterministic(tmp_path) -> None:
+    kws = keywords_from_list(["token", "expiry"])
+    matches = [
+        fm("src/b.py", (1, 1)), fm("src/a.py", (1, 1)), fm("src/c.py", (3, 1)),
+        fm("src/e.py", (1, 0)), fm("src/d.py", (1, 0)),
+    ]
+    corpus = corpus_stats(matches, 20, 100.0, len(kws))
+    first = score_matches(matches, kws, corpus)
+    keys = [(-s.score, s.rel) for s in first]
+    assert keys == sorted(keys)
+    assert [s.rel for s in first] == ["src/c.py", "src/a.py", "src/b.py", "src/d.py", "src/e.py"]
+    for perm in itertools.permutations(matches):
+        assert score_matches(list(perm), kws, corpus) == first
+
+
+def test_no_matches_scores_nothing() -> None:
+    kws = keywords_from_list(["token"])
+    assert score_matches([], kws, corpus_stats([], 5, 100.0, 1)) == []
