@@ -1,0 +1,338 @@
+"""Tests for bench/: metrics, the BM25 baseline, tree layout and the harness end to end.
+
+Everything runs on a small codebase committed to a git repository in ``tmp_path``;
+the real benchmark (214 issues over four large repositories) is not part of the tests.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
+if BENCH not in sys.path:
+    sys.path.insert(0, BENCH)
+
+import bm25  # noqa: E402
+import localize  # noqa: E402
+import speed  # noqa: E402
+
+TOOL = os.path.join(ROOT, "scripts", "retrieve_loop.py")
+HAS_GIT = shutil.which("git") is not None
+needs_git = pytest.mark.skipif(not HAS_GIT, reason="git is not installed")
+
+FILES = {
+    "src/auth/tokens.py": '''
+        """Access and refresh tokens."""
+        TOKEN_TTL = 3600
+
+        def refresh_token(token):
+            """Issue a new token when the old one reached its expiry."""
+            return issue_token(token.user, ttl=TOKEN_TTL)
+
+        class TokenExpiry(Exception):
+            pass
+        ''',
+    "src/db/models.py": '''
+        class UserModel:
+            def save(self, connection):
+                connection.execute("insert into users")
+        ''',
+    "src/http/router.py": '''
+        from src.auth.tokens import refresh_token
+
+        def route(path, handler):
+            ROUTES[path] = handler
+        ''',
+    "docs/guide.txt": "How to configure the router and the database connection.\n",
+    "README.md": "A tiny service.\n",
+    ".hidden/secret.py": "def refresh_token(): pass\n",
+    "assets/logo.png": b"\x89PNG\r\n\x1a\n\0\0binary refresh_token",
+}
+
+ISSUES = [
+    ("demo__svc-1", "refresh_token raises TokenExpiry too early\nThe token expiry check in "
+                    "refresh_token uses the wrong TOKEN_TTL.", ["src/auth/tokens.py"]),
+    ("demo__svc-2", "UserModel.save fails: the connection execute call for users is wrong.",
+     ["src/db/models.py"]),
+    ("demo__svc-3", "route() overwrites ROUTES when the same path is given a new handler.",
+     ["src/http/router.py"]),
+]
+
+
+def write_tree(root) -> None:
+    """Write FILES under ``root``."""
+    for rel, body in FILES.items():
+        path = os.path.join(str(root), *rel.split("/"))
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        mode = "wb" if isinstance(body, bytes) else "w"
+        with open(path, mode) as fh:
+            fh.write(body if isinstance(body, bytes) else textwrap.dedent(body).lstrip())
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A committed git repository, its bare-ish git dir, head commit and a jsonl file."""
+    work = tmp_path / "work"
+    work.mkdir()
+    write_tree(work)
+    git = ["git", "-C", str(work), "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git[:3] + ["init", "-q"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "init"], check=True)
+    commit = subprocess.run(git[:3] + ["rev-parse", "HEAD"], check=True,
+                            stdout=subprocess.PIPE, text=True).stdout.strip()
+    data = tmp_path / "issues.jsonl"
+    with open(data, "w", encoding="utf-8") as fh:
+        for iid, text, gold in ISSUES:
+            fh.write(json.dumps({"instance_id": iid, "repo": "demo/svc", "base_commit": commit,
+                                 "problem_statement": text, "gold_files": gold}) + "\n")
+    return {"git_dir": str(work / ".git"), "commit": commit, "data": str(data),
+            "trees": str(tmp_path / "trees"), "tmp": tmp_path}
+
+
+# ---------------------------------------------------------------- metrics
+
+RANKING = ["a.py", "b.py", "c.py", "d.py", "e.py", "f.py"]
+
+
+@pytest.mark.parametrize("gold, ranks", [
+    (["a.py"], {"a.py": 1}),
+    (["c.py", "f.py"], {"c.py": 3, "f.py": 6}),
+    (["zz.py"], {"zz.py": None}),
+])
+def test_gold_ranks(gold, ranks):
+    assert localize.gold_ranks(RANKING, gold) == ranks
+
+
+@pytest.mark.parametrize("gold, k, acc, recall", [
+    (["a.py"], 1, 1.0, 1.0),
+    (["b.py"], 1, 0.0, 0.0),
+    (["b.py"], 5, 1.0, 1.0),
+    (["a.py", "f.py"], 5, 0.0, 0.5),   # Acc@k needs every gold file in the top k
+    (["a.py", "f.py"], 10, 1.0, 1.0),
+    (["a.py", "zz.py"], 10, 0.0, 0.5),
+    (["zz.py"], 10, 0.0, 0.0),
+])
+def test_acc_and_recall_at_k(gold, k, acc, recall):
+    ranks = localize.gold_ranks(RANKING, gold)
+    assert localize.acc_at(ranks, k) == acc
+    assert localize.recall_at(ranks, k) == recall
+
+
+@pytest.mark.parametrize("gold, rr", [
+    (["a.py"], 1.0), (["c.py"], 1 / 3), (["f.py", "b.py"], 0.5), (["zz.py"], 0.0),
+])
+def test_reciprocal_rank_uses_first_gold_file(gold, rr):
+    assert localize.reciprocal_rank(localize.gold_ranks(RANKING, gold)) == pytest.approx(rr)
+
+
+@pytest.mark.parametrize("context, gold, precision, recall", [
+    (["a.py", "b.py", "c.py"], ["a.py"], 1 / 3, 1.0),
+    (["a.py"], ["a.py", "b.py"], 1.0, 0.5),
+    ([], ["a.py"], 0.0, 0.0),               # empty context: precision 0 by convention
+    (["x.py", "x.py"], ["a.py"], 0.0, 0.0),
+])
+def test_context_scores(context, gold, precision, recall):
+    assert localize.context_scores(context, gold) == (pytest.approx(precision), pytest.approx(recall))
+
+
+def test_summarize_counts_failures_as_zero():
+    rows = [
+        {"instance": "i1", "repo": "r", "systems": {"bm25-py": {"ranks": {"g": 1}, "seconds": 1.0}}},
+        {"instance": "i2", "repo": "r", "systems": {"bm25-py": {"ranks": {"g": 4}, "seconds": 3.0}}},
+        {"instance": "i3", "repo": "r", "systems": {}, "error": "layout: boom"},
+    ]
+    s = localize.summarize(rows, "bm25-py")
+    assert s["acc@1"] == pytest.approx(1 / 3)
+    assert s["acc@5"] == pytest.approx(2 / 3)
+    assert s["mrr"] == pytest.approx((1 + 0.25) / 3)
+    assert s["s/cycle"] == pytest.approx(4 / 3)
+    assert localize.summarize(rows, "tool") is None
+    assert "i3 [all]: layout: boom" in localize.table(rows)
+
+
+# ---------------------------------------------------------------- BM25
+
+@pytest.mark.parametrize("word, terms", [
+    (b"token", (b"token",)),
+    (b"refresh_token", (b"refresh_token", b"refresh", b"token")),
+    (b"getHTTPResponse_code", (b"gethttpresponse_code", b"get", b"http", b"response", b"code")),
+    (b"TokenExpiry", (b"tokenexpiry", b"token", b"expiry")),
+    (b"TOKEN_TTL", (b"token_ttl", b"token", b"ttl")),
+    (b"utf8", (b"utf8", b"utf", b"8")),
+    (b"_private", (b"_private", b"private")),
+])
+def test_expand_keeps_whole_word_and_parts(word, terms):
+    assert bm25.expand(word) == terms
+
+
+def test_tokenize_splits_on_non_word_bytes():
+    assert bm25.tokenize(b"a.b-c d\xc3\xa9e") == [b"a", b"b", b"c", b"d", b"e"]
+
+
+def test_bm25_score_matches_the_formula(tmp_path):
+    (tmp_path / "one.py").write_text("alpha beta beta")
+    (tmp_path / "two.py").write_text("gamma")
+    q = bm25.query_terms("beta")
+    files = bm25.index_tree(str(tmp_path), q)
+    ranked = bm25.rank(files, q)
+    n, df, tf, dl, avgdl = 2, 1, 2, 3, 2.0
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    want = idf * tf * (bm25.K1 + 1) / (tf + bm25.K1 * (1 - bm25.B + bm25.B * dl / avgdl))
+    assert ranked == [("one.py", pytest.approx(want))]
+
+
+def test_bm25_skips_hidden_dirs_binary_and_big_files(tmp_path, monkeypatch):
+    write_tree(tmp_path)
+    (tmp_path / "big.txt").write_text("refresh_token " * 40)
+    monkeypatch.setattr(bm25, "MAX_BYTES", 400)
+    ids = [f.id for f in bm25.index_tree(str(tmp_path), [b"refresh_token"])]
+    assert ".hidden/secret.py" not in ids and "assets/logo.png" not in ids and "big.txt" not in ids
+    assert "src/auth/tokens.py" in ids and "docs/guide.txt" in ids
+
+
+@pytest.mark.parametrize("iid, text, gold", ISSUES)
+def test_bm25_ranks_the_obvious_file_first(tmp_path, iid, text, gold):
+    write_tree(tmp_path)
+    q = bm25.query_terms(text)
+    files = bm25.index_tree(str(tmp_path), q)
+    assert bm25.rank(files, q)[0][0] == gold[0]
+    py = bm25.rank(files, q, py_only=True)
+    assert py[0][0] == gold[0] and all(i.endswith(".py") for i, _ in py)
+
+
+def test_bm25_cli(tmp_path):
+    write_tree(tmp_path)
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "bm25.py"), "--root", str(tmp_path),
+                          "--query", ISSUES[0][1], "--limit", "1"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert out.returncode == 0 and out.stderr == ""
+    assert [r["id"] for r in json.loads(out.stdout)["ranking"]] == ["src/auth/tokens.py"]
+
+
+# ---------------------------------------------------------------- trees
+
+def test_git_dir_mapping_and_overrides():
+    assert localize.git_dir_for("psf/requests", "/m", {}) == os.path.join("/m", "psf+requests", "repo")
+    assert localize.git_dir_for("django/django", "/m", {}) == \
+        os.path.join("/m", "swe-bench+django__django", "repo")
+    over = localize.parse_git_dirs(["django/django=/x/d.git"])
+    assert localize.git_dir_for("django/django", "/m", over) == "/x/d.git"
+    with pytest.raises(SystemExit):
+        localize.parse_git_dirs(["nonsense"])
+
+
+@needs_git
+def test_lay_out_extracts_then_reuses(repo):
+    dest = os.path.join(repo["trees"], "demo__svc-1")
+    assert localize.lay_out(repo["git_dir"], repo["commit"], dest) is True
+    assert os.path.isfile(os.path.join(dest, "src", "auth", "tokens.py"))
+    assert not os.path.exists(os.path.join(dest, ".git"))
+    assert localize.lay_out(repo["git_dir"], repo["commit"], dest) is False
+    with pytest.raises(RuntimeError):
+        localize.lay_out(repo["git_dir"], "0" * 40, os.path.join(repo["trees"], "bad"))
+    assert os.listdir(repo["trees"]) == ["demo__svc-1"]  # no temporary left behind
+
+
+# ---------------------------------------------------------------- the harness
+
+FAKE_TOOL = '''
+import argparse, json, os, sys
+ap = argparse.ArgumentParser()
+ap.add_argument("--root"); ap.add_argument("--state"); ap.add_argument("--task")
+ap.add_argument("--keywords", nargs="*")
+a = ap.parse_args()
+if a.task and "overwrites" in a.task:
+    sys.exit("fake: cannot handle this one")
+state = {"cycle": 0}
+if os.path.exists(a.state) and not a.task and not a.keywords:
+    state = json.load(open(a.state))
+state["cycle"] += 1
+json.dump(state, open(a.state, "w"))
+ids = sorted(os.path.relpath(os.path.join(d, f), a.root).replace(os.sep, "/")
+             for d, _, fs in os.walk(a.root) for f in fs)
+print(json.dumps({"cycle": state["cycle"], "done": state["cycle"] >= 2, "stop_reason": "fake",
+                  "query": {"keywords": ["token", "route"]},
+                  "ranking": [{"id": i, "score": 0.5} for i in ids],
+                  "context": [{"id": "src/auth/tokens.py", "score": 0.9, "reason": "fake"},
+                              {"id": "README.md", "score": 0.8, "reason": "fake"}]}))
+'''
+
+
+def run_localize(repo, *extra):
+    """Run bench/localize.py as a subprocess over the fixture."""
+    argv = [sys.executable, os.path.join(BENCH, "localize.py"), "--data", repo["data"],
+            "--trees", repo["trees"], "--git-dir", f"demo/svc={repo['git_dir']}", *extra]
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+@needs_git
+def test_harness_baselines_only(repo):
+    out_json = os.path.join(str(repo["tmp"]), "rows.json")
+    proc = run_localize(repo, "--no-tool", "--out", out_json, "--jobs", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert "| bm25-all | 100.0% | 100.0% | 100.0% |" in proc.stdout
+    assert "| bm25-py | 100.0% |" in proc.stdout and "| tool |" not in proc.stdout
+    rows = json.load(open(out_json))["rows"]
+    assert [r["instance"] for r in rows] == [i[0] for i in ISSUES]
+    assert rows[0]["systems"]["bm25-py"]["ranks"] == {"src/auth/tokens.py": 1}
+    assert proc.stderr.count("[") >= 3  # one progress line per instance
+
+
+@needs_git
+def test_harness_scores_the_tool_and_survives_its_failure(repo):
+    fake = repo["tmp"] / "fake_tool.py"
+    fake.write_text(FAKE_TOOL)
+    out_json = os.path.join(str(repo["tmp"]), "rows.json")
+    proc = run_localize(repo, "--no-baseline", "--jobs", "1", "--out", out_json,
+                        "--tool-cmd", f"{sys.executable} {fake}", "--delete-trees")
+    assert proc.returncode == 0, proc.stderr
+    rows = {r["instance"]: r["systems"]["tool"] for r in json.load(open(out_json))["rows"]}
+    # the fake ranks every file alphabetically: .hidden/secret.py, README.md, assets/logo.png,
+    # docs/guide.txt, src/auth/tokens.py, src/db/models.py, src/http/router.py
+    assert rows["demo__svc-1"]["ranks"] == {"src/auth/tokens.py": 5}
+    assert rows["demo__svc-1"]["cycles"] == 2 and len(rows["demo__svc-1"]["seconds_per_cycle"]) == 2
+    assert rows["demo__svc-1"]["ctx_precision"] == 0.5 and rows["demo__svc-1"]["ctx_recall"] == 1.0
+    assert rows["demo__svc-3"]["error"] and rows["demo__svc-3"]["ranks"] == {"src/http/router.py": None}
+    # 3 issues: ranks 5, 6, failed -> Acc@5 1/3, Acc@10 2/3, MRR (1/5 + 1/6) / 3
+    assert "| tool | 0.0% | 33.3% | 66.7% |" in proc.stdout
+    assert f"| {(1 / 5 + 1 / 6) / 3:.2f} |" in proc.stdout
+    assert "demo__svc-3 [tool]" in proc.stdout
+    assert not os.path.exists(os.path.join(repo["trees"], "demo__svc-1"))  # --delete-trees
+
+
+@needs_git
+def test_speed_runs_on_a_fixture(repo, tmp_path):
+    fake = tmp_path / "fake_tool.py"
+    fake.write_text(FAKE_TOOL)
+    t = speed.run_timed([sys.executable, "-c", "print('x')"])
+    assert t.returncode == 0 and t.stdout.strip() == b"x" and t.rss_mb > 0
+    series, name = speed.time_cycles([sys.executable, str(fake)], str(tmp_path), None,
+                                     ["token"], runs=2)
+    got = {s.name: len(s.seconds) for s in series}
+    assert got[name] == 2 and got["cycle 1 (cold)"] == 2 and got["cycle 2"] == 2
+    assert "cycle 3" not in got  # the fake is done after cycle 2
+    small = tmp_path / "gen"
+    speed.gen_small(str(small), 50)
+    assert speed.tree_size(str(small))[0] == 50
+
+
+@needs_git
+@pytest.mark.skipif(not os.path.isfile(TOOL), reason="scripts/retrieve_loop.py not written yet")
+def test_harness_runs_the_real_tool(repo):
+    out_json = os.path.join(str(repo["tmp"]), "rows.json")
+    proc = run_localize(repo, "--out", out_json, "--jobs", "1")
+    assert proc.returncode == 0, proc.stderr
+    rows = json.load(open(out_json))["rows"]
+    errors = [(r["instance"], r["systems"]["tool"]["error"]) for r in rows]
+    assert all(not e for _, e in errors), errors
+    assert all(1 <= r["systems"]["tool"]["cycles"] <= 3 for r in rows)
+    assert "| tool |" in proc.stdout and "| tool ÷ bm25-py |" in proc.stdout
