@@ -10,7 +10,7 @@ only --root/--state are the tool's own loop. Steer it by adding --keywords, --pa
 Usage::
 
     python3 scripts/retrieve_loop.py --root . --state /tmp/s.json --task "fix the auth token expiry bug"
-    python3 scripts/retrieve_loop.py --root . --state /tmp/s.json            # next cycle
+    python3 scripts/retrieve_loop.py --state /tmp/s.json                     # next cycle
     python3 scripts/retrieve_loop.py --root . --state /tmp/s.json --judge src/auth.ts=0.9 --text
 
 Output: one JSON object on stdout (``--text`` for people) with cycle, max_cycles, done,
@@ -51,7 +51,7 @@ def _build_parser():
         description="Run one cycle of the agentic retrieval loop over a codebase; state lives in --state.",
         epilog="Exit codes: 0 ok, 1 bad input or state, 2 usage. See SKILL.md and references/retriever.md.",
     )
-    p.add_argument("--root", required=True, help="the tree to search")
+    p.add_argument("--root", default=None, help="the tree to search (first call; later calls take it from --state)")
     p.add_argument("--state", required=True, help="the loop's state file (created on the first call)")
     p.add_argument("--task", default="", help="free text: an issue, bug report or stack trace")
     p.add_argument("--task-file", default=None, help="read the task text from a file ('-' for stdin)")
@@ -70,11 +70,14 @@ def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run one cycle, print the outcome; returns the exit code."""
     parser = _build_parser()
     args = parser.parse_args(argv)
-    from agentic_search.cli import CliError, run
+    from agentic_search.cli import CliError, CliUsageError, run
 
     try:
         judgements = tuple(_parse_judge(v) for v in args.judge)
         out, text = run(args, judgements)
+    except CliUsageError as exc:
+        print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
+        return 2
     except (CliError, ValueError) as exc:
         print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
         return 1

@@ -623,3 +623,26 @@ def test_stdout_piped_to_head_is_quiet(tmp_path):
     text = err.read_text()
     assert "Traceback" not in text and "Exception ignored" not in text
     assert text == ""
+
+
+def test_later_cycles_need_only_the_state_file(tmp_path):
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "throttle.py").write_text("def throttle(limit):\n    return limit\n")
+    (root / "src" / "app.py").write_text("from src.throttle import throttle\nthrottle(3)\n")
+    state = tmp_path / "s.json"
+    first = subprocess.run([sys.executable, SCRIPT, "--root", str(root), "--state", str(state),
+                            "--keywords", "throttle", "--max-cycles", "3"], capture_output=True, text=True)
+    assert first.returncode == 0, first.stderr
+    second = subprocess.run([sys.executable, SCRIPT, "--state", str(state)], capture_output=True, text=True)
+    assert second.returncode == 0, second.stderr
+    out = json.loads(second.stdout)
+    assert out["cycle"] == 2 or json.loads(first.stdout)["done"]
+
+
+def test_first_call_without_root_is_a_usage_error(tmp_path):
+    proc = subprocess.run([sys.executable, SCRIPT, "--state", str(tmp_path / "s.json"), "--task", "x y"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and "--root" in proc.stderr

@@ -15,7 +15,11 @@ from .state import StateError, load_state, new_state, save_state
 
 
 class CliError(Exception):
-    """One line for stderr: what is wrong and where."""
+    """One line for stderr: what is wrong and where (exit 1)."""
+
+
+class CliUsageError(CliError):
+    """The call's arguments do not make sense together (exit 2)."""
 
 
 def _hints_module():
@@ -42,11 +46,6 @@ def _read_task(args) -> str:
 
 def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any], str]:
     """Run one cycle for parsed arguments; returns (output dict, text to print)."""
-    root = os.path.abspath(args.root)
-    if not os.path.exists(root):
-        raise CliError(f"--root {args.root}: no such directory")
-    if not os.path.isdir(root):
-        raise CliError(f"--root {args.root}: not a directory")
     if args.max_cycles is not None and args.max_cycles < 1:
         raise CliError(f"--max-cycles {args.max_cycles}: must be at least 1")
     if args.limit is not None and args.limit < 1:
@@ -54,18 +53,26 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
     state_path = os.path.abspath(args.state)
     if os.path.isdir(state_path):
         raise CliError(f"--state {args.state}: is a directory, not a state file")
-    state_real = os.path.realpath(state_path)
-    for path, _score in judgements:
-        if os.path.realpath(os.path.join(root, path)) == state_real:
-            raise CliError(f"--judge {path}: is the loop's own state file, not a file of the tree")
-    task = _read_task(args)
-
     state = None
     if not args.reset:
         try:
             state = load_state(state_path)
         except StateError as exc:
             raise CliError(str(exc)) from None
+    if args.root is None:
+        if state is None:
+            raise CliUsageError("--root DIR is required on the first call (later calls take it from --state)")
+        args.root = state["root"]
+    root = os.path.abspath(args.root)
+    if not os.path.exists(root):
+        raise CliError(f"--root {args.root}: no such directory")
+    if not os.path.isdir(root):
+        raise CliError(f"--root {args.root}: not a directory")
+    state_real = os.path.realpath(state_path)
+    for path, _score in judgements:
+        if os.path.realpath(os.path.join(root, path)) == state_real:
+            raise CliError(f"--judge {path}: is the loop's own state file, not a file of the tree")
+    task = _read_task(args)
     if state is not None and os.path.realpath(state.get("root", "")) != os.path.realpath(root):
         raise CliError(
             f"--state {args.state}: belongs to a loop over {state.get('root')!r}, not {root!r}; "

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 # Kinds of keyword, and the prior weight each carries into scoring.
@@ -32,6 +32,9 @@ KIND_WEIGHTS = {
     "learned": 0.45,    # codebase vocabulary learned from high-relevance files
     "synonym": 0.6,     # a programming synonym of a keyword that matched nothing (default)
 }
+# A multi-line task's first line is its title (an issue's summary): its keywords weigh
+# this much more. Measured on the dev split: +3 points Acc@1, +2 Acc@10 (see bench/README.md).
+TITLE_BOOST = 2.0
 # Identifiers shorter than this are too ambiguous to search alone ("id", "q").
 MIN_IDENTIFIER_LEN = 3
 # Plain words shorter than this are almost always noise.
@@ -188,11 +191,17 @@ def _module_path(dotted: str) -> str | None:
     parts = dotted.split(".")
     if parts[0].lower() in ("self", "cls", "this", "os", "sys") or len(parts) < 2:
         return None
-    if any(len(p) < 2 for p in parts) or max(len(p) for p in parts) < 3:
-        return None  # "e.g", "i.e": abbreviations, not modules
     if parts[-1].lower() in _PATH_EXTENSIONS:
         return None
-    return "/".join(parts)
+    # Modules are lower-case by convention: django.db.models.Q names django/db/models.
+    module = []
+    for p in parts:
+        if not p.islower() and not p.replace("_", "").isdigit():
+            break
+        module.append(p)
+    if len(module) < 2 or any(len(p) < 2 for p in module) or max(len(p) for p in module) < 3:
+        return None  # "e.g", "i.e": abbreviations, not modules; "sy.Matrix": an attribute
+    return "/".join(module)
 
 
 def extract_keywords(task: str) -> list[Keyword]:
@@ -235,6 +244,7 @@ def extract_keywords(task: str) -> list[Keyword]:
 
     out: list[Keyword] = []
     seen: set[str] = set()
+    title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
 
     def add(text: str, kind: str) -> None:
         key = normalize(text)
@@ -242,6 +252,8 @@ def extract_keywords(task: str) -> list[Keyword]:
             return
         kw = make_keyword(text, kind)
         if kw is not None:
+            if title and key in title:
+                kw = replace(kw, weight=kw.weight * TITLE_BOOST)
             seen.add(key)
             out.append(kw)
 
@@ -249,7 +261,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         add(p, "path")
     for name in list(idents)[:MAX_IDENTIFIERS]:
         add(name, "identifier")
-    ranked_words = sorted(words, key=lambda w: -words[w])  # stable: first-seen order on ties
+    # Title words first, then by frequency (stable: first-seen order on ties).
+    ranked_words = sorted(words, key=lambda w: (not (title and w in title), -words[w]))
     for w in ranked_words[:MAX_WORDS]:
         add(w, "word")
     return out

@@ -30,7 +30,7 @@ TF_B = 0.5
 # A keyword in the file's path is strong evidence (the seed: "token" finds tokens.ts).
 PATH_BONUS = 1.5
 # Defining a quoted name is the strongest single signal (bench README: two thirds of fixes).
-DEF_BONUS = 2.5
+DEF_BONUS = 1.5
 # A query of at most this many matching keywords is judged mostly by coverage (does the
 # file hold what was asked?); longer ones (a pasted issue) by standing against the best file.
 SHORT_QUERY_KEYWORDS = 4
@@ -38,6 +38,9 @@ SHORT_QUERY_KEYWORDS = 4
 COVERAGE_FLOOR = 0.7
 # Standing judgement: files well behind the leader fall off quickly.
 RELATIVE_EXP = 2.0
+# How much a path or definition hit is weighted by its own rarity (files defining the
+# name, files whose path names it) rather than the keyword's rarity in content.
+SIGNAL_RARITY_SHARE = 0.25
 # Relevance never exceeds this: certainty is for files an agent has read (--judge).
 MAX_RELEVANCE = 0.98
 
@@ -107,16 +110,30 @@ class Corpus:
     n_docs: int
     avg_size: float
     idfs: tuple[float, ...]
+    def_idfs: tuple[float, ...] = ()
+    path_idfs: tuple[float, ...] = ()
 
 
 def corpus_stats(matches: Sequence[FileMatch], n_docs: int, avg_size: float, n_keywords: int) -> Corpus:
     """Document frequencies from the matches (files matching nothing don't count)."""
     df = [0] * n_keywords
+    ddf = [0] * n_keywords
+    pdf = [0] * n_keywords
     for m in matches:
         for i, c in enumerate(m.counts):
             if c:
                 df[i] += 1
-    return Corpus(n_docs=n_docs, avg_size=avg_size, idfs=tuple(idf(d, max(n_docs, 1)) for d in df))
+        for i, d in enumerate(m.defines):
+            if d:
+                ddf[i] += 1
+        for i, p in enumerate(m.in_path):
+            if p:
+                pdf[i] += 1
+    n = max(n_docs, 1)
+    return Corpus(
+        n_docs=n_docs, avg_size=avg_size, idfs=tuple(idf(d, n) for d in df),
+        def_idfs=tuple(idf(d, n) for d in ddf), path_idfs=tuple(idf(d, n) for d in pdf),
+    )
 
 
 def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> tuple[float, float, list[str], list[str]]:
@@ -134,15 +151,23 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> t
         tf = _tf(m.counts[i], m.size, corpus.avg_size)
         p = m.in_path[i]
         d = m.defines[i]
-        part = tf + PATH_BONUS * p + DEF_BONUS * d
+        if kw.kind == "word" and d < 1.0:
+            d = 0.0  # a plain word as the prefix of some longer name is noise
+        # Each signal is weighted by its own rarity: a name defined in one file of
+        # thousands is decisive even when, as a substring, it occurs everywhere.
+        part = kw.weight * (
+            corpus.idfs[i] * tf
+            + PATH_BONUS * p * _blend(corpus.path_idfs, corpus.idfs, i)
+            + DEF_BONUS * d * _blend(corpus.def_idfs, corpus.idfs, i)
+        )
         if part <= 0:
             continue
         if kw.group:
             prev = best_in_group.get(kw.group, (0.0, 0.0))
-            if w * part > prev[0]:
-                best_in_group[kw.group] = (w * part, w)
+            if part > prev[0]:
+                best_in_group[kw.group] = (part, w)
         else:
-            total += w * part
+            total += part
             covered += w
         matched.append(kw.text)
         if d >= 1.0:
@@ -159,6 +184,14 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> t
         total += value
         covered += w
     return total, covered, signals, matched
+
+
+def _blend(specific: tuple[float, ...], general: tuple[float, ...], i: int) -> float:
+    """The rarity of a path or definition hit: between the keyword's content rarity and
+    the rarity of that kind of hit (SIGNAL_RARITY_SHARE of the latter)."""
+    if not specific:
+        return general[i]
+    return (1 - SIGNAL_RARITY_SHARE) * general[i] + SIGNAL_RARITY_SHARE * specific[i]
 
 
 def query_mass(keywords: Sequence[Keyword], corpus: Corpus) -> float:
