@@ -16,7 +16,9 @@ Usage::
 Output: one JSON object on stdout (``--text`` for people) with cycle, max_cycles, done,
 stop_reason, query, stats, results, hints, next_query, ranking and context.
 Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage.
-The tool writes nothing inside --root except the --state file itself.
+The tool writes nothing inside --root except the --state file itself. Beside a --state
+file outside the tree it keeps a cache (FILE.cache, FILE.cache.blob) that makes later
+cycles cheaper without changing their output; --no-cache turns it off.
 """
 
 from __future__ import annotations
@@ -63,6 +65,8 @@ def _build_parser():
     p.add_argument("--limit", type=int, default=None, help="entries in results/ranking/context (default 20)")
     p.add_argument("--reset", action="store_true", help="start over, discarding the state file")
     p.add_argument("--text", action="store_true", help="print a human-readable report instead of JSON")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the cache beside --state (FILE.cache, FILE.cache.blob)")
     return p
 
 

@@ -10,6 +10,7 @@ import os
 import sys
 from typing import Any
 
+from .cache import open_cache
 from .cycle import DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, CycleError, Steering, rejudge, run_cycle
 from .state import StateError, load_state, new_state, save_state
 
@@ -86,6 +87,8 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
     elif args.max_cycles is not None:
         state["max_cycles"] = args.max_cycles
 
+    # The cache sits beside the state, never inside the tree (then there is none).
+    cache = None if getattr(args, "no_cache", False) else open_cache(state_path, root)
     steer = Steering(
         task=task,
         keywords=tuple(args.keywords),
@@ -93,9 +96,10 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         excludes=tuple(args.exclude),
         judgements=judgements,
         limit=args.limit or DEFAULT_LIMIT,
-        skip_paths=(state_path,),
+        skip_paths=(state_path,) + (cache.paths if cache is not None else ()),
         synonyms_for=_hints_module().synonyms_for,
         compute_hints=_hints_module().compute_hints,
+        cache=cache,
     )
     finished = not fresh and state.get("done") and isinstance(state.get("last_output"), dict)
     if finished and (not steer.steers_query or state["cycle"] >= state["max_cycles"]):
@@ -117,6 +121,11 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         raise CliError(f"--root {args.root}: {exc.strerror or exc}") from None
     new["last_output"] = out
     _save(state_path, args.state, new)
+    if cache is not None:
+        try:
+            cache.save()
+        except OSError:  # only a cache: the next cycle reads the files again
+            pass
     return out, _render_checked(out, args.text)
 
 

@@ -15,10 +15,10 @@ from typing import Any, Callable, Optional, Sequence
 from . import imports as imports_mod
 from .engine import Candidate, load_documents, rank_documents
 from .match import Document
-from .query import Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize
+from .query import KIND_WEIGHTS, Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize
 from .refine import learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, context_entries, ranking_entries
-from .score import Scored, task_words
+from .score import Scored, coverage_share, task_words
 from .walk import walk
 
 # The seed's loop limit.
@@ -33,8 +33,9 @@ ENOUGH_HIGH_FILES = 3
 EXPAND_FROM_SCORE = 0.5
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
-# Evidence a related file gets for being imported by / importing a relevant file.
-RELATED_BONUS = 1.0
+# Evidence a related file gets for being imported by / importing a relevant file, as a
+# share of the best file's evidence (scaled down for long task texts).
+RELATED_BONUS = 0.15
 # Keyword kinds whose total absence is a critical gap (the task named them outright).
 CRITICAL_KINDS = ("given", "identifier", "path")
 
@@ -56,6 +57,7 @@ class Steering:
     skip_paths: tuple[str, ...] = ()
     synonyms_for: Optional[Callable[[str], list[str]]] = None
     compute_hints: Optional[Callable[..., dict]] = None
+    cache: Optional[Any] = None  # cache.Cache: reuse what earlier cycles read
 
     @property
     def steers_query(self) -> bool:
@@ -165,13 +167,14 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
     glob_excludes, exact_excludes = _split_excludes(excludes, root)
     walked = walk(root, patterns, glob_excludes, skip_paths=steer.skip_paths)
     entries = [f for f in walked.files if f.rel not in exact_excludes]
-    docs, binary, unreadable = load_documents(Candidate(f.rel, f.path) for f in entries)
+    docs, binary, unreadable = load_documents(
+        (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache)
     by_rel = {d.rel: d for d in docs}
 
     # EVALUATE
     pending = [r for r in state.get("pending_related") or [] if r in by_rel]
     bonuses = {r: (RELATED_BONUS, "related to a relevant file") for r in pending}
-    scored, matches, corpus = rank_documents(docs, keywords, task_words(task_text), bonuses)
+    scored, matches, corpus = rank_documents(docs, keywords, task_words(task_text), bonuses, steer.cache)
     related = _related_graph(scored, by_rel, [f.rel for f in walked.files])
     scored = _apply_judgements(scored, judgements)
 
@@ -200,7 +203,9 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
     # Broaden: synonyms replace the words they stand for; derived keywords that found
     # nothing (an unlucky synonym or learned term) are dropped rather than kept.
     dropped = [g for g in gaps if g.kind in ("synonym", "learned")] + (gaps if syns else [])
-    nq = refine_query(patterns, _drop_gaps(keywords, dropped), excludes, shown, gaps, learned, syns, unseen_related)
+    lam = coverage_share(keywords, corpus)
+    nq = refine_query(patterns, _drop_gaps(keywords, dropped), excludes, shown, gaps, learned, syns,
+                      unseen_related, learned_weight=KIND_WEIGHTS["learned"] * lam)
 
     # Merge into the loop's memory.
     scores = dict(state.get("scores") or {})

@@ -2,24 +2,32 @@
 
 This is the hot path of a cycle: every candidate file is read, lower-cased and
 counted for all keywords in one pass; unreadable files are skipped and counted.
+With a cache (cache.py), files unchanged since an earlier cycle are served from it and
+only keywords it has not seen are counted; the outcome is the same either way.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .match import Document, FileMatch, compile_keywords, match_document, read_document
 from .query import Keyword
 from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
 
+if TYPE_CHECKING:
+    from .cache import Cache
+
 
 @dataclass(frozen=True)
 class Candidate:
-    """A file to read: its POSIX path relative to the root and its OS path."""
+    """A file to read: its POSIX path relative to the root, its OS path, and its stat
+    from the walk (what a cache entry must match to be served)."""
 
     rel: str
     path: str
+    size: Optional[int] = None
+    mtime_ns: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -35,13 +43,16 @@ class Ranked:
     unreadable: int
 
 
-def load_documents(candidates: Iterable[Candidate]) -> tuple[list[Document], int, int]:
-    """Read every candidate; returns (documents, binary files, unreadable files)."""
+def load_documents(
+    candidates: Iterable[Candidate], cache: Optional["Cache"] = None
+) -> tuple[list[Document], int, int]:
+    """Read every candidate (through the cache if given); returns (documents, binary
+    files, unreadable files)."""
     docs: list[Document] = []
     binary = unreadable = 0
     for cand in candidates:
         try:
-            doc = read_document(cand.rel, cand.path)
+            doc = cache.read(cand, read_document) if cache is not None else read_document(cand.rel, cand.path)
         except OSError:
             unreadable += 1
             continue
@@ -57,14 +68,20 @@ def rank_documents(
     keywords: Sequence[Keyword],
     task_words: set[str],
     bonuses: dict[str, tuple[float, str]] | None = None,
+    cache: Optional["Cache"] = None,
 ) -> tuple[list[Scored], dict[str, FileMatch], Corpus]:
     """Match every document against the keywords and score the ones that matched."""
     ck = compile_keywords(keywords)
+    found = cache.match(docs, keywords) if cache is not None else None
     matches: dict[str, FileMatch] = {}
     total_size = 0
-    for doc in docs:
+    for i, doc in enumerate(docs):
         total_size += doc.size
-        m = match_document(doc, ck)
+        m = match_document(doc, ck) if found is None else found[i]
+        if m is None:  # the cache's answer for a file nothing hit
+            if not (bonuses and doc.rel in bonuses):
+                continue
+            m = _no_match(doc, len(keywords))
         if m.matched or (bonuses and doc.rel in bonuses):
             matches[doc.rel] = m
     n = len(docs)
@@ -73,3 +90,8 @@ def rank_documents(
         list(matches.values()), keywords, corpus, roles_requested(task_words), bonuses
     )
     return scored, matches, corpus
+
+
+def _no_match(doc: Document, n: int) -> FileMatch:
+    """What match_document gives for a file no keyword hit, content or path."""
+    return FileMatch(rel=doc.rel, size=doc.size, counts=(0,) * n, in_path=(0.0,) * n, defines=(0.0,) * n)

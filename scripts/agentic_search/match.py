@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from .query import Keyword
 
@@ -49,18 +49,60 @@ _MODIFIERS = frozenset(
 )
 # Declarations that are definitions only at the top level of a file.
 _LOCAL_DECLS = frozenset((b"const ", b"let ", b"var ", b"val "))
+# Endings that make a file name another form of a stemmed word.
+_INFLECTIONS = frozenset(("s", "es", "er", "ers", "ing", "ings", "ed", "y", "ies", "ation", "ations"))
 # Files whose extension says they hold no definitions (prose, data).
 _NO_DEFINITIONS = frozenset("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split())
 
 
-@dataclass(frozen=True)
 class Document:
-    """A candidate file's bytes as read, and lower-cased once for matching."""
+    """A candidate file's bytes as read, and lower-cased once for matching.
 
-    rel: str
-    data: bytes
-    low: bytes
-    size: int
+    ``data`` (the bytes as read) and ``low`` (lower-cased) are given, or made on first
+    use by the loaders passed in: the cache (cache.py) serves ``low`` from its blob and
+    reads ``data`` from disk only for the few files that need it (summaries, imports,
+    learned vocabulary). Either way each is produced once and kept.
+    """
+
+    __slots__ = ("rel", "size", "_data", "_low", "_load_data", "_load_low")
+
+    def __init__(
+        self,
+        rel: str,
+        data: Optional[bytes] = None,
+        low: Optional[bytes] = None,
+        size: int = 0,
+        *,
+        load_data: Optional[Callable[[], bytes]] = None,
+        load_low: Optional[Callable[[], bytes]] = None,
+    ) -> None:
+        if (data is None and load_data is None) or (low is None and load_low is None):
+            raise ValueError("Document needs data and low, or loaders for them")
+        self.rel = rel
+        self.size = size
+        self._data = data
+        self._low = low
+        self._load_data = load_data
+        self._load_low = load_low
+
+    @property
+    def data(self) -> bytes:
+        """The file's bytes as read."""
+        if self._data is None:
+            self._data = self._load_data()  # type: ignore[misc]
+            self._load_data = None
+        return self._data
+
+    @property
+    def low(self) -> bytes:
+        """The file's bytes lower-cased (ASCII), the text every keyword is counted in."""
+        if self._low is None:
+            self._low = self._load_low()  # type: ignore[misc]
+            self._load_low = None
+        return self._low
+
+    def __repr__(self) -> str:
+        return f"Document(rel={self.rel!r}, size={self.size})"
 
 
 @dataclass(frozen=True)
@@ -230,6 +272,11 @@ def match_document(doc: Document, ck: CompiledKeywords) -> FileMatch:
     )
 
 
+def _is_inflection(name: str, stem: str) -> bool:
+    """True when ``name`` is ``stem`` plus an English ending (``hints`` for ``hint``)."""
+    return name.startswith(stem) and name[len(stem):] in _INFLECTIONS
+
+
 def path_match(rel_low: str, kw: Keyword) -> float:
     """How strongly keyword ``kw`` names the path ``rel_low`` (lower-cased).
 
@@ -252,7 +299,7 @@ def path_match(rel_low: str, kw: Keyword) -> float:
     base = rel_low.rsplit("/", 1)[-1]
     stem = base.split(".", 1)[0]
     flat_stem = stem.replace("_", "").replace("-", "")
-    if stem == needle or flat_stem == needle:
+    if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
         return 1.0
     if needle in flat_stem or needle in stem:
         return 0.5

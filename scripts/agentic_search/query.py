@@ -134,6 +134,20 @@ def is_code_identifier(token: str) -> bool:
     return any(c.isupper() for c in inner) and any(c.islower() for c in token)
 
 
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ed", "es", "s", "y")
+# A stem shorter than this matches too much ("us" from "using").
+MIN_STEM_LEN = 4
+
+
+def stem_prefix(word: str) -> str:
+    """A light English stem that is always a prefix of the word: ``limiting`` -> ``limit``,
+    ``expiry`` -> ``expir``, ``queries`` -> ``quer``; short words are kept whole."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM_LEN:
+            return word[: len(word) - len(suffix)]
+    return word
+
+
 def make_keyword(text: str, kind: str, weight: float | None = None, group: str = "") -> Keyword | None:
     """Build a keyword with its identifier-aware needles, or None if it is empty."""
     text = text.strip()
@@ -156,6 +170,11 @@ def make_keyword(text: str, kind: str, weight: float | None = None, group: str =
                 needles += [" ".join(parts), "-".join(parts)]
         needles.insert(0, norm)
         path_needle = "".join(parts) if len(parts) > 1 else norm
+        if kind == "word" and len(parts) == 1:
+            # A plain word matches its other forms: "computed" finds compute_hints,
+            # "expiry" finds expired. The stem is a prefix of the word, so it counts both.
+            needles = [stem_prefix(norm)]
+            path_needle = needles[0]
     encoded = tuple(dict.fromkeys(n.encode("utf-8") for n in needles if n))
     w = KIND_WEIGHTS[kind] if weight is None else weight
     return Keyword(text=text, kind=kind, weight=w, needles=encoded, path_needle=path_needle, group=group)

@@ -220,9 +220,14 @@ def refine_query(
     learned: Sequence[str],
     synonyms: Sequence[Keyword],
     unseen_related: Sequence[str],
+    learned_weight: float | None = None,
 ) -> NextQuery:
-    """Assemble the next query (the seed's refineQuery)."""
-    learned_kws = [k for k in (make_keyword(t, "learned") for t in learned) if k is not None]
+    """Assemble the next query (the seed's refineQuery).
+
+    ``learned_weight`` scales the learned terms: a short query needs the codebase's
+    vocabulary, a long task text already carries its own and only drifts with more.
+    """
+    learned_kws = [k for k in (make_keyword(t, "learned", learned_weight) for t in learned) if k is not None]
     next_keywords = list(keywords) + learned_kws + list(synonyms)
     new_excludes = list(excludes)
     for s in shown:

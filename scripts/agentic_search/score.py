@@ -228,12 +228,15 @@ def score_matches(
     bonuses = bonuses or {}
     mass = query_mass(keywords, corpus) or 1.0
     lam = coverage_share(keywords, corpus)
+    evidence = [(m, raw_evidence(m, keywords, corpus)) for m in matches]
+    # A bonus (a related file the loop expands to) is a share of the best evidence, and
+    # counts fully only on short queries: a long task text has evidence enough of its own.
+    best = max((e[1][0] for e in evidence), default=0.0) or mass
     prelim = []
-    for m in matches:
-        raw, covered, signals, matched = raw_evidence(m, keywords, corpus)
+    for m, (raw, covered, signals, matched) in evidence:
         extra = bonuses.get(m.rel)
         if extra:
-            raw += extra[0] * mass * 0.1
+            raw += extra[0] * lam * best
             signals.append(extra[1])
         if raw <= 0:
             continue

@@ -1,0 +1,445 @@
+"""A cache beside the state file, so that cycles 2 and 3 reuse what cycle 1 read.
+
+A cycle reads every candidate file and counts every keyword in it. The next cycle
+walks the same tree with mostly the same keywords, so the cache keeps, beside
+``--state FILE``:
+
+- ``FILE.cache`` (JSON): the file table -- path, size, ``mtime_ns``, where its
+  lower-cased bytes sit in the blob (length -1 marks a binary file) -- and, per
+  keyword, what it found in each file (count, path match, definition), keyed by
+  what decides those: the keyword's needles, its path needle and whether it is a
+  path keyword.
+- ``FILE.cache.blob``: one header line (format, version, token, size), then the
+  lower-cased bytes of the table's text files, one after another.
+
+The rules, in the order they are applied:
+
+1. The cache is never inside the searched tree: :func:`open_cache` gives None when
+   the state file's directory is inside ``--root`` (the state is then the only file
+   the tool writes there).
+2. An entry is served only when the walk's size and ``mtime_ns`` for that path equal
+   the recorded ones. A changed, added or removed file is read from disk as without
+   the cache; files this cycle does not read leave the table.
+3. A file whose mtime lies within :data:`RACY_WINDOW_NS` of the moment it was read is
+   not recorded: a later write in the same timestamp tick would keep size and mtime
+   (git's "racily clean" entries).
+4. A keyword's results cover every text file of the table; results no longer covering
+   it are dropped. Keywords only counted when they are not in the cache, and then
+   only in the files that hold one of their needles at all (found with one
+   ``bytes.find`` pass over the blob); every count, path match and definition still
+   comes from :func:`match.match_document`, so results and scores are identical with
+   and without the cache.
+5. A file that is not ours, of another version, for another root, written by another
+   ``match.py`` (its hash is recorded), truncated or malformed is ignored and rebuilt:
+   it is only a cache, never an error. No pickle: JSON and raw bytes only.
+6. Writes go to a temporary file in the same directory, then ``os.replace``; the blob
+   is rewritten only when new file contents must go in, the index when anything
+   changed. No fsync: a crash leaves the previous files or ones rule 5 rejects.
+
+Example::
+
+    >>> cache = open_cache("/tmp/s.json", "/path/to/repo")  # doctest: +SKIP
+    >>> docs, _, _ = load_documents(candidates, cache)       # engine.py  # doctest: +SKIP
+    >>> rank_documents(docs, keywords, words, cache=cache)   # doctest: +SKIP
+    >>> cache.save()                                         # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+import time
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Sequence
+
+from . import match as match_mod
+from .match import Document, FileMatch, compile_keywords, match_document
+from .query import Keyword
+
+FORMAT_NAME = "agentic-search-cache"
+FORMAT_VERSION = 1
+# Suffixes added to the state file's path.
+INDEX_SUFFIX = ".cache"
+BLOB_SUFFIX = ".cache.blob"
+# A file modified this close to the moment it was read may change again without a
+# new mtime (2 s covers the coarsest common timestamps, FAT's).
+RACY_WINDOW_NS = 2_000_000_000
+# Keywords whose results are kept: this cycle's, then earlier ones, up to this many
+# (each costs a few KB to a few hundred KB of index).
+MAX_KEYWORDS = 160
+# The blob is rewritten compactly once less than this share of it is still in use.
+MIN_LIVE_SHARE = 0.5
+# Bytes of the blob's first line we look at.
+_BLOB_HEADER_MAX = 256
+
+# (count, path match, definition) of one keyword in one file.
+Triple = tuple  # tuple[int, float, float]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One recorded file: its stat when read and where its bytes sit in the blob."""
+
+    size: int
+    mtime_ns: int
+    offset: int  # absolute position in the blob file's bytes
+    length: int  # -1: binary
+
+
+def keyword_key(kw: Keyword) -> str:
+    """What decides a keyword's counts, path matches and definitions, as one string."""
+    return json.dumps([
+        "path" if kw.kind == "path" else "text",
+        kw.path_needle,
+        [n.decode("latin-1") for n in kw.needles],
+    ])
+
+
+def matcher_fingerprint() -> Optional[str]:
+    """A hash of match.py: results written by another matcher are not reused."""
+    try:
+        with open(match_mod.__file__, "rb") as fh:
+            return hashlib.sha256(fh.read()).hexdigest()[:16]
+    except (OSError, TypeError):
+        return None
+
+
+def open_cache(state_path: str, root: str) -> Optional["Cache"]:
+    """The cache beside ``state_path``, or None when it would sit inside ``root``."""
+    state_dir = os.path.realpath(os.path.dirname(os.path.abspath(state_path)))
+    root_real = os.path.realpath(root)
+    if state_dir == root_real or state_dir.startswith(root_real.rstrip(os.sep) + os.sep):
+        return None
+    fingerprint = matcher_fingerprint()
+    if fingerprint is None:
+        return None
+    return Cache(os.path.abspath(state_path) + INDEX_SUFFIX, root_real, fingerprint)
+
+
+def _path_may_match(rel: str, path_needles: Sequence[str]) -> bool:
+    """match_document's own test for looking at a path at all: a file none of whose
+    needles occur in its text and none of whose path needles pass this matches nothing."""
+    rel_low = rel.lower()
+    rel_flat = rel_low.replace("_", "").replace("-", "")
+    return any(pn in rel_low or pn in rel_flat for pn in path_needles)
+
+
+def _read_bytes(path: str, fallback: Callable[[], bytes]) -> bytes:
+    """A file's bytes for a cached document (summaries, imports); its text if it vanished."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return fallback()
+
+
+class Cache:
+    """The cache of one loop: load lazily, serve documents and matches, save once."""
+
+    def __init__(self, path: str, root_real: str, fingerprint: str) -> None:
+        self.path = path
+        self.blob_path = path[: -len(INDEX_SUFFIX)] + BLOB_SUFFIX
+        self.root = root_real
+        self._fingerprint = fingerprint
+        self._loaded = False
+        # What the files on disk held.
+        self._table: dict[str, Entry] = {}
+        self._token = ""
+        self._blob = b""
+        self._starts: list[int] = []
+        self._ends: list[int] = []
+        self._rels: list[str] = []
+        self._kw: dict[str, dict[str, Triple]] = {}
+        # What this cycle saw.
+        self._served: dict[str, Entry] = {}
+        self._fresh: dict[str, Document] = {}
+        self._fresh_stat: dict[str, tuple[int, int]] = {}
+        self._fresh_binary: dict[str, tuple[int, int]] = {}
+        self._untrusted: set[str] = set()
+        self._matched_rels: Optional[set[str]] = None
+        self._results: dict[str, dict[str, Triple]] = {}
+
+    @property
+    def paths(self) -> tuple[str, str]:
+        """The files the cache may write: the walk must skip them."""
+        return self.path, self.blob_path
+
+    # ------------------------------------------------------------------ loading
+
+    def _load(self) -> None:
+        """Read the index and blob; anything wrong leaves the cache empty."""
+        self._loaded = True
+        try:
+            with open(self.path, "rb") as fh:
+                index = json.loads(fh.read().decode("utf-8"))
+            with open(self.blob_path, "rb") as fh:
+                blob = fh.read()
+            table, kw = self._parse(index, blob)
+        except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError, AttributeError,
+                RecursionError):
+            return
+        self._table, self._kw, self._blob = table, kw, blob
+        self._token = index["token"]
+        live = sorted((e.offset, e.offset + e.length, rel) for rel, e in table.items() if e.length >= 0)
+        self._starts = [s for s, _, _ in live]
+        self._ends = [e for _, e, _ in live]
+        self._rels = [r for _, _, r in live]
+
+    def _parse(self, index: Any, blob: bytes) -> tuple[dict[str, Entry], dict[str, dict[str, Triple]]]:
+        """Validate the index against the blob; ValueError when anything is off."""
+        if not isinstance(index, dict) or index.get("format") != FORMAT_NAME:
+            raise ValueError("not a cache")
+        if index.get("version") != FORMAT_VERSION or index.get("matcher") != self._fingerprint:
+            raise ValueError("other version or matcher")
+        if index.get("root") != self.root or not isinstance(index.get("token"), str):
+            raise ValueError("other root")
+        nl = blob.find(b"\n", 0, _BLOB_HEADER_MAX)
+        head = blob[:nl].decode("ascii").split(" ") if nl > 0 else []
+        if head[:3] != [FORMAT_NAME + "-blob", str(FORMAT_VERSION), index["token"]] or len(head) != 4:
+            raise ValueError("blob does not belong to this index")
+        if int(head[3]) != len(blob) - nl - 1:
+            raise ValueError("truncated blob")
+        base, end = nl + 1, len(blob)
+        rels: list[str] = []
+        table: dict[str, Entry] = {}
+        for row in index["files"]:
+            rel, size, mtime_ns, offset, length = row
+            if not (isinstance(rel, str) and all(type(v) is int for v in (size, mtime_ns, offset, length))):
+                raise ValueError("bad file row")
+            if length >= 0 and (offset < 0 or length != size or base + offset + length > end):
+                raise ValueError("file row outside the blob")
+            if rel in table:
+                raise ValueError("duplicate file row")
+            table[rel] = Entry(size, mtime_ns, base + offset, length)
+            rels.append(rel)
+        kw: dict[str, dict[str, Triple]] = {}
+        for item in index["keywords"]:
+            key, rows = item["key"], item["rows"]
+            if not isinstance(key, str) or not isinstance(rows, list) or len(rows) % 4:
+                raise ValueError("bad keyword entry")
+            found: dict[str, Triple] = {}
+            for i in range(0, len(rows), 4):
+                fi, c, p, d = rows[i:i + 4]
+                rel = rels[fi]
+                if type(fi) is not int or fi < 0 or table[rel].length < 0 or type(c) is not int or c < 0 \
+                        or type(p) is not float or type(d) is not float:
+                    raise ValueError("bad keyword row")
+                found[rel] = (c, p, d)
+            kw[key] = found
+        return table, kw
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, cand: Any, reader: Callable[[str, str], Optional[Document]]) -> Optional[Document]:
+        """The document of a walked file (None when binary): from the cache when its
+        size and mtime are unchanged, else through ``reader`` (OSError propagates)."""
+        if not self._loaded:
+            self._load()
+        entry = self._table.get(cand.rel)
+        if entry is not None and cand.size == entry.size and cand.mtime_ns == entry.mtime_ns:
+            if entry.length < 0:
+                self._fresh_binary[cand.rel] = (entry.size, entry.mtime_ns)
+                return None
+            self._served[cand.rel] = entry
+            low = self._slicer(entry)
+            return Document(cand.rel, size=entry.length, load_low=low,
+                            load_data=lambda: _read_bytes(cand.path, low))
+        started = time.time_ns()
+        doc = reader(cand.rel, cand.path)
+        trusted = (isinstance(cand.size, int) and isinstance(cand.mtime_ns, int)
+                   and cand.mtime_ns < started - RACY_WINDOW_NS
+                   and (doc is None or doc.size == cand.size))
+        if not trusted:
+            self._untrusted.add(cand.rel)
+        elif doc is None:
+            self._fresh_binary[cand.rel] = (cand.size, cand.mtime_ns)
+        else:
+            self._fresh[cand.rel] = doc
+            self._fresh_stat[cand.rel] = (cand.size, cand.mtime_ns)
+        return doc
+
+    def _slicer(self, entry: Entry) -> Callable[[], bytes]:
+        blob = self._blob
+        return lambda: blob[entry.offset:entry.offset + entry.length]
+
+    # ------------------------------------------------------------------ matching
+
+    def match(self, docs: Sequence[Document], keywords: Sequence[Keyword]) -> list[Optional[FileMatch]]:
+        """What :func:`match.match_document` gives for each document, or None where no
+        keyword hit its content or path; cached results are reused, the rest counted."""
+        if not self._loaded:
+            self._load()
+        keys = [keyword_key(kw) for kw in keywords]
+        n = len(keywords)
+        missing = [i for i, k in enumerate(keys) if k not in self._kw]
+        missing_keys = [keys[i] for i in missing]
+        ck_all = compile_keywords(keywords)
+        ck_missing = compile_keywords([keywords[i] for i in missing])
+        served = {d.rel for d in docs if d.rel in self._served and d.rel not in self._fresh}
+        rows: dict[str, tuple[list, list, list]] = {}
+        for i, key in enumerate(keys):
+            if key in self._kw:
+                for rel, (c, p, d) in self._kw[key].items():
+                    if rel in served:
+                        row = rows.get(rel)
+                        if row is None:
+                            row = rows[rel] = ([0] * n, [0.0] * n, [0.0] * n)
+                        row[0][i], row[1][i], row[2][i] = c, p, d
+        holders = self._holders(ck_missing) if missing else set()
+        path_needles = [kw.path_needle for kw in ck_missing.keywords]
+        results: dict[str, dict[str, Triple]] = {k: {} for k in keys}
+        out: list[Optional[FileMatch]] = []
+        for doc in docs:
+            if doc.rel not in served:
+                m = match_document(doc, ck_all)
+                self._record(results, keys, doc.rel, m)
+                out.append(m if m.matched else None)
+                continue
+            if missing and (doc.rel in holders or _path_may_match(doc.rel, path_needles)):
+                probe = doc if doc.rel in holders else Document(doc.rel, b"", b"", doc.size)
+                mm = match_document(probe, ck_missing)
+                if mm.matched:
+                    self._record(results, missing_keys, doc.rel, mm)
+                    row = rows.get(doc.rel)
+                    if row is None:
+                        row = rows[doc.rel] = ([0] * n, [0.0] * n, [0.0] * n)
+                    for j, i in enumerate(missing):
+                        row[0][i], row[1][i], row[2][i] = mm.counts[j], mm.in_path[j], mm.defines[j]
+            row = rows.get(doc.rel)
+            out.append(None if row is None else FileMatch(
+                rel=doc.rel, size=doc.size, counts=tuple(row[0]), in_path=tuple(row[1]), defines=tuple(row[2])))
+        for key in keys:
+            if key in self._kw:
+                found = results[key]
+                for rel, t in self._kw[key].items():
+                    if rel in served:
+                        found[rel] = t
+        self._results = results
+        self._matched_rels = {d.rel for d in docs}
+        return out
+
+    @staticmethod
+    def _record(results: dict[str, dict[str, Triple]], keys: Sequence[str], rel: str, m: FileMatch) -> None:
+        for j, key in enumerate(keys):
+            if m.counts[j] or m.in_path[j]:
+                results[key][rel] = (m.counts[j], m.in_path[j], m.defines[j])
+
+    def _holders(self, ck: Any) -> set[str]:
+        """Cached files whose text holds any of these needles (a superset: one find pass
+        over the blob per needle, jumping to the next file after each hit)."""
+        needles = {n for kw in ck.keywords for n in kw.needles}
+        if b"" in needles:
+            return set(self._rels)
+        blob, starts, ends = self._blob, self._starts, self._ends
+        found: set[int] = set()
+        for needle in sorted(needles):
+            pos = starts[0] if starts else len(blob)
+            while True:
+                p = blob.find(needle, pos)
+                if p < 0:
+                    break
+                j = bisect_right(starts, p) - 1
+                if j >= 0 and p < ends[j]:
+                    found.add(j)
+                    pos = ends[j]
+                else:  # a gap: bytes of a file no longer in the table
+                    pos = p + 1
+        return {self._rels[j] for j in found}
+
+    # ------------------------------------------------------------------ saving
+
+    def save(self) -> None:
+        """Write what this cycle read and matched, when anything changed. OSError propagates."""
+        if not self._loaded:
+            return
+        text = sorted(set(self._served) | set(self._fresh))
+        binary = sorted(self._fresh_binary)
+        live = sum(self._served[r].length for r in self._served)
+        rewrite = bool(self._fresh) or not self._token or live < MIN_LIVE_SHARE * len(self._blob)
+        keywords = self._keywords_to_keep(set(text))
+        same_table = (not rewrite and set(self._table) == set(text) | set(binary)
+                      and all(self._table[r].length >= 0 for r in text)
+                      and all(self._table[r] == Entry(s, m, self._table[r].offset, -1)
+                              for r, (s, m) in self._fresh_binary.items()))
+        if same_table and list(keywords) == list(self._kw):
+            return
+        if rewrite:
+            token = os.urandom(8).hex()
+            entries, base = self._write_blob(token, text)
+        else:
+            token, entries = self._token, dict(self._served)
+            base = self._blob.find(b"\n", 0, _BLOB_HEADER_MAX) + 1
+        order = sorted(text + binary)
+        position = {rel: i for i, rel in enumerate(order)}
+        files = []
+        for rel in order:
+            if rel in entries:
+                e = entries[rel]
+                files.append([rel, e.size, e.mtime_ns, e.offset - base, e.length])
+            else:
+                size, mtime_ns = self._fresh_binary[rel]
+                files.append([rel, size, mtime_ns, 0, -1])
+        kw_items = []
+        for key, found in keywords.items():
+            flat: list = []
+            for rel in sorted(found, key=position.__getitem__):
+                flat.extend((position[rel],) + tuple(found[rel]))
+            kw_items.append({"key": key, "rows": flat})
+        index = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "matcher": self._fingerprint,
+                 "root": self.root, "token": token, "files": files, "keywords": kw_items}
+        _atomic_write(self.path, [json.dumps(index, separators=(",", ":")).encode("ascii")])
+
+    def _keywords_to_keep(self, text: set[str]) -> dict[str, dict[str, Triple]]:
+        """This cycle's keywords first, then earlier ones still covering every text file."""
+        keep: dict[str, dict[str, Triple]] = {}
+        if self._matched_rels is not None and text <= self._matched_rels:
+            for key, found in self._results.items():
+                keep[key] = {r: t for r, t in found.items() if r in text}
+        if not self._fresh:  # earlier results cover only files served from the cache
+            for key, found in self._kw.items():
+                if key not in keep:
+                    keep[key] = {r: t for r, t in found.items() if r in text}
+        return dict(list(keep.items())[:MAX_KEYWORDS])
+
+    def _write_blob(self, token: str, text: Sequence[str]) -> tuple[dict[str, Entry], int]:
+        """Write the lower-cased bytes of ``text`` files; their entries, and the data's start."""
+        size = sum(self._fresh[r].size if r in self._fresh else self._served[r].length for r in text)
+        head = f"{FORMAT_NAME}-blob {FORMAT_VERSION} {token} {size}\n".encode("ascii")
+        pieces: list = [head]
+        entries: dict[str, Entry] = {}
+        pos = len(head)
+        view = memoryview(self._blob)
+        for rel in text:
+            if rel in self._fresh:
+                doc = self._fresh[rel]
+                pieces.append(doc.low)
+                size, mtime_ns = self._fresh_stat[rel]
+                entry = Entry(size, mtime_ns, 0, doc.size)
+            else:
+                e = self._served[rel]
+                pieces.append(view[e.offset:e.offset + e.length])
+                entry = e
+            entries[rel] = Entry(entry.size, entry.mtime_ns, pos, entry.length)
+            pos += entry.length
+        _atomic_write(self.blob_path, pieces)
+        return entries, len(head)
+
+
+def _atomic_write(path: str, pieces: Sequence[Any]) -> None:
+    """Write ``pieces`` to a temporary file beside ``path``, then rename it into place."""
+    directory = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=".agentic-search-cache-", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            for piece in pieces:
+                fh.write(piece)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
