@@ -9,7 +9,7 @@ output and the new state. It does no I/O on the state file itself.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from . import imports as imports_mod
@@ -75,7 +75,8 @@ def _kw_from_state(item: Any) -> Keyword:
     kind = item.get("kind") if item.get("kind") in ("given", "path", "identifier", "word", "learned", "synonym") else "given"
     weight = item.get("weight")
     group = item.get("group") if isinstance(item.get("group"), str) else ""
-    kw = make_keyword(item["text"], kind, float(weight) if isinstance(weight, (int, float)) else None, group)
+    kw = make_keyword(item["text"], kind, float(weight) if isinstance(weight, (int, float)) else None, group,
+                      stemmed=item.get("stemmed") is True)
     if kw is None:
         raise CycleError("state: empty keyword entry; pass --reset")
     return kw
@@ -147,9 +148,35 @@ def _related_graph(scored: Sequence[Scored], docs: dict[str, Document], rels: Se
     return {rel: tuple(sorted(set(v))) for rel, v in related.items()}
 
 
+@dataclass(frozen=True)
+class _Query:
+    """What one cycle searches: the caller's and the previous cycle's query merged."""
+
+    patterns: list[str]
+    keywords: list[Keyword]
+    excludes: list[str]
+
+
+@dataclass(frozen=True)
+class _Evaluation:
+    """EVALUATE's outcome for one cycle."""
+
+    scored: list[Scored]
+    shown: list[Scored]
+    matches: dict
+    corpus: Any
+    related: dict[str, tuple[str, ...]]
+    gaps: list[Keyword]
+    results: list[dict]
+
+
 def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
-    """Run the next cycle; returns (output for the JSON boundary, new state)."""
-    synonyms_for = steer.synonyms_for or (lambda _t: [])
+    """Run the next cycle; returns (output for the JSON boundary, new state).
+
+    The stages, in order: DISPATCH (walk and read), EVALUATE (match, score, related
+    files, the result contract), hints, REFINE (the next query), then the merge into
+    the loop's memory and the stopping rules.
+    """
     cycle_no = int(state.get("cycle", 0)) + 1
     max_cycles = int(state.get("max_cycles", DEFAULT_MAX_CYCLES))
     task_text = state.get("task") or ""
@@ -158,69 +185,26 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
     patterns, keywords, excludes = _initial_query(state, steer)
     if not keywords:
         raise CycleError("no keywords: pass --keywords or a --task with searchable words")
-
+    query = _Query(patterns, keywords, excludes)
     judgements = dict(state.get("judgements") or {})
     for path, score in steer.judgements:
         judgements[resolve_judge_path(root, path)] = score
 
-    # DISPATCH
-    glob_excludes, exact_excludes = _split_excludes(excludes, root)
-    walked = walk(root, patterns, glob_excludes, skip_paths=steer.skip_paths)
-    entries = [f for f in walked.files if f.rel not in exact_excludes]
-    docs, binary, unreadable = load_documents(
-        (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache)
+    walked, entries, docs, binary, unreadable = _dispatch(root, query, steer)
     by_rel = {d.rel: d for d in docs}
-
-    # EVALUATE
-    pending = [r for r in state.get("pending_related") or [] if r in by_rel]
-    bonuses = {r: (RELATED_BONUS, "related to a relevant file") for r in pending}
-    scored, matches, corpus = rank_documents(docs, keywords, task_words(task_text), bonuses, steer.cache)
-    related = _related_graph(scored, by_rel, [f.rel for f in walked.files])
-    scored = _apply_judgements(scored, judgements)
-
-    shown = scored[: steer.limit]
-    gaps = [kw for i, kw in enumerate(keywords) if corpus.idfs and not _matched_anywhere(matches, i)]
-    critical = [kw for kw in gaps if kw.kind in CRITICAL_KINDS]
-    results = [build_result(s, by_rel.get(s.rel), keywords, matches.get(s.rel), related.get(s.rel, ())) for s in shown]
-
+    ev = _evaluate(query, state, steer, task_text, walked, docs, by_rel, judgements)
     seen_before = list(state.get("seen_ids") or [])
-    seen_set = set(seen_before)
-    hint_fn = steer.compute_hints
-    hints = hint_fn(
-        [_hint_item(r) for r in results], [k.text for k in keywords],
+    hints = steer.compute_hints(
+        [_hint_item(r) for r in ev.results], [k.text for k in keywords],
         seen_ids=seen_before, round=cycle_no, max_rounds=max_cycles,
-    ) if hint_fn else {}
+    ) if steer.compute_hints else {}
+    unseen_related = _unseen_related(ev, set(seen_before))
+    nq = _refine(query, ev, steer, by_rel, docs, unseen_related)
 
-    # REFINE
-    unseen_related = []
-    for s in shown:
-        if s.score >= EXPAND_FROM_SCORE:
-            for r in related.get(s.rel, ()):
-                if r not in seen_set and r not in unseen_related and r not in {x.rel for x in shown}:
-                    unseen_related.append(r)
-    learned = learn_vocabulary(scored, {r: by_rel[r].data for r in by_rel if r in {s.rel for s in scored[:3]}}, docs, keywords)
-    syns = synonym_keywords(gaps, synonyms_for, keywords) if gaps else []
-    # Broaden: synonyms replace the words they stand for; derived keywords that found
-    # nothing (an unlucky synonym or learned term) are dropped rather than kept.
-    dropped = [g for g in gaps if g.kind in ("synonym", "learned")] + (gaps if syns else [])
-    lam = coverage_share(keywords, corpus)
-    nq = refine_query(patterns, _drop_gaps(keywords, dropped), excludes, shown, gaps, learned, syns,
-                      unseen_related, learned_weight=KIND_WEIGHTS["learned"] * lam)
-
-    # Merge into the loop's memory.
-    scores = dict(state.get("scores") or {})
-    for s in scored:
-        prev = scores.get(s.rel)
-        if prev is not None and (prev.get("judged") or _keeps_high(prev, s.score)):
-            continue
-        scores[s.rel] = {"score": s.score, "cycle": cycle_no, "reason": "; ".join(s.signals)}
-    for rel, score in judgements.items():
-        prev = scores.get(rel, {})
-        scores[rel] = {"score": score, "cycle": prev.get("cycle", cycle_no), "reason": f"judged {score} by the caller", "judged": True}
-    new_ids = [r["id"] for r in results if r["id"] not in seen_set]
-    seen_after = seen_before + new_ids
-
-    done, stop_reason = _stop(cycle_no, max_cycles, scored, critical, new_ids, hints)
+    scores = _merge_scores(state, ev.scored, judgements, cycle_no)
+    new_ids = [r["id"] for r in ev.results if r["id"] not in set(seen_before)]
+    critical = [kw for kw in ev.gaps if kw.kind in CRITICAL_KINDS]
+    done, stop_reason = _stop(cycle_no, max_cycles, ev.scored, critical, new_ids, hints)
     new_state = dict(state)
     new_state.update({
         "cycle": cycle_no,
@@ -235,14 +219,14 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
         },
         "scores": scores,
         "judgements": judgements,
-        "seen_ids": seen_after,
+        "seen_ids": seen_before + new_ids,
         "pending_related": unseen_related,
         "history": list(state.get("history") or []) + [{
             "cycle": cycle_no,
             "keywords": [k.text for k in keywords],
             "files_read": len(docs),
             "new_ids": len(new_ids),
-            "max_score": shown[0].score if shown else 0.0,
+            "max_score": ev.shown[0].score if ev.shown else 0.0,
         }],
     })
     output = {
@@ -258,12 +242,12 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
         "stats": {
             "files_considered": len(entries),
             "files_read": len(docs),
-            "files_matched": len(matches),
+            "files_matched": len(ev.matches),
             "binary_skipped": binary,
             "unreadable_skipped": unreadable,
             "walk_skipped": dict(walked.skipped),
         },
-        "results": results,
+        "results": ev.results,
         "hints": hints,
         "next_query": {
             "patterns": list(nq.patterns),
@@ -277,6 +261,77 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
         "context": context_entries(scores, CONTEXT_SCORE, steer.limit),
     }
     return output, new_state
+
+
+def _dispatch(root: str, query: _Query, steer: Steering):
+    """DISPATCH: walk the tree and read every candidate once."""
+    glob_excludes, exact_excludes = _split_excludes(query.excludes, root)
+    walked = walk(root, query.patterns, glob_excludes, skip_paths=steer.skip_paths)
+    entries = [f for f in walked.files if f.rel not in exact_excludes]
+    docs, binary, unreadable = load_documents(
+        (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache)
+    return walked, entries, docs, binary, unreadable
+
+
+def _evaluate(query: _Query, state: dict, steer: Steering, task_text: str, walked,
+              docs: Sequence[Document], by_rel: dict[str, Document],
+              judgements: dict[str, float]) -> _Evaluation:
+    """EVALUATE: score every file, find related files, build this cycle's results."""
+    pending = [r for r in state.get("pending_related") or [] if r in by_rel]
+    bonuses = {r: (RELATED_BONUS, "related to a relevant file") for r in pending}
+    scored, matches, corpus = rank_documents(docs, query.keywords, task_words(task_text), bonuses, steer.cache)
+    related = _related_graph(scored, by_rel, [f.rel for f in walked.files])
+    scored = _apply_judgements(scored, judgements)
+    shown = scored[: steer.limit]
+    gaps = [kw for i, kw in enumerate(query.keywords) if corpus.idfs and not _matched_anywhere(matches, i)]
+    results = [build_result(s, by_rel.get(s.rel), query.keywords, matches.get(s.rel), related.get(s.rel, ()))
+               for s in shown]
+    return _Evaluation(scored, shown, matches, corpus, related, gaps, results)
+
+
+def _unseen_related(ev: _Evaluation, seen: set[str]) -> list[str]:
+    """Files related to good results that the loop has not shown yet (expand)."""
+    shown = {s.rel for s in ev.shown}
+    out: list[str] = []
+    for s in ev.shown:
+        if s.score < EXPAND_FROM_SCORE:
+            continue
+        for r in ev.related.get(s.rel, ()):
+            if r not in seen and r not in shown and r not in out:
+                out.append(r)
+    return out
+
+
+def _refine(query: _Query, ev: _Evaluation, steer: Steering, by_rel: dict[str, Document],
+            docs: Sequence[Document], unseen_related: list[str]):
+    """REFINE: learned vocabulary, synonyms for gaps, excludes, focus areas."""
+    top = {s.rel for s in ev.scored[:3]}
+    learned = learn_vocabulary(ev.scored, {r: by_rel[r].data for r in top if r in by_rel}, docs, query.keywords)
+    synonyms_for = steer.synonyms_for or (lambda _t: [])
+    syns = synonym_keywords(ev.gaps, synonyms_for, query.keywords) if ev.gaps else []
+    # Broaden: synonyms replace the words they stand for; derived keywords that found
+    # nothing (an unlucky synonym or learned term) are dropped rather than kept.
+    dropped = [g for g in ev.gaps if g.kind in ("synonym", "learned")] + (ev.gaps if syns else [])
+    lam = coverage_share(query.keywords, ev.corpus)
+    return refine_query(query.patterns, _drop_gaps(query.keywords, dropped), query.excludes, ev.shown,
+                        ev.gaps, learned, syns, unseen_related,
+                        learned_weight=KIND_WEIGHTS["learned"] * lam)
+
+
+def _merge_scores(state: dict, scored: Sequence[Scored], judgements: dict[str, float],
+                  cycle_no: int) -> dict[str, dict]:
+    """The loop's memory of every file scored so far (see _keeps_high)."""
+    scores = dict(state.get("scores") or {})
+    for s in scored:
+        prev = scores.get(s.rel)
+        if prev is not None and (prev.get("judged") or _keeps_high(prev, s.score)):
+            continue
+        scores[s.rel] = {"score": s.score, "cycle": cycle_no, "reason": "; ".join(s.signals)}
+    for rel, score in judgements.items():
+        prev = scores.get(rel, {})
+        scores[rel] = {"score": score, "cycle": prev.get("cycle", cycle_no),
+                       "reason": f"judged {score} by the caller", "judged": True}
+    return scores
 
 
 def rejudge(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:

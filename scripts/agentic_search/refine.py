@@ -186,17 +186,6 @@ def _stem(word: str) -> str:
     return word
 
 
-def phrase_gaps(keywords: Sequence[Keyword]) -> list[Keyword]:
-    """Adjacent word keywords joined as phrases ("rate", "limiting" -> "rate limiting")."""
-    out = []
-    for a, b in zip(keywords, keywords[1:]):
-        if a.kind in ("word", "given") and b.kind in ("word", "given"):
-            made = make_keyword(f"{a.text} {b.text}", a.kind)
-            if made is not None:
-                out.append(made)
-    return out
-
-
 def directory_patterns(scored: Sequence[Scored], existing: Sequence[str]) -> list[str]:
     """``dir/**`` patterns for the directories holding the high-relevance files."""
     out: list[str] = []
