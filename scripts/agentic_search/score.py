@@ -41,6 +41,9 @@ RELATIVE_EXP = 2.0
 # How much a path or definition hit is weighted by its own rarity (files defining the
 # name, files whose path names it) rather than the keyword's rarity in content.
 SIGNAL_RARITY_SHARE = 0.25
+# Files whose reasons are spelled out signal by signal (the rest say how many keywords
+# they matched): output and state only ever show the best ones.
+EXPLAINED_FILES = 100
 # Relevance never exceeds this: certainty is for files an agent has read (--judge).
 MAX_RELEVANCE = 0.98
 
@@ -96,13 +99,6 @@ def idf(df: int, n_docs: int) -> float:
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
 
-def _tf(count: int, size: int, avg_size: float) -> float:
-    if count <= 0:
-        return 0.0
-    norm = TF_K1 * (1.0 - TF_B + TF_B * (size / avg_size if avg_size else 1.0))
-    return count / (count + norm)
-
-
 @dataclass(frozen=True)
 class Corpus:
     """Per-keyword document frequency and sizes over the files read this cycle."""
@@ -136,54 +132,80 @@ def corpus_stats(matches: Sequence[FileMatch], n_docs: int, avg_size: float, n_k
     )
 
 
-def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus) -> tuple[float, float, list[str], list[str]]:
-    """(evidence, covered idf mass, signals, matched keyword texts) of one file.
+@dataclass(frozen=True)
+class _Weights:
+    """Per-keyword constants of one cycle, computed once instead of once per file."""
 
-    Synonyms standing for one keyword (same ``group``) count once: the best of them.
+    content: tuple[float, ...]   # weight * idf
+    path: tuple[float, ...]      # weight * PATH_BONUS * rarity of a path hit
+    define: tuple[float, ...]    # weight * DEF_BONUS * rarity of a definition
+    is_word: tuple[bool, ...]
+    groups: tuple[str, ...]
+
+
+def _weights(keywords: Sequence[Keyword], corpus: Corpus) -> _Weights:
+    return _Weights(
+        content=tuple(kw.weight * corpus.idfs[i] for i, kw in enumerate(keywords)),
+        path=tuple(kw.weight * PATH_BONUS * _blend(corpus.path_idfs, corpus.idfs, i) for i, kw in enumerate(keywords)),
+        define=tuple(kw.weight * DEF_BONUS * _blend(corpus.def_idfs, corpus.idfs, i) for i, kw in enumerate(keywords)),
+        is_word=tuple(kw.kind == "word" for kw in keywords),
+        groups=tuple(kw.group for kw in keywords),
+    )
+
+
+def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus,
+                 weights: "_Weights | None" = None) -> tuple[float, float, tuple[int, ...]]:
+    """(evidence, covered idf mass, indices of the keywords that counted) of one file.
+
+    Each signal is weighted by its own rarity: a name defined in one file of thousands
+    is decisive even when, as a substring, it occurs everywhere. A plain word as the
+    prefix of some longer name is noise, not a definition. Synonyms standing for one
+    keyword (same ``group``) count once: the best of them.
     """
+    wt = weights or _weights(keywords, corpus)
     total = 0.0
     covered = 0.0
-    signals: list[str] = []
-    matched: list[str] = []
+    hits: list[int] = []
     best_in_group: dict[str, tuple[float, float]] = {}
-    for i, kw in enumerate(keywords):
-        w = kw.weight * corpus.idfs[i]
-        tf = _tf(m.counts[i], m.size, corpus.avg_size)
-        p = m.in_path[i]
-        d = m.defines[i]
-        if kw.kind == "word" and d < 1.0:
-            d = 0.0  # a plain word as the prefix of some longer name is noise
-        # Each signal is weighted by its own rarity: a name defined in one file of
-        # thousands is decisive even when, as a substring, it occurs everywhere.
-        part = kw.weight * (
-            corpus.idfs[i] * tf
-            + PATH_BONUS * p * _blend(corpus.path_idfs, corpus.idfs, i)
-            + DEF_BONUS * d * _blend(corpus.def_idfs, corpus.idfs, i)
-        )
+    norm = TF_K1 * (1.0 - TF_B + TF_B * (m.size / corpus.avg_size if corpus.avg_size else 1.0))
+    for i, (c, p, d) in enumerate(zip(m.counts, m.in_path, m.defines)):
+        if not (c or p or d):
+            continue
+        if d < 1.0 and wt.is_word[i]:
+            d = 0.0
+        part = wt.content[i] * (c / (c + norm)) + wt.path[i] * p + wt.define[i] * d
         if part <= 0:
             continue
-        if kw.group:
-            prev = best_in_group.get(kw.group, (0.0, 0.0))
-            if part > prev[0]:
-                best_in_group[kw.group] = (part, w)
+        hits.append(i)
+        group = wt.groups[i]
+        if group:
+            if part > best_in_group.get(group, (0.0, 0.0))[0]:
+                best_in_group[group] = (part, wt.content[i])
         else:
             total += part
-            covered += w
-        matched.append(kw.text)
+            covered += wt.content[i]
+    for value, w in best_in_group.values():
+        total += value
+        covered += w
+    return total, covered, tuple(hits)
+
+
+def explain(m: FileMatch, hits: Sequence[int], keywords: Sequence[Keyword]) -> list[str]:
+    """The signals behind a file's evidence, in words."""
+    signals: list[str] = []
+    for i in hits:
+        kw, d, p, c = keywords[i], m.defines[i], m.in_path[i], m.counts[i]
         if d >= 1.0:
             signals.append(f"defines {kw.text}")
-        elif d > 0:
+        elif d > 0 and kw.kind != "word":
             signals.append(f"defines a name starting {kw.text}")
         if p >= 1.0:
             signals.append(f"path names {kw.text}")
         elif p > 0:
             signals.append(f"path contains {kw.text}")
-        if m.counts[i]:
-            signals.append(f"{kw.text} x{m.counts[i]}")
-    for value, w in best_in_group.values():
-        total += value
-        covered += w
-    return total, covered, signals, matched
+        if c:
+            signals.append(f"{kw.text} x{c}")
+    return signals
 
 
 def _blend(specific: tuple[float, ...], general: tuple[float, ...], i: int) -> float:
@@ -228,16 +250,16 @@ def score_matches(
     bonuses = bonuses or {}
     mass = query_mass(keywords, corpus) or 1.0
     lam = coverage_share(keywords, corpus)
-    evidence = [(m, raw_evidence(m, keywords, corpus)) for m in matches]
+    wt = _weights(keywords, corpus)
+    evidence = [(m, raw_evidence(m, keywords, corpus, wt)) for m in matches]
     # A bonus (a related file the loop expands to) is a share of the best evidence, and
     # counts fully only on short queries: a long task text has evidence enough of its own.
     best = max((e[1][0] for e in evidence), default=0.0) or mass
     prelim = []
-    for m, (raw, covered, signals, matched) in evidence:
+    for m, (raw, covered, hits) in evidence:
         extra = bonuses.get(m.rel)
         if extra:
             raw += extra[0] * lam * best
-            signals.append(extra[1])
         if raw <= 0:
             continue
         role, factor = file_role(m.rel)
@@ -245,21 +267,30 @@ def score_matches(
             # A short query that names the role is about it (no down-weighting); a long
             # issue that mentions tests in passing is still mostly fixed in source.
             factor = factor ** (0.5 * (1.0 - lam))
-        if factor < 1.0:
-            signals.append(f"{role} file x{factor}")
-        prelim.append((m.rel, raw * factor, min(1.0, covered / mass), role, signals, matched))
+        prelim.append((m, raw * factor, min(1.0, covered / mass), role, factor, hits, extra))
     if not prelim:
         return []
     top = max(p[1] for p in prelim)
     top_cov = max(p[2] for p in prelim) or 1.0
+    ranked = sorted(
+        ((relevance(raw / top, cov / top_cov, lam), raw, m.rel, p) for p in prelim for m, raw, cov in [p[:3]]),
+        key=lambda t: (-round(t[0], 4), -t[1], t[2]),
+    )
     out = []
-    for rel, raw, cov, role, signals, matched in prelim:
-        score = relevance(raw / top, cov / top_cov, lam)
+    for n, (score, raw, rel, (m, _, cov, role, factor, hits, extra)) in enumerate(ranked):
+        if n < EXPLAINED_FILES:
+            signals = explain(m, hits, keywords)
+            if extra:
+                signals.append(extra[1])
+            if factor < 1.0:
+                signals.append(f"{role} file x{round(factor, 2)}")
+            signals = _top_signals(signals)
+        else:
+            signals = [f"{len(hits)} keywords matched"]
         out.append(Scored(
             rel=rel, score=round(score, 4), raw=raw, coverage=cov, role=role,
-            signals=tuple(_top_signals(signals)), matched_keywords=tuple(matched),
+            signals=tuple(signals), matched_keywords=tuple(keywords[i].text for i in hits),
         ))
-    out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
     return out
 
 
