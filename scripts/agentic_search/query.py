@@ -69,7 +69,8 @@ _STOP_WORDS = frozenset(
     behavior behaviour result results output outputs way ways thing things time times
     new old first second last true false none null self cls def class return import
     add adds added adding implement implements implemented implementing feature features
-    support supports supported please
+    support supports supported please far set get put yes lot got bit ago big per via
+    able own ask asks asked say said end ends try tries due yet etc now how
     from pass raise lambda yield async await print http https www com org html
     """.split()
 )
@@ -84,7 +85,7 @@ _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 _TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
 _PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
 _DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
-_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\s*\(")
+_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name( : a call, not "systems (see x)"
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_RE = re.compile(r"[^\W\d_]+")
