@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from .cache import open_cache
+from .progress import Progress
 from .cycle import DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, CycleError, Steering, rejudge, run_cycle
 from .state import StateError, load_state, new_state, save_state
 
@@ -100,6 +101,7 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         synonyms_for=_hints_module().synonyms_for,
         compute_hints=_hints_module().compute_hints,
         cache=cache,
+        progress=Progress(),
     )
     finished = not fresh and state.get("done") and isinstance(state.get("last_output"), dict)
     if finished and (not steer.steers_query or state["cycle"] >= state["max_cycles"]):

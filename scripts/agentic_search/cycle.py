@@ -15,6 +15,7 @@ from typing import Any, Callable, Optional, Sequence
 from . import imports as imports_mod
 from .engine import Candidate, load_documents, rank_documents
 from .match import Document
+from .progress import QUIET, Progress
 from .query import KIND_WEIGHTS, Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize
 from .refine import learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, context_entries, ranking_entries
@@ -58,6 +59,7 @@ class Steering:
     synonyms_for: Optional[Callable[[str], list[str]]] = None
     compute_hints: Optional[Callable[..., dict]] = None
     cache: Optional[Any] = None  # cache.Cache: reuse what earlier cycles read
+    progress: Progress = QUIET  # stderr progress on a terminal for long cycles
 
     @property
     def steers_query(self) -> bool:
@@ -269,7 +271,7 @@ def _dispatch(root: str, query: _Query, steer: Steering):
     walked = walk(root, query.patterns, glob_excludes, skip_paths=steer.skip_paths)
     entries = [f for f in walked.files if f.rel not in exact_excludes]
     docs, binary, unreadable = load_documents(
-        (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache)
+        (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache, steer.progress)
     return walked, entries, docs, binary, unreadable
 
 
@@ -279,7 +281,9 @@ def _evaluate(query: _Query, state: dict, steer: Steering, task_text: str, walke
     """EVALUATE: score every file, find related files, build this cycle's results."""
     pending = [r for r in state.get("pending_related") or [] if r in by_rel]
     bonuses = {r: (RELATED_BONUS, "related to a relevant file") for r in pending}
-    scored, matches, corpus = rank_documents(docs, query.keywords, task_words(task_text), bonuses, steer.cache)
+    scored, matches, corpus = rank_documents(docs, query.keywords, task_words(task_text), bonuses,
+                                             steer.cache, steer.progress)
+    steer.progress.finish()
     related = _related_graph(scored, by_rel, [f.rel for f in walked.files])
     scored = _apply_judgements(scored, judgements)
     shown = scored[: steer.limit]

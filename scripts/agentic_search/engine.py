@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
+from .progress import QUIET, Progress
 from .match import Document, FileMatch, compile_keywords, match_document, read_document
 from .query import Keyword
 from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
@@ -44,13 +45,15 @@ class Ranked:
 
 
 def load_documents(
-    candidates: Iterable[Candidate], cache: Optional["Cache"] = None
+    candidates: Iterable[Candidate], cache: Optional["Cache"] = None, progress: Progress = QUIET
 ) -> tuple[list[Document], int, int]:
     """Read every candidate (through the cache if given); returns (documents, binary
     files, unreadable files)."""
     docs: list[Document] = []
     binary = unreadable = 0
-    for cand in candidates:
+    candidates = list(candidates)
+    for n, cand in enumerate(candidates):
+        progress.tick("reading", n, len(candidates))
         try:
             doc = cache.read(cand, read_document) if cache is not None else read_document(cand.rel, cand.path)
         except OSError:
@@ -69,6 +72,7 @@ def rank_documents(
     task_words: set[str],
     bonuses: dict[str, tuple[float, str]] | None = None,
     cache: Optional["Cache"] = None,
+    progress: Progress = QUIET,
 ) -> tuple[list[Scored], dict[str, FileMatch], Corpus]:
     """Match every document against the keywords and score the ones that matched."""
     ck = compile_keywords(keywords)
@@ -76,6 +80,7 @@ def rank_documents(
     matches: dict[str, FileMatch] = {}
     total_size = 0
     for i, doc in enumerate(docs):
+        progress.tick("matching", i, len(docs))
         total_size += doc.size
         m = match_document(doc, ck) if found is None else found[i]
         if m is None:  # the cache's answer for a file nothing hit
