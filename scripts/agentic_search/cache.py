@@ -49,7 +49,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
@@ -58,6 +57,10 @@ from typing import Any, Callable, Optional, Sequence
 from . import match as match_mod
 from .match import Document, FileMatch, compile_keywords, match_document
 from .query import Keyword
+from .state import atomic_write
+
+# Temporary files of an interrupted cache write are named so (and cleaned up on failure).
+CACHE_TMP_PREFIX = ".agentic-search-cache-"
 
 FORMAT_NAME = "agentic-search-cache"
 FORMAT_VERSION = 1
@@ -390,7 +393,8 @@ class Cache:
             kw_items.append({"key": key, "rows": flat})
         index = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "matcher": self._fingerprint,
                  "root": self.root, "token": token, "files": files, "keywords": kw_items}
-        _atomic_write(self.path, [json.dumps(index, separators=(",", ":")).encode("ascii")])
+        atomic_write(self.path, [json.dumps(index, separators=(",", ":")).encode("ascii")],
+                     fsync=False, prefix=CACHE_TMP_PREFIX)
 
     def _keywords_to_keep(self, text: set[str]) -> dict[str, dict[str, Triple]]:
         """This cycle's keywords first, then earlier ones still covering every text file."""
@@ -424,22 +428,7 @@ class Cache:
                 entry = e
             entries[rel] = Entry(entry.size, entry.mtime_ns, pos, entry.length)
             pos += entry.length
-        _atomic_write(self.blob_path, pieces)
+        atomic_write(self.blob_path, pieces, fsync=False, prefix=CACHE_TMP_PREFIX)
         return entries, len(head)
 
 
-def _atomic_write(path: str, pieces: Sequence[Any]) -> None:
-    """Write ``pieces`` to a temporary file beside ``path``, then rename it into place."""
-    directory = os.path.dirname(path)
-    fd, tmp = tempfile.mkstemp(prefix=".agentic-search-cache-", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for piece in pieces:
-                fh.write(piece)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise

@@ -1,6 +1,7 @@
 """The loop's state between invocations: one JSON file, versioned, written atomically.
 
-This is the only module that writes to disk. A write goes to a temporary file in the
+Every write to disk goes through :func:`atomic_write` here (the cache beside the state
+uses it too). A state write goes to a temporary file in the
 state file's own directory, is flushed and fsynced, then moved into place with
 ``os.replace``: a crash mid-write leaves the previous state intact. A state file that
 is not valid JSON, is not ours, or has a version we do not know is never overwritten
@@ -12,7 +13,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-from typing import Any
+from typing import Any, Sequence
 
 FORMAT_NAME = "agentic-search-state"
 FORMAT_VERSION = 1
@@ -129,17 +130,29 @@ def _valid_query(query: Any) -> bool:
 
 def save_state(path: str, state: dict[str, Any]) -> None:
     """Write ``state`` to ``path`` atomically (temp file in the same directory, then rename)."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # No sort_keys: last_output is replayed verbatim once the loop is done, so its
     # key order (the output's stable order) must survive the round trip.
     payload = json.dumps(state, ensure_ascii=False, indent=1).encode("utf-8")
-    fd, tmp = tempfile.mkstemp(prefix=".agentic-search-", suffix=".tmp", dir=directory)
+    atomic_write(path, (payload,), fsync=True)
+
+
+def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str = ".agentic-search-") -> None:
+    """Write ``pieces`` to a temporary file beside ``path``, then rename it into place.
+
+    A crash at any point leaves either the old file or the new one, never a mix; the
+    temporary file is removed on failure. ``fsync`` makes the new content durable
+    before the rename (the state needs it; a cache, which is rebuilt, does not).
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
-            fh.flush()
-            os.fsync(fh.fileno())
+            for piece in pieces:
+                fh.write(piece)
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException:
         try:
