@@ -85,7 +85,7 @@ _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 _TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
 _PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
 _DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
-_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name( : a call, not "systems (see x)"
+_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]?\(")  # name( or name (
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _WORD_RE = re.compile(r"[^\W\d_]+")
