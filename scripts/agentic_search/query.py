@@ -154,6 +154,14 @@ def stem_prefix(word: str) -> str:
     return word
 
 
+def base_form(word: str) -> str:
+    """The word a dictionary would list: ``limiting`` -> ``limit``, ``policies`` -> ``policy``
+    (for looking synonyms up; :func:`stem_prefix` is for matching)."""
+    if word.endswith("ies") and len(word) - 3 >= MIN_STEM_LEN - 1:
+        return word[:-3] + "y"
+    return stem_prefix(word)
+
+
 def make_keyword(text: str, kind: str, weight: float | None = None, group: str = "",
                  stemmed: bool = False) -> Keyword | None:
     """Build a keyword with its identifier-aware needles, or None if it is empty."""

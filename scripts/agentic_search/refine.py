@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .match import Document
-from .query import Keyword, make_keyword, normalize, split_identifier, _STOP_WORDS
+from .query import Keyword, base_form, make_keyword, normalize, split_identifier, _STOP_WORDS
 from .score import Scored
 
 # Files at or above this relevance teach vocabulary (the seed's "high relevance").
@@ -132,7 +132,7 @@ def _flat(text: str) -> str:
 
 def _is_variant(candidate: str, original: str) -> bool:
     """True for another spelling of the same word (ratelimit for "rate limiting")."""
-    a, b = _flat(candidate), _flat(_stem(original)) or _flat(original)
+    a, b = _flat(candidate), _flat(base_form(original)) or _flat(original)
     return bool(a and b) and (a.startswith(b) or b.startswith(a))
 
 
@@ -159,7 +159,7 @@ def synonym_keywords(
     for text, weight, members in lookups:
         if any(m in covered for m in members) or len(out) >= MAX_SYNONYMS:
             continue
-        found = list(synonyms_for(text)) or list(synonyms_for(_stem(normalize(text))))
+        found = list(synonyms_for(text)) or list(synonyms_for(base_form(normalize(text))))
         picked = 0
         for syn in found:
             key = normalize(syn)
@@ -176,14 +176,6 @@ def synonym_keywords(
         if picked:
             covered.update(members)
     return out
-
-
-def _stem(word: str) -> str:
-    """A light English stem so "limiting" finds the "limit" synonyms."""
-    for suffix, repl in (("ing", ""), ("ies", "y"), ("ed", ""), ("es", ""), ("s", "")):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: len(word) - len(suffix)] + repl
-    return word
 
 
 def directory_patterns(scored: Sequence[Scored], existing: Sequence[str]) -> list[str]:
