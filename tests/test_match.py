@@ -259,3 +259,18 @@ def test_missing_file_raises_oserror(tmp_path) -> None:
 @pytest.mark.parametrize("data,expected", [(b"", False), (b"abc", False), (b"a\0b", True)])
 def test_is_binary(data, expected) -> None:
     assert is_binary(data) is expected
+
+
+def test_matching_on_several_cores_gives_the_sequential_answer(tmp_path) -> None:
+    from agentic_search.match import compile_keywords, match_document, match_many
+    from agentic_search.query import make_keyword
+
+    docs = []
+    for i in range(40):
+        path = tmp_path / f"m{i}.py"
+        path.write_bytes((f"def handler_{i}():\n    return rate_limit({i})\n" * (i + 1)).encode())
+        docs.append(read_document(f"pkg/m{i}.py", str(path)))
+    ck = compile_keywords([make_keyword("rate limit", "given"), make_keyword("handler_7", "identifier")])
+    sequential = [match_document(d, ck) for d in docs]
+    assert match_many(docs, ck, workers=2, min_bytes=0) == sequential
+    assert match_many(docs, ck, workers=1) == sequential

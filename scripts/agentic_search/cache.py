@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from . import match as match_mod
-from .match import Document, FileMatch, compile_keywords, match_document
+from .match import Document, FileMatch, compile_keywords, match_document, match_many
 from .query import Keyword
 from .state import atomic_write
 
@@ -295,9 +295,10 @@ class Cache:
         path_needles = [kw.path_needle for kw in ck_missing.keywords]
         results: dict[str, dict[str, Triple]] = {k: {} for k in keys}
         out: list[Optional[FileMatch]] = []
+        fresh = iter(match_many([doc for doc in docs if doc.rel not in served], ck_all))
         for doc in docs:
             if doc.rel not in served:
-                m = match_document(doc, ck_all)
+                m = next(fresh)
                 self._record(results, keys, doc.rel, m)
                 out.append(m if m.matched else None)
                 continue

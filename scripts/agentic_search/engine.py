@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .progress import QUIET, Progress
-from .match import Document, FileMatch, compile_keywords, match_document, read_document
+from .match import Document, FileMatch, compile_keywords, match_many, read_document
 from .query import Keyword
 from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
 
@@ -75,14 +75,13 @@ def rank_documents(
     progress: Progress = QUIET,
 ) -> tuple[list[Scored], dict[str, FileMatch], Corpus]:
     """Match every document against the keywords and score the ones that matched."""
-    ck = compile_keywords(keywords)
-    found = cache.match(docs, keywords) if cache is not None else None
+    progress.tick("matching", 0, len(docs))  # one bulk step (on several cores when large)
+    found = cache.match(docs, keywords) if cache is not None else match_many(docs, compile_keywords(keywords))
     matches: dict[str, FileMatch] = {}
     total_size = 0
     for i, doc in enumerate(docs):
-        progress.tick("matching", i, len(docs))
         total_size += doc.size
-        m = match_document(doc, ck) if found is None else found[i]
+        m = found[i]
         if m is None:  # the cache's answer for a file nothing hit
             if not (bonuses and doc.rel in bonuses):
                 continue

@@ -9,6 +9,7 @@ start of a line, ...) are looked for only in files that contain the name at all.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
@@ -17,6 +18,10 @@ from .query import Keyword
 
 # Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
 BINARY_SNIFF_BYTES = 8192
+# Below this many bytes to match, forking workers costs more than it saves.
+PARALLEL_MIN_BYTES = 8 * 1024 * 1024
+# Worker processes at most: matching is bound by memory bandwidth beyond a few cores.
+MAX_WORKERS = 4
 # Keywords whose needle is shorter than this are not checked for definitions.
 MIN_DEFINITION_LEN = 3
 
@@ -306,3 +311,58 @@ def path_match(rel_low: str, kw: Keyword) -> float:
     if needle in rel_low[: len(rel_low) - len(base)]:
         return 0.25
     return 0.0
+
+
+# The documents and keywords a forked worker matches: inherited from the parent at fork
+# time (copy-on-write), so only index ranges and results cross the process boundary.
+_FORK_WORK: Optional[tuple[Sequence[Document], CompiledKeywords]] = None
+
+
+def _match_range(bounds: tuple[int, int]) -> list[FileMatch]:
+    docs, ck = _FORK_WORK  # type: ignore[misc]
+    return [match_document(docs[i], ck) for i in range(*bounds)]
+
+
+def _ranges(docs: Sequence[Document], parts: int) -> list[tuple[int, int]]:
+    """Contiguous index ranges holding about the same number of bytes each."""
+    total = sum(d.size for d in docs) or 1
+    bounds, start, acc = [], 0, 0
+    for i, d in enumerate(docs):
+        acc += d.size
+        if acc >= total * (len(bounds) + 1) / parts and len(bounds) < parts - 1:
+            bounds.append((start, i + 1))
+            start = i + 1
+    bounds.append((start, len(docs)))
+    return [b for b in bounds if b[0] < b[1]]
+
+
+def match_many(docs: Sequence[Document], ck: CompiledKeywords, workers: Optional[int] = None,
+               min_bytes: int = PARALLEL_MIN_BYTES) -> list[FileMatch]:
+    """:func:`match_document` for every document, in order, on several cores when it pays.
+
+    Large inputs are split into contiguous ranges matched by forked worker processes
+    (where the platform forks); the result is the same list the sequential loop gives.
+    Any failure to start workers falls back to the sequential loop.
+    """
+    if workers is None:
+        workers = min(os.cpu_count() or 1, MAX_WORKERS)
+    if workers < 2 or len(docs) < 2 or sum(d.size for d in docs) < min_bytes:
+        return [match_document(d, ck) for d in docs]
+    import multiprocessing  # only here: importing it costs start-up time
+
+    global _FORK_WORK
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform
+        return [match_document(d, ck) for d in docs]
+    for d in docs:
+        d.low  # materialise lazily loaded text once, in the parent, before forking
+    _FORK_WORK = (docs, ck)
+    try:
+        with ctx.Pool(workers) as pool:
+            parts = pool.map(_match_range, _ranges(docs, workers))
+    except (OSError, EOFError, RuntimeError):
+        return [match_document(d, ck) for d in docs]
+    finally:
+        _FORK_WORK = None
+    return [m for part in parts for m in part]
