@@ -19,6 +19,7 @@ from typing import Callable, Optional
 import pytest
 
 from agentic_search import cache as cache_mod
+from _trees import write_tree
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
 OLD = 1_600_000_000  # seconds: mtimes far outside the racy window
@@ -43,15 +44,7 @@ STEPS = {1: ["--keywords", "RateLimiter", "endpoints"], 2: [], 3: ["--keywords",
 
 def make_tree(root: Path, files: dict) -> Path:
     """Write ``files`` under ``root`` with old mtimes."""
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-        os.utime(path, (OLD, OLD))
-    return root
+    return write_tree(root, files, mtime=OLD)
 
 
 def run(*args) -> str:

@@ -23,6 +23,7 @@ from agentic_search.refine import (
     directory_patterns, learn_vocabulary, refine_query, synonym_keywords,
 )
 from agentic_search.score import Scored
+from _trees import read_tree
 
 
 def sc(rel: str, score: float) -> Scored:
@@ -143,14 +144,7 @@ AUTH_SCORES = [sc("src/auth.py", 0.95), sc("src/tokens.py", 0.85), sc("src/user.
 
 
 def load(tmp_path, files: Dict[str, str]) -> List[Document]:
-    docs = []
-    for rel, text in sorted(files.items()):
-        full = os.path.join(str(tmp_path), *rel.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        docs.append(read_document(rel, full))
-    return docs
+    return read_tree(tmp_path, files)
 
 
 def learn(tmp_path, scored, keywords: Sequence[str]) -> List[str]:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from _trees import write_tree
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
 PREFIX = "retrieve_loop.py: error: "
@@ -33,15 +34,7 @@ RESULT_KEYS = ("id", "title", "summary", "tags", "score", "related", "reason", "
 
 def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
     """Write ``files`` (POSIX relative path -> text or bytes) under ``root``."""
-    root.mkdir(parents=True, exist_ok=True)
-    for rel, content in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, bytes):
-            path.write_bytes(content)
-        else:
-            path.write_text(content, encoding="utf-8")
-    return root
+    return write_tree(root, files)
 
 
 def run_cli(*args: str | os.PathLike) -> subprocess.CompletedProcess:

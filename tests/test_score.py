@@ -22,17 +22,11 @@ from agentic_search.score import (
     MAX_RELEVANCE, Corpus, Scored, corpus_stats, file_role, idf, raw_evidence, relevance,
     roles_requested, score_matches, task_words,
 )
+from _trees import read_tree
 
 
 def build(tmp_path, files: Dict[str, str]):
-    docs = []
-    for rel, text in sorted(files.items()):
-        full = os.path.join(str(tmp_path), *rel.split("/"))
-        os.makedirs(os.path.dirname(full), exist_ok=True)
-        with open(full, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        docs.append(read_document(rel, full))
-    return docs
+    return read_tree(tmp_path, files)
 
 
 def rank(tmp_path, files: Dict[str, str], keywords: Sequence[str], task: str = "") -> List[Scored]:
