@@ -10,13 +10,12 @@ tests do not depend on how scoring is tuned.
 """
 from __future__ import annotations
 
-import os
 from typing import Dict, List, Sequence
 
 import pytest
 
 import hints
-from agentic_search.match import Document, read_document
+from agentic_search.match import Document
 from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
 from agentic_search.refine import (
     EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, PATTERN_FROM_SCORE, NextQuery,

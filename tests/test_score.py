@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 from typing import Dict, List, Sequence
 
 import pytest
 
 from agentic_search.engine import rank_documents
-from agentic_search.match import FileMatch, read_document
+from agentic_search.match import FileMatch
 from agentic_search.query import Keyword, keywords_from_list, make_keyword
 from agentic_search.score import (
     MAX_RELEVANCE, Corpus, Scored, corpus_stats, file_role, idf, raw_evidence, relevance,
