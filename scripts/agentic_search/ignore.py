@@ -314,55 +314,21 @@ class IgnoreFile:
     """The patterns of one source, relative to the directory ``base``.
 
     ``base`` is a POSIX path relative to the work-tree top ("" for the top).
-    The patterns are combined into two alternations (files; directories),
-    latest pattern first, so one ``fullmatch`` per subject finds the last
-    matching line.
+    Matching is :class:`IgnoreRules`' job: it merges the patterns of every source
+    in force into a few alternations, latest line first.
     """
 
     source: str
     base: str
     patterns: Tuple[IgnorePattern, ...]
-    _tables: Tuple[Tuple[Optional["re.Pattern[str]"], Tuple[int, ...]], ...] = field(
-        default=(), repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        tables = []
-        # (anchored?, directory?) -> combined regex, group number -> pattern index
-        for anchored in (False, True):
-            for is_dir in (False, True):
-                alts: List[str] = []
-                index: List[int] = [-1]  # group numbers start at 1
-                for k in range(len(self.patterns) - 1, -1, -1):
-                    pat = self.patterns[k]
-                    if pat.anchored != anchored or pat.regex == _NEVER:
-                        continue
-                    if pat.dir_only and not is_dir:
-                        continue
-                    alts.append("(" + pat.regex + ")")
-                    index.append(k)
-                rx = re.compile("|".join(alts), re.DOTALL) if alts else None
-                tables.append((rx, tuple(index)))
-        object.__setattr__(self, "_tables", tuple(tables))
 
     def last_match(self, rel: str, is_dir: bool) -> Optional[IgnorePattern]:
         """The last pattern matching ``rel`` (relative to the work-tree top), or None.
 
-        ``rel`` must lie below ``base``; the caller guarantees it.
+        ``rel`` must lie below ``base``; the caller guarantees it. One source alone
+        is the simplest stack of rules, so this is :meth:`IgnoreRules.match` on it.
         """
-        sub = rel[len(self.base) + 1:] if self.base else rel
-        best = -1
-        d = 1 if is_dir else 0
-        rx, index = self._tables[d]  # basename patterns
-        if rx is not None:
-            m = rx.fullmatch(sub.rpartition("/")[2])
-            if m is not None:
-                best = index[m.lastindex or 0]
-        rx, index = self._tables[2 + d]  # anchored patterns
-        if rx is not None:
-            m = rx.fullmatch(sub)
-            if m is not None:
-                best = max(best, index[m.lastindex or 0])
-        return self.patterns[best] if best >= 0 else None
+        return IgnoreRules((self,)).match(rel, is_dir)
 
 
 def parse_ignore_file(text: str, source: str, base: str) -> IgnoreFile:
