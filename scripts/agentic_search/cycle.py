@@ -196,15 +196,16 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
     by_rel = {d.rel: d for d in docs}
     ev = _evaluate(query, state, steer, task_text, walked, docs, by_rel, judgements)
     seen_before = list(state.get("seen_ids") or [])
+    seen = set(seen_before)
     hints = steer.compute_hints(
         [_hint_item(r) for r in ev.results], [k.text for k in keywords],
         seen_ids=seen_before, round=cycle_no, max_rounds=max_cycles,
     ) if steer.compute_hints else {}
-    unseen_related = _unseen_related(ev, set(seen_before))
+    unseen_related = _unseen_related(ev, seen)
     nq = _refine(query, ev, steer, by_rel, docs, unseen_related)
 
     scores = _merge_scores(state, ev.scored, judgements, cycle_no)
-    new_ids = [r["id"] for r in ev.results if r["id"] not in set(seen_before)]
+    new_ids = [r["id"] for r in ev.results if r["id"] not in seen]
     critical = [kw for kw in ev.gaps if kw.kind in CRITICAL_KINDS]
     done, stop_reason = _stop(cycle_no, max_cycles, ev.scored, critical, new_ids, hints)
     new_state = dict(state)
