@@ -88,6 +88,9 @@ def learn_vocabulary(
         known.add(normalize(kw.text))
         known.update(split_identifier(kw.text))
         known.update(n.decode("utf-8", "ignore") for n in kw.needles)
+    long_known = [k for k in known if len(k) >= MIN_LEARNED_LEN]
+    eligible: dict[str, bool] = {}  # part -> may be learned (decided once per distinct part)
+    parts_of: dict[bytes, list[str]] = {}
     in_files: dict[str, int] = {}
     freq: dict[str, int] = {}
     for s in sources:
@@ -96,10 +99,17 @@ def learn_vocabulary(
             continue
         seen_here: set[str] = set()
         for token in _WORD_IN_RAW_RE.findall(text):
-            for part in split_identifier(token.decode("ascii", "ignore")):
-                if len(part) < MIN_LEARNED_LEN or not part.isalpha() or part in _STOP_WORDS or part in _CODE_NOISE:
-                    continue
-                if part in known or any(part in k or k in part for k in known if len(k) >= MIN_LEARNED_LEN):
+            parts = parts_of.get(token)
+            if parts is None:
+                parts = parts_of[token] = split_identifier(token.decode("ascii", "ignore"))
+            for part in parts:
+                ok = eligible.get(part)
+                if ok is None:
+                    ok = eligible[part] = not (
+                        len(part) < MIN_LEARNED_LEN or not part.isalpha() or part in _STOP_WORDS
+                        or part in _CODE_NOISE or part in known
+                        or any(part in k or k in part for k in long_known))
+                if not ok:
                     continue
                 freq[part] = freq.get(part, 0) + 1
                 if part not in seen_here:

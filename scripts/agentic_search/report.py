@@ -10,6 +10,7 @@ this file leaves open) and ``matched`` (the keywords it matched).
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from typing import Any, Optional, Sequence
 
 from .match import Document, FileMatch
@@ -39,15 +40,39 @@ def _decode(data: bytes) -> str:
 
 
 def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
-    """The lines with the most keyword hits (definitions first on ties), in file order."""
+    """The lines with the most keyword hits (definitions first on ties), in file order.
+
+    A line's hits are the needles it contains (each counted once per line); they are
+    found with one ``find`` pass per needle over the lower-cased lines joined by newlines
+    (a needle never holds a newline once the text is split into lines)."""
     needles = [n.decode("utf-8", "ignore") for kw in keywords for n in kw.needles if kw.kind != "path"]
+    lines = text.splitlines()
+    joined = "\n".join(line.lower() for line in lines)
+    starts = [0]
+    for low_len in (len(line.lower()) for line in lines[:-1]):
+        starts.append(starts[-1] + low_len + 1)
+    hits: dict[int, int] = {}
+    multiplicity: dict[str, int] = {}
+    for n in needles:
+        multiplicity[n] = multiplicity.get(n, 0) + 1
+    for n, times in multiplicity.items():
+        if "\n" in n:
+            continue
+        if not n:
+            for i in range(len(lines)):
+                hits[i] = hits.get(i, 0) + times
+            continue
+        pos = joined.find(n)
+        while pos >= 0:
+            i = bisect_right(starts, pos) - 1
+            hits[i] = hits.get(i, 0) + times
+            nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
+            pos = joined.find(n, nxt)
     scored = []
-    for no, line in enumerate(text.splitlines(), start=1):
-        low = line.lower()
-        hits = sum(1 for n in needles if n and n in low)
-        if hits:
-            is_def = 1 if _DEF_NAME_RE.match(line) else 0
-            scored.append((-(hits + is_def), no, line.strip()))
+    for i, h in hits.items():
+        line = lines[i]
+        is_def = 1 if _DEF_NAME_RE.match(line) else 0
+        scored.append((-(h + is_def), i + 1, line.strip()))
     scored.sort()
     best = sorted(scored[:SUMMARY_LINES], key=lambda t: t[1])
     out = []

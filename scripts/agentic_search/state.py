@@ -133,7 +133,7 @@ def save_state(path: str, state: dict[str, Any]) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     # No sort_keys: last_output is replayed verbatim once the loop is done, so its
     # key order (the output's stable order) must survive the round trip.
-    payload = json.dumps(state, ensure_ascii=False, indent=1).encode("utf-8")
+    payload = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     atomic_write(path, (payload,), fsync=True)
 
 

@@ -1,0 +1,59 @@
+"""report.py: the summary lines a result quotes, and the names it tags."""
+
+from agentic_search.query import keywords_from_list
+from agentic_search.report import SUMMARY_LINE_CHARS, defined_names, summary_lines
+
+
+def test_summary_quotes_the_lines_with_most_keywords_in_file_order():
+    text = "\n".join([
+        "import os",
+        "token = refresh(token)",        # 2 keywords
+        "x = 1",
+        "expiry = token.expiry",         # 2 keywords (token twice counts once)
+        "def check(token, expiry):",     # 2 keywords + a definition
+        "y = token",                     # 1 keyword
+    ])
+    kws = keywords_from_list(["token", "expiry", "refresh"])
+    assert summary_lines(text, kws) == [
+        "L2: token = refresh(token)",
+        "L4: expiry = token.expiry",
+        "L5: def check(token, expiry):",
+    ]
+
+
+def test_a_keyword_repeated_on_a_line_counts_once():
+    text = "token token token token\nTOKEN expiry\nexpiry, token\ntoken(expiry)\n"
+    kws = keywords_from_list(["token", "expiry"])
+    assert summary_lines(text, kws) == ["L2: TOKEN expiry", "L3: expiry, token", "L4: token(expiry)"]
+
+
+def test_line_numbers_follow_every_line_break_python_knows():
+    text = "a\r\nb\rc\u2028token here\x0cd\nlast token"
+    kws = keywords_from_list(["token"])
+    assert summary_lines(text, kws) == ["L4: token here", "L6: last token"]
+
+
+def test_definitions_win_ties_and_long_lines_are_cut():
+    long_line = "token " * 60
+    text = f"{long_line}\nclass Token:\n"
+    kws = keywords_from_list(["token"])
+    lines = summary_lines(text, kws)
+    assert lines[0].startswith("L1: token token") and lines[0].endswith("…")
+    assert len(lines[0]) == len("L1: ") + SUMMARY_LINE_CHARS
+    assert summary_lines(text, kws)[1] == "L2: class Token:"
+    # With room for one line only the definition would be chosen: it ranks first.
+    text2 = "x = token\nclass Token:\n"
+    assert summary_lines(text2 * 2, kws)[:2] == ["L1: x = token", "L2: class Token:"]
+
+
+def test_no_hit_no_summary_and_non_ascii_lines_keep_their_numbers():
+    kws = keywords_from_list(["token"])
+    assert summary_lines("nothing here\n", kws) == []
+    # "İ" lower-cases to two characters: later lines must keep their numbers.
+    text = "İİİ token\nİ\nx İ TOKEN\n"
+    assert summary_lines(text, kws) == ["L1: İİİ token", "L3: x İ TOKEN"]
+
+
+def test_defined_names_most_used_first():
+    text = "def helper():\n    pass\n\nclass Main:\n    helper()\n    helper()\n"
+    assert defined_names(text) == ["helper", "Main"]
