@@ -274,3 +274,25 @@ def test_matching_on_several_cores_gives_the_sequential_answer(tmp_path) -> None
     sequential = [match_document(d, ck) for d in docs]
     assert match_many(docs, ck, workers=2, min_bytes=0) == sequential
     assert match_many(docs, ck, workers=1) == sequential
+
+
+def _match_in_daemon(n: int) -> bool:
+    from agentic_search.match import Document, compile_keywords, match_document, match_many
+    from agentic_search.query import make_keyword
+
+    docs = [Document(f"m{i}.py", b"rate_limit()\n" * (i + 1), b"rate_limit()\n" * (i + 1), 13 * (i + 1))
+            for i in range(n)]
+    ck = compile_keywords([make_keyword("rate limit", "given")])
+    return match_many(docs, ck, workers=2, min_bytes=0) == [match_document(d, ck) for d in docs]
+
+
+def test_matching_inside_a_pool_worker_falls_back_to_one_process() -> None:
+    # A library caller's multiprocessing worker is daemonic and may not fork children.
+    import multiprocessing
+
+    try:
+        ctx = multiprocessing.get_context("fork")
+    except ValueError:
+        pytest.skip("no fork on this platform")
+    with ctx.Pool(1) as pool:
+        assert pool.map(_match_in_daemon, [12]) == [True]

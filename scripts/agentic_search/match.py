@@ -355,13 +355,15 @@ def match_many(docs: Sequence[Document], ck: CompiledKeywords, workers: Optional
         ctx = multiprocessing.get_context("fork")
     except ValueError:  # no fork on this platform
         return [match_document(d, ck) for d in docs]
+    if multiprocessing.current_process().daemon:  # a pool's worker may not start children
+        return [match_document(d, ck) for d in docs]
     for d in docs:
         d.low  # materialise lazily loaded text once, in the parent, before forking
     _FORK_WORK = (docs, ck)
     try:
         with ctx.Pool(workers) as pool:
             parts = pool.map(_match_range, _ranges(docs, workers))
-    except (OSError, EOFError, RuntimeError):
+    except (OSError, EOFError, RuntimeError, AssertionError):
         return [match_document(d, ck) for d in docs]
     finally:
         _FORK_WORK = None
