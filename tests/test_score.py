@@ -59,6 +59,12 @@ ROLE_CASES = [
     ("CHANGELOG.md", "docs"),
     ("examples/demo.py", "example"),
     ("app/migrations/0001_initial.py", "migration"),
+    ("db/migrate/20190101120000_create_users.rb", "migration"),
+    ("app/migrations/versions/2_add_index.py", "migration"),
+    # The code of a migration framework is source, not a migration.
+    ("orm/migrations/autodetector.py", "source"),
+    ("orm/migrations/operations/models.py", "source"),
+    ("app/migrations/__init__.py", "source"),
     ("vendor/lib/x.go", "vendored"),
     ("third_party/zlib/a.c", "vendored"),
     ("node_modules/x/index.js", "vendored"),

@@ -51,7 +51,8 @@ _ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
     ("docs", re.compile(r"(^|/)(docs?|documentation|man)/|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|authors|license|notice)[^/]*$", re.I), 0.3),
     ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/"), 0.4),
-    ("migration", re.compile(r"(^|/)migrations?/"), 0.4),
+    # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
+    ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     ("vendored", re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
     ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map)$|(^|/)(dist|build)/"), 0.2),
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
