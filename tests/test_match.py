@@ -12,7 +12,7 @@ import os
 import pytest
 
 from agentic_search.match import (
-    BINARY_SNIFF_BYTES, FileMatch, compile_keywords, definition_words, is_binary, match_document,
+    BINARY_SNIFF_BYTES, FileMatch, compile_keywords, definition_words, is_binary, match_document, path_match,
     read_document,
 )
 from agentic_search.query import keywords_from_list, make_keyword
@@ -213,6 +213,24 @@ def test_module_path_names_root_level_package_init(tmp_path) -> None:
     kw = make_keyword("django/db/models", "path")
     doc = read_document(rel, write_bytes(tmp_path, rel, b"x = 1\n"))
     assert match_document(doc, compile_keywords([kw])).in_path[0] > 0
+
+
+NAMED_BY_DIRECTORY = [
+    # keyword, file, path match
+    ("management", "auth/management/__init__.py", 1.0),   # the package's own file
+    ("auth", "src/auth/index.ts", 1.0),
+    ("parser", "src/parser/mod.rs", 1.0),
+    ("permission", "auth/permissions/__init__.py", 1.0),  # an inflection of the name
+    ("auth", "auth/management/__init__.py", 0.25),        # a directory further up
+    ("auth", "auth/management/commands.py", 0.25),
+    ("init", "auth/management/__init__.py", 0.0),         # the stem itself names nothing
+]
+
+
+@pytest.mark.parametrize("word,rel,expected", NAMED_BY_DIRECTORY, ids=[f"{c[0]}@{c[1]}" for c in NAMED_BY_DIRECTORY])
+def test_a_package_file_is_named_by_its_directory(word, rel, expected) -> None:
+    kw = make_keyword(word, "word")
+    assert path_match(rel.lower(), kw) == expected
 
 
 # --------------------------------------------------------------------------- #

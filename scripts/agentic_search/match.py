@@ -277,6 +277,10 @@ def match_document(doc: Document, ck: CompiledKeywords) -> FileMatch:
     )
 
 
+# File stems that stand for their directory (the package or module it is).
+_PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
+
+
 def _is_inflection(name: str, stem: str) -> bool:
     """True when ``name`` is ``stem`` plus an English ending (``hints`` for ``hint``)."""
     return name.startswith(stem) and name[len(stem):] in _INFLECTIONS
@@ -303,6 +307,10 @@ def path_match(rel_low: str, kw: Keyword) -> float:
         return 0.0
     base = rel_low.rsplit("/", 1)[-1]
     stem = base.split(".", 1)[0]
+    if stem in _PACKAGE_STEMS and "/" in rel_low:
+        # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
+        base = rel_low.rsplit("/", 2)[-2] + "/" + base
+        stem = rel_low.rsplit("/", 2)[-2]
     flat_stem = stem.replace("_", "").replace("-", "")
     if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
         return 1.0
