@@ -269,6 +269,20 @@ def test_empty_file_is_text(tmp_path) -> None:
     assert doc is not None and doc.size == 0
 
 
+def test_a_document_keeps_the_lowered_text_and_rereads_the_bytes_when_quoted(tmp_path) -> None:
+    path = write_bytes(tmp_path, "a.py", b"class RateLimiter:\n    pass\n")
+    doc = read_document("a.py", path)
+    assert doc.low == b"class ratelimiter:\n    pass\n"
+    assert doc.data == b"class RateLimiter:\n    pass\n"  # as written, for summaries
+
+
+def test_a_document_whose_file_vanished_quotes_its_lowered_text(tmp_path) -> None:
+    path = write_bytes(tmp_path, "a.py", b"JWT = 1\n")
+    doc = read_document("a.py", path)
+    os.remove(path)
+    assert doc.data == b"jwt = 1\n"
+
+
 def test_missing_file_raises_oserror(tmp_path) -> None:
     with pytest.raises(OSError):
         read_document("gone.py", os.path.join(str(tmp_path), "gone.py"))

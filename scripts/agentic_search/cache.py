@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from . import match as match_mod
-from .match import Document, FileMatch, compile_keywords, match_document, match_many
+from .match import Document, FileMatch, compile_keywords, match_document, match_many, reread_bytes
 from .query import Keyword
 from .state import atomic_write
 
@@ -128,15 +128,6 @@ def _path_may_match(rel: str, path_needles: Sequence[str]) -> bool:
     rel_low = rel.lower()
     rel_flat = rel_low.replace("_", "").replace("-", "")
     return any(pn in rel_low or pn in rel_flat for pn in path_needles)
-
-
-def _read_bytes(path: str, fallback: Callable[[], bytes]) -> bytes:
-    """A file's bytes for a cached document (summaries, imports); its text if it vanished."""
-    try:
-        with open(path, "rb") as fh:
-            return fh.read()
-    except OSError:
-        return fallback()
 
 
 class Cache:
@@ -249,7 +240,7 @@ class Cache:
             self._served[cand.rel] = entry
             low = self._slicer(entry)
             return Document(cand.rel, size=entry.length, load_low=low,
-                            load_data=lambda: _read_bytes(cand.path, low))
+                            load_data=lambda: reread_bytes(cand.path, low()))
         started = time.time_ns()
         doc = reader(cand.rel, cand.path)
         trusted = (isinstance(cand.size, int) and isinstance(cand.mtime_ns, int)

@@ -138,12 +138,27 @@ def is_binary(data: bytes) -> bool:
 
 
 def read_document(rel: str, path: str) -> Optional[Document]:
-    """Read one file as a Document; None when it is binary. OSError propagates."""
+    """Read one file as a Document; None when it is binary. OSError propagates.
+
+    Only the lower-cased text is kept: every file is counted in, few are quoted. The
+    bytes as written are read again for those few (summaries, imports, learned
+    vocabulary), or are the lower-cased text should the file have vanished meanwhile.
+    """
     with open(path, "rb") as fh:
         data = fh.read()
     if is_binary(data):
         return None
-    return Document(rel=rel, data=data, low=data.lower(), size=len(data))
+    low = data.lower()
+    return Document(rel=rel, low=low, size=len(data), load_data=lambda: reread_bytes(path, low))
+
+
+def reread_bytes(path: str, fallback: bytes) -> bytes:
+    """A file's bytes read again; ``fallback`` when it can no longer be read."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return fallback
 
 
 def definition_words(rel: str) -> tuple[bytes, ...]:
