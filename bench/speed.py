@@ -161,12 +161,23 @@ class Series:
         self.rss_mb.append(t.rss_mb)
 
 
+FLOOR_NAME = "floor: python3 + import, no work"
+
+
+def floor_argv() -> List[str]:
+    """A process that starts the interpreter and imports the retriever, then stops: the
+    least any cycle costs, since every cycle is a new process."""
+    return [sys.executable, "-c",
+            f"import sys; sys.path.insert(0, {SCRIPTS!r}); import agentic_search.cli"]
+
+
 def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Sequence[str],
-                runs: int, warmup: int = 1) -> Tuple[List[Series], str]:
-    """Alternate rg / cold cycle 1 / cycles 2-3 / warm-cache cycle 1; return the series."""
+                runs: int, warmup: int = 1, floor: Optional[Sequence[str]] = None) -> Tuple[List[Series], str]:
+    """Alternate rg / cold cycle 1 / cycles 2-3 / warm-cache cycle 1 (and the start-up
+    floor when ``floor`` is given); return the series."""
     grep, grep_name = grep_cmd(root, keywords)
     series = {n: Series(n, [], []) for n in
-              (grep_name, "cycle 1 (cold)", "cycle 2", "cycle 3", "cycle 1 (warm cache)")}
+              (grep_name, FLOOR_NAME, "cycle 1 (cold)", "cycle 2", "cycle 3", "cycle 1 (warm cache)")}
     warm_dir = tempfile.mkdtemp(prefix="speed-warm-")
     has_cache = warm_primed = False
     try:
@@ -175,6 +186,10 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
             t = run_timed(grep)
             if keep:
                 series[grep_name].add(t)
+            if floor:
+                t = run_timed(floor)
+                if keep and t.returncode == 0:
+                    series[FLOOR_NAME].add(t)
             cold = tempfile.mkdtemp(prefix="speed-cold-")
             try:
                 state = os.path.join(cold, STATE_NAME)
@@ -422,7 +437,8 @@ def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
             raise SystemExit("speed: the tool's cycle 1 reported no query.keywords; pass --keywords")
     print(f"speed: {inst['instance_id']} tree {tree}: {files} files, {size / 2**20:.1f} MB; "
           f"{len(keywords)} keywords", file=sys.stderr, flush=True)
-    series, grep_name = time_cycles(cmd, tree, task, keywords, args.runs)
+    own = list(cmd) == list(localize.DEFAULT_TOOL)
+    series, grep_name = time_cycles(cmd, tree, task, keywords, args.runs, floor=floor_argv() if own else None)
     print(f"## {inst['instance_id']} ({files} files, {size / 2**20:.1f} MB)\n")
     print(cycles_table(series, grep_name))
     how = "--task <issue text>" if task is not None else "--keywords"
