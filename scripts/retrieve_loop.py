@@ -63,6 +63,8 @@ def _build_parser():
     p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
     p.add_argument("--max-cycles", type=int, default=None, help="cycle limit (default 3)")
     p.add_argument("--limit", type=int, default=None, help="entries in results/ranking/context (default 20)")
+    p.add_argument("--max-file-kb", type=int, default=None, metavar="KB",
+                   help="skip files larger than this (default 2048; kept for later calls)")
     p.add_argument("--reset", action="store_true", help="start over, discarding the state file")
     p.add_argument("--text", action="store_true", help="print a human-readable report instead of JSON")
     p.add_argument("--no-cache", action="store_true",

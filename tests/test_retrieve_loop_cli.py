@@ -151,6 +151,7 @@ BAD_INPUT = [
     ("judge score nan", _judge("app/router.py=nan"), "between 0 and 1"),
     ("max-cycles 0", _flag("--max-cycles", "0"), "--max-cycles 0"),
     ("limit 0", _flag("--limit", "0"), "--limit 0"),
+    ("max-file-kb 0", _flag("--max-file-kb", "0"), "--max-file-kb 0"),
     ("state is a directory", lambda tmp, root: ["--root", root, "--state", tmp, "--keywords", "route"],
      "is a directory"),
 ]
@@ -199,7 +200,7 @@ def test_help_exits_0_and_names_every_flag():
     proc = run_cli("--help")
     assert proc.returncode == 0 and proc.stderr == ""
     for flag in ("--root", "--state", "--task", "--keywords", "--patterns", "--exclude", "--judge",
-                 "--max-cycles", "--limit", "--reset", "--text"):
+                 "--max-cycles", "--limit", "--max-file-kb", "--reset", "--text"):
         assert flag in proc.stdout
 
 
@@ -250,6 +251,7 @@ MALFORMED_FIELDS = [
     ("next_query", {"keywords": ["x"]}), ("next_query", {"keywords": [], "patterns": "**"}),
     ("scores", {"a.py": 1}), ("scores", {"a.py": {"score": "high"}}), ("judgements", {"app/router.py": "x"}),
     ("seen_ids", [1]), ("pending_related", 5), ("history", {}), ("last_output", 5),
+    ("max_file_bytes", 0), ("max_file_bytes", "2MB"),
 ]
 
 
@@ -639,3 +641,18 @@ def test_first_call_without_root_is_a_usage_error(tmp_path):
     assert proc.returncode == 2
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and "--root" in proc.stderr
+
+
+def test_max_file_kb_lets_large_files_in_and_is_kept_for_later_calls(tmp_path):
+    big = "def throttle_requests():\n    pass\n" + "# filler line of text\n" * 100_000  # ~2.2 MB
+    root = make_tree(tmp_path / "repo", {"big.py": big, "app/rate.py": "RATE = 1\n"})
+    state = tmp_path / "s.json"
+    out = run_json("--root", root, "--state", state, "--keywords", "throttle_requests")
+    assert out["ranking"] == [] and out["stats"]["walk_skipped"] == {"too_large": 1}
+    out = run_json("--root", root, "--state", state, "--reset", "--keywords", "throttle_requests", "rate",
+                   "--max-file-kb", "4096", "--max-cycles", "3")
+    assert "big.py" in [r["id"] for r in out["ranking"]]
+    # A later call without the flag keeps the limit the loop was started with.
+    out = run_json("--state", state, "--keywords", "throttle")
+    assert "big.py" in [r["id"] for r in out["ranking"]]
+    assert "too_large" not in out["stats"]["walk_skipped"]

@@ -14,6 +14,7 @@ from .cache import open_cache
 from .progress import Progress
 from .cycle import DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, CycleError, Steering, rejudge, run_cycle
 from .state import StateError, load_state, new_state, save_state
+from .walk import MAX_FILE_BYTES
 
 
 class CliError(Exception):
@@ -52,6 +53,9 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         raise CliError(f"--max-cycles {args.max_cycles}: must be at least 1")
     if args.limit is not None and args.limit < 1:
         raise CliError(f"--limit {args.limit}: must be at least 1")
+    max_file_kb = getattr(args, "max_file_kb", None)
+    if max_file_kb is not None and max_file_kb < 1:
+        raise CliError(f"--max-file-kb {max_file_kb}: must be at least 1")
     state_path = os.path.abspath(args.state)
     if os.path.isdir(state_path):
         raise CliError(f"--state {args.state}: is a directory, not a state file")
@@ -87,6 +91,8 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         state = new_state(root, "", args.max_cycles or DEFAULT_MAX_CYCLES)
     elif args.max_cycles is not None:
         state["max_cycles"] = args.max_cycles
+    if max_file_kb is not None:
+        state["max_file_bytes"] = max_file_kb * 1024
 
     # The cache sits beside the state, never inside the tree (then there is none).
     cache = None if getattr(args, "no_cache", False) else open_cache(state_path, root)
@@ -97,6 +103,7 @@ def run(args, judgements: tuple[tuple[str, float], ...]) -> tuple[dict[str, Any]
         excludes=tuple(args.exclude),
         judgements=judgements,
         limit=args.limit or DEFAULT_LIMIT,
+        max_file_bytes=state.get("max_file_bytes", MAX_FILE_BYTES),
         skip_paths=(state_path,) + (cache.paths if cache is not None else ()),
         synonyms_for=_hints_module().synonyms_for,
         compute_hints=_hints_module().compute_hints,

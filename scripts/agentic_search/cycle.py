@@ -20,7 +20,7 @@ from .query import KIND_WEIGHTS, Keyword, extract_keywords, keywords_from_list, 
 from .refine import learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, context_entries, ranking_entries
 from .score import Scored, coverage_share, task_words
-from .walk import walk
+from .walk import MAX_FILE_BYTES, walk
 
 # The seed's loop limit.
 DEFAULT_MAX_CYCLES = 3
@@ -55,6 +55,7 @@ class Steering:
     excludes: tuple[str, ...] = ()
     judgements: tuple[tuple[str, float], ...] = ()
     limit: int = DEFAULT_LIMIT
+    max_file_bytes: int = MAX_FILE_BYTES  # larger files are skipped (too_large)
     skip_paths: tuple[str, ...] = ()
     synonyms_for: Optional[Callable[[str], list[str]]] = None
     compute_hints: Optional[Callable[..., dict]] = None
@@ -269,7 +270,7 @@ def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
 def _dispatch(root: str, query: _Query, steer: Steering):
     """DISPATCH: walk the tree and read every candidate once."""
     glob_excludes, exact_excludes = _split_excludes(query.excludes, root)
-    walked = walk(root, query.patterns, glob_excludes, skip_paths=steer.skip_paths)
+    walked = walk(root, query.patterns, glob_excludes, skip_paths=steer.skip_paths, max_bytes=steer.max_file_bytes)
     entries = [f for f in walked.files if f.rel not in exact_excludes]
     docs, binary, unreadable = load_documents(
         (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache, steer.progress)

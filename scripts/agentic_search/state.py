@@ -98,6 +98,7 @@ def _malformed_field(data: dict[str, Any]) -> str | None:
         ("root", isinstance(data.get("root"), str)),
         ("task", isinstance(data.get("task"), str)),
         ("max_cycles", _is_int(data.get("max_cycles")) and data["max_cycles"] >= 1),
+        ("max_file_bytes", "max_file_bytes" not in data or (_is_int(data["max_file_bytes"]) and data["max_file_bytes"] >= 1)),
         ("cycle", _is_int(data.get("cycle")) and data["cycle"] >= 0),
         ("done", isinstance(data.get("done"), bool)),
         ("stop_reason", data.get("stop_reason") is None or isinstance(data.get("stop_reason"), str)),
