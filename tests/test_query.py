@@ -18,8 +18,8 @@ import pytest
 
 from agentic_search.match import compile_keywords, match_document, read_document
 from agentic_search.query import (
-    Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize,
-    split_identifier,
+    CODE_ONLY_FACTOR, TITLE_BOOST, Keyword, extract_keywords, keywords_from_list, make_keyword,
+    merge_keywords, normalize, prose_of, split_identifier,
 )
 
 
@@ -310,3 +310,47 @@ def test_merge_keywords_first_occurrence_wins() -> None:
     b = keywords_from_list(["TOKEN", "session"], kind="learned")
     merged = merge_keywords(a, b)
     assert [(k.text, k.kind) for k in merged] == [("token", "given"), ("auth", "given"), ("session", "learned")]
+
+
+# --- weights: the title, and names that only appear in pasted code ----------------------
+
+ISSUE = """Saving a model with parse_header fails
+The FormParser calls parse_header on every request.
+
+```python
+class MyView(View):
+    def post(self, request):
+        return handle_upload(request)
+```
+
+    >>> run_check(ArticleForm)
+Traceback (most recent call last):
+  File "app/forms.py", line 9, in clean_title
+ValueError: bad header
+"""
+
+
+def _weights(task: str) -> dict:
+    return {k.text: k.weight for k in extract_keywords(task)}
+
+
+def test_title_names_weigh_more():
+    w = _weights(ISSUE)
+    assert w["parse_header"] == TITLE_BOOST * 1.0
+
+
+def test_names_only_in_pasted_code_weigh_less_than_names_the_prose_uses():
+    w = _weights(ISSUE)
+    assert w["FormParser"] == 1.0                       # prose
+    assert w["MyView"] == CODE_ONLY_FACTOR              # fenced block only
+    assert w["handle_upload"] == CODE_ONLY_FACTOR
+    assert w["ArticleForm"] == CODE_ONLY_FACTOR         # REPL line only
+    assert w["clean_title"] == 1.0                      # a traceback frame keeps its weight
+
+
+def test_prose_of_drops_fences_code_lines_and_sessions():
+    prose = prose_of(ISSUE)
+    assert "FormParser calls parse_header" in prose
+    for code in ("class MyView", "handle_upload", ">>> run_check", 'File "app/forms.py"'):
+        assert code not in prose
+    assert "ValueError: bad header" in prose   # the error line is what the user saw
