@@ -23,6 +23,7 @@ cycles cheaper without changing their output; --no-cache turns it off.
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 
@@ -78,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from agentic_search.cli import CliError, CliUsageError, run
 
+    # One cycle allocates an object or more per file and frees them all at exit: the
+    # cyclic collector would only rescan them (a quarter of the time on 100,000 files).
+    gc_was_enabled = gc.isenabled()
+    gc.disable()
     try:
         judgements = tuple(_parse_judge(v) for v in args.judge)
         out, text = run(args, judgements)
@@ -87,6 +92,9 @@ def main(argv: list[str] | None = None) -> int:
     except (CliError, ValueError) as exc:
         print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
         return 1
+    finally:
+        if gc_was_enabled:
+            gc.enable()
     try:
         sys.stdout.write(text)
         sys.stdout.flush()

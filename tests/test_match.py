@@ -304,7 +304,8 @@ def test_matching_on_several_cores_gives_the_sequential_answer(tmp_path) -> None
         docs.append(read_document(f"pkg/m{i}.py", str(path)))
     ck = compile_keywords([make_keyword("rate limit", "given"), make_keyword("handler_7", "identifier")])
     sequential = [match_document(d, ck) for d in docs]
-    assert match_many(docs, ck, workers=2, min_bytes=0) == sequential
+    assert match_many(docs, ck, workers=2, min_bytes=0, min_work=0) == sequential
+    assert match_many(docs, ck, workers=2, min_bytes=0) == sequential  # too little work: one process
     assert match_many(docs, ck, workers=1) == sequential
 
 
@@ -315,7 +316,7 @@ def _match_in_daemon(n: int) -> bool:
     docs = [Document(f"m{i}.py", b"rate_limit()\n" * (i + 1), b"rate_limit()\n" * (i + 1), 13 * (i + 1))
             for i in range(n)]
     ck = compile_keywords([make_keyword("rate limit", "given")])
-    return match_many(docs, ck, workers=2, min_bytes=0) == [match_document(d, ck) for d in docs]
+    return match_many(docs, ck, workers=2, min_bytes=0, min_work=0) == [match_document(d, ck) for d in docs]
 
 
 def test_matching_inside_a_pool_worker_falls_back_to_one_process() -> None:

@@ -656,3 +656,16 @@ def test_max_file_kb_lets_large_files_in_and_is_kept_for_later_calls(tmp_path):
     out = run_json("--state", state, "--keywords", "throttle")
     assert "big.py" in [r["id"] for r in out["ranking"]]
     assert "too_large" not in out["stats"]["walk_skipped"]
+
+
+def test_main_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_path, router, capsys):
+    import gc
+
+    import retrieve_loop
+
+    assert gc.isenabled()
+    assert retrieve_loop.main(["--root", str(router), "--state", str(tmp_path / "s.json"), "--keywords", "route"]) == 0
+    assert gc.isenabled()
+    assert retrieve_loop.main(["--state", str(tmp_path / "missing" / "s.json")]) == 2  # the error path too
+    assert gc.isenabled()
+    capsys.readouterr()

@@ -55,7 +55,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
 from . import match as match_mod
-from .match import Document, FileMatch, compile_keywords, match_document, match_many, reread_bytes
+from .match import Document, FileMatch, compile_keywords, match_document, match_many
 from .query import Keyword
 from .state import atomic_write
 
@@ -239,8 +239,7 @@ class Cache:
                 return None
             self._served[cand.rel] = entry
             low = self._slicer(entry)
-            return Document(cand.rel, size=entry.length, load_low=low,
-                            load_data=lambda: reread_bytes(cand.path, low()))
+            return Document(cand.rel, size=entry.length, load_low=low, path=cand.path)
         started = time.time_ns()
         doc = reader(cand.rel, cand.path)
         trusted = (isinstance(cand.size, int) and isinstance(cand.mtime_ns, int)
