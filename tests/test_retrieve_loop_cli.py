@@ -669,3 +669,17 @@ def test_main_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_path, r
     assert retrieve_loop.main(["--state", str(tmp_path / "missing" / "s.json")]) == 2  # the error path too
     assert gc.isenabled()
     capsys.readouterr()
+
+
+def test_a_huge_file_is_searched_whole_but_quoted_from_its_first_mib(tmp_path):
+    from agentic_search.match import QUOTE_BYTES
+
+    filler = "# filler line of text\n" * (QUOTE_BYTES // 22 + 1000)
+    big = "def alpha_handler():\n    pass\n" + filler + "beta_marker = 1\n"
+    root = make_tree(tmp_path / "repo", {"big.py": big, "small.py": "x = 1\n"})
+    out = run_json("--root", root, "--state", tmp_path / "s.json", "--keywords", "alpha_handler", "beta_marker",
+                   "--max-file-kb", "4096")
+    result = next(r for r in out["results"] if r["id"] == "big.py")
+    assert set(result["matched"]) == {"alpha_handler", "beta_marker"}  # counted past the first MiB
+    assert "alpha_handler" in result["summary"]
+    assert "beta_marker" not in result["summary"]                     # quoted from the first MiB only

@@ -142,7 +142,7 @@ def _related_graph(scored: Sequence[Scored], docs: dict[str, Document], rels: Se
     for s in scored[:RELATED_SCAN_FILES]:
         doc = docs.get(s.rel)
         if doc is not None:
-            graph[s.rel] = imports_mod.imports_of(s.rel, doc.data, index)
+            graph[s.rel] = imports_mod.imports_of(s.rel, doc.head, index)
     related: dict[str, list[str]] = {rel: list(targets) for rel, targets in graph.items()}
     for src, targets in graph.items():
         for t in targets:
@@ -312,7 +312,7 @@ def _refine(query: _Query, ev: _Evaluation, steer: Steering, by_rel: dict[str, D
             docs: Sequence[Document], unseen_related: list[str]):
     """REFINE: learned vocabulary, synonyms for gaps, excludes, focus areas."""
     top = {s.rel for s in ev.scored[:3]}
-    learned = learn_vocabulary(ev.scored, {r: by_rel[r].data for r in top if r in by_rel}, docs, query.keywords)
+    learned = learn_vocabulary(ev.scored, {r: by_rel[r].head for r in top if r in by_rel}, docs, query.keywords)
     synonyms_for = steer.synonyms_for or (lambda _t: [])
     syns = synonym_keywords(ev.gaps, synonyms_for, query.keywords) if ev.gaps else []
     # Broaden: synonyms replace the words they stand for; derived keywords that found

@@ -26,6 +26,10 @@ PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 PARALLEL_MIN_WORK = 256 * 1024 * 1024
 # Worker processes at most: matching is bound by memory bandwidth beyond a few cores.
 MAX_WORKERS = 4
+# What a result quotes (summary lines, tags), follows (imports) and learns vocabulary from
+# is the file's first MiB: the search counts every byte, but a 20 MB file's summary must
+# not cost seconds.
+QUOTE_BYTES = 1024 * 1024
 # Keywords whose needle is shorter than this are not checked for definitions.
 MIN_DEFINITION_LEN = 3
 
@@ -116,6 +120,12 @@ class Document:
             self._low = self._load_low()  # type: ignore[misc]
             self._load_low = None
         return self._low
+
+    @property
+    def head(self) -> bytes:
+        """The bytes as read, at most the first QUOTE_BYTES: what results quote and follow."""
+        data = self.data
+        return data if len(data) <= QUOTE_BYTES else data[:QUOTE_BYTES]
 
     def __repr__(self) -> str:
         return f"Document(rel={self.rel!r}, size={self.size})"

@@ -116,7 +116,7 @@ def build_result(
     related: Sequence[str],
 ) -> dict[str, Any]:
     """One result in the seed's contract (plus reason, missing, matched)."""
-    text = _decode(doc.data) if doc is not None else ""
+    text = _decode(doc.head) if doc is not None else ""
     tags = tags_for(text, keywords) if text else []
     title = s.rel.rsplit("/", 1)[-1]
     if tags:
