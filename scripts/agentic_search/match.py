@@ -347,8 +347,8 @@ def path_match(rel_low: str, kw: Keyword) -> float:
     stem = base.split(".", 1)[0]
     if stem in _PACKAGE_STEMS and "/" in rel_low:
         # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
-        base = rel_low.rsplit("/", 2)[-2] + "/" + base
         stem = rel_low.rsplit("/", 2)[-2]
+        base = stem + "/" + base
     flat_stem = stem.replace("_", "").replace("-", "")
     if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
         return 1.0
