@@ -1,7 +1,7 @@
 """Tests for agentic_search.match: one pass per file, all keywords.
 
 Pins: definitions recognised per language (and not for locals, comments, strings,
-prose or data files), the 0.5 for a longer name starting with the keyword,
+prose or data files), the 0.5 for an inflection of the keyword (and nothing for a longer name),
 case-insensitive literal counting, binary detection, paths.  Files are written
 in tmp_path and read with read_document, as the engine does.
 """
@@ -105,18 +105,36 @@ def test_prose_and_data_files_define_nothing(rel) -> None:
     assert definition_words(rel) == ()
 
 
-PREFIX_DEFINES = [
-    ("py def", "a.py", "import os\ndef parse_date_strict(s):\n", "parse_date"),
+INFLECTED_DEFINES = [
+    # An inflection of the keyword is defined: half a definition.
+    ("py def", "a.py", "import os\ndef parse_dates(s):\n", "parse_date"),
     ("py class", "a.py", "import os\nclass RateLimiter:\n", "rate limit"),
-    ("py module constant", "a.py", "import os\nrate_limit_per_minute = 1\n", "rate limit"),
-    ("ts function", "a.ts", "// x\nexport function refreshTokenNow() {}\n", "refreshToken"),
-    ("go func", "a.go", "package a\nfunc ParseDateStrict() {}\n", "ParseDate"),
+    ("py module constant", "a.py", "import os\nFILE_UPLOAD_PERMISSIONS = 1\n", "FILE_UPLOAD_PERMISSION"),
+    ("ts function", "a.ts", "// x\nexport function refreshTokens() {}\n", "refreshToken"),
+    ("go func", "a.go", "package a\nfunc ParseDates() {}\n", "ParseDate"),
+    ("go method", "a.go", "package a\nfunc (p *P) ParseDates() {}\n", "ParseDate"),
 ]
 
 
-@pytest.mark.parametrize("name,rel,source,keyword", PREFIX_DEFINES, ids=[c[0] for c in PREFIX_DEFINES])
-def test_longer_name_starting_with_keyword_gives_half(tmp_path, name, rel, source, keyword) -> None:
+@pytest.mark.parametrize("name,rel,source,keyword", INFLECTED_DEFINES, ids=[c[0] for c in INFLECTED_DEFINES])
+def test_an_inflection_of_the_keyword_gives_half(tmp_path, name, rel, source, keyword) -> None:
     assert defines(tmp_path, rel, source, keyword) == 0.5
+
+
+LONGER_NAMES = [
+    # Another name that merely starts with the keyword is not its definition.
+    ("py def", "a.py", "import os\ndef parse_date_strict(s):\n", "parse_date"),
+    ("py class", "a.py", "import os\nclass ModelForm:\n", "Model"),
+    ("py module constant", "a.py", "import os\nrate_limit_per_minute = 1\n", "rate limit"),
+    ("ts function", "a.ts", "// x\nexport function refreshTokenNow() {}\n", "refreshToken"),
+    ("go func", "a.go", "package a\nfunc ParseDateStrict() {}\n", "ParseDate"),
+    ("go method", "a.go", "package a\nfunc (p *P) ParseDateStrict() {}\n", "ParseDate"),
+]
+
+
+@pytest.mark.parametrize("name,rel,source,keyword", LONGER_NAMES, ids=[c[0] for c in LONGER_NAMES])
+def test_a_longer_name_starting_with_the_keyword_is_no_definition(tmp_path, name, rel, source, keyword) -> None:
+    assert defines(tmp_path, rel, source, keyword) == 0.0
 
 
 def test_exact_definition_wins_over_prefix_in_same_file(tmp_path) -> None:

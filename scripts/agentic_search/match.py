@@ -211,8 +211,16 @@ def _name_end(low: bytes, j: int) -> int:
     return j
 
 
+def _longer_name(rest: bytes) -> float:
+    """What defining the needle plus ``rest`` says: 0.5 for an inflection of it
+    (``permission`` -> ``permissions``, ``rate_limit`` -> ``rate_limiter``), nothing for
+    another name that merely starts with it (``model`` -> ``model_form``)."""
+    return 0.5 if rest.lstrip(b"_").decode("ascii", "replace") in _INFLECTIONS else 0.0
+
+
 def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
-    """1.0 if ``needle`` is defined in ``low``, 0.5 if a longer name starting with it is.
+    """1.0 if ``needle`` is defined in ``low``, 0.5 if an inflection of it is
+    (``FILE_UPLOAD_PERMISSIONS`` for ``file_upload_permission``), else 0.0.
 
     Definitions are a definition keyword (``def``, ``class``, ``function``, ...) at the
     start of a line followed by the name, or the name at the very start of a line
@@ -226,9 +234,10 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
         while start >= 0:
             if _line_head_ok(low, start, word):
                 end = start + len(probe)
-                if _name_end(low, end) == end:
+                name_end = _name_end(low, end)
+                if name_end == end:
                     return 1.0
-                best = 0.5
+                best = max(best, _longer_name(low[end:name_end]))
             start = low.find(probe, start + 1)
     if words:
         probe = b"\n" + needle
@@ -244,7 +253,7 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
             if k < len(low) and (low[k] == 0x3A or (low[k] == 0x3D and low[k + 1:k + 2] != b"=")):
                 if j == start + 1 + size:
                     return 1.0
-                best = max(best, 0.5)
+                best = max(best, _longer_name(low[start + 1 + size:j]))
             start = low.find(probe, start + 1)
     if words is _DEF_WORDS_GO:
         best = max(best, _go_method(low, needle))
@@ -254,14 +263,18 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
 def _go_method(low: bytes, needle: bytes) -> float:
     """Go methods: ``func (r *Recv) Name(`` at the start of a line."""
     probe = b") " + needle
+    best = 0.0
     start = low.find(probe)
     while start >= 0:
         ls = low.rfind(b"\n", 0, start) + 1
         if low.startswith(b"func (", ls):
             end = start + len(probe)
-            return 1.0 if _name_end(low, end) == end else 0.5
+            name_end = _name_end(low, end)
+            if name_end == end:
+                return 1.0
+            best = max(best, _longer_name(low[end:name_end]))
         start = low.find(probe, start + 1)
-    return 0.0
+    return best
 
 
 @dataclass(frozen=True)

@@ -159,8 +159,8 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus,
     """(evidence, covered idf mass, indices of the keywords that counted) of one file.
 
     Each signal is weighted by its own rarity: a name defined in one file of thousands
-    is decisive even when, as a substring, it occurs everywhere. A plain word as the
-    prefix of some longer name is noise, not a definition. Synonyms standing for one
+    is decisive even when, as a substring, it occurs everywhere. A plain word whose
+    inflection is defined (``handler`` -> ``handlers``) is noise, not a definition. Synonyms standing for one
     keyword (same ``group``) count once: the best of them.
     """
     wt = weights or _weights(keywords, corpus)
@@ -199,7 +199,7 @@ def explain(m: FileMatch, hits: Sequence[int], keywords: Sequence[Keyword]) -> l
         if d >= 1.0:
             signals.append(f"defines {kw.text}")
         elif d > 0 and kw.kind != "word":
-            signals.append(f"defines a name starting {kw.text}")
+            signals.append(f"defines an inflection of {kw.text}")
         if p >= 1.0:
             signals.append(f"path names {kw.text}")
         elif p > 0:
