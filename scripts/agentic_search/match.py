@@ -218,6 +218,13 @@ def _longer_name(rest: bytes) -> float:
     return 0.5 if rest.lstrip(b"_").decode("ascii", "replace") in _INFLECTIONS else 0.0
 
 
+def _named(low: bytes, end: int) -> float:
+    """A definition whose needle ends at ``end``: 1.0 when the name ends there too, else
+    what the longer name says (:func:`_longer_name`)."""
+    name_end = _name_end(low, end)
+    return 1.0 if name_end == end else _longer_name(low[end:name_end])
+
+
 def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
     """1.0 if ``needle`` is defined in ``low``, 0.5 if an inflection of it is
     (``FILE_UPLOAD_PERMISSIONS`` for ``file_upload_permission``), else 0.0.
@@ -233,11 +240,10 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
         start = low.find(probe)
         while start >= 0:
             if _line_head_ok(low, start, word):
-                end = start + len(probe)
-                name_end = _name_end(low, end)
-                if name_end == end:
+                found = _named(low, start + len(probe))
+                if found == 1.0:
                     return 1.0
-                best = max(best, _longer_name(low[end:name_end]))
+                best = max(best, found)
             start = low.find(probe, start + 1)
     if words:
         probe = b"\n" + needle
@@ -268,11 +274,10 @@ def _go_method(low: bytes, needle: bytes) -> float:
     while start >= 0:
         ls = low.rfind(b"\n", 0, start) + 1
         if low.startswith(b"func (", ls):
-            end = start + len(probe)
-            name_end = _name_end(low, end)
-            if name_end == end:
+            found = _named(low, start + len(probe))
+            if found == 1.0:
                 return 1.0
-            best = max(best, _longer_name(low[end:name_end]))
+            best = max(best, found)
         start = low.find(probe, start + 1)
     return best
 
