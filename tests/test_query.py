@@ -185,7 +185,25 @@ EXTRACT_CASES = [
     ("bare file path", "It broke in utils/dates.py.", [("utils/dates.py", "path")]),
     ("error class", "Error: KeyError: 'user_id'", [("KeyError", "identifier"), ("user_id", "identifier")]),
     ("plain words", "session expiry too short", [("session", "word"), ("expiry", "word")]),
+    ("error code", "Check E108 does not cover some cases", [("E108", "identifier")]),
+    ("name ending in digits", "raising Http404 in a converter", [("Http404", "identifier")]),
 ]
+
+
+@pytest.mark.parametrize("task,word", [
+    ("the 404 page (including a helpful message)", "page"),         # a parenthesis, not a call
+    ("psql (10.21)\nType help for help.", "psql"),                    # program output
+    ("got `RecursionError: maximum recursion depth exceeded`", "maximum"),  # a backticked sentence
+    ("Python 3 and x10 (a symbol)", "x10"),                          # too short to be a code
+])
+def test_prose_is_not_taken_for_code_names(task, word) -> None:
+    got = [(k.text, k.kind) for k in extract_keywords(task)]
+    assert (word, "identifier") not in got, got
+
+
+def test_backticked_sentence_still_gives_its_code_names() -> None:
+    got = [(k.text, k.kind) for k in extract_keywords("got `RecursionError: maximum recursion depth` in `is_zero`")]
+    assert ("RecursionError", "identifier") in got and ("is_zero", "identifier") in got
 
 
 @pytest.mark.parametrize("name,task,expected", EXTRACT_CASES, ids=[c[0] for c in EXTRACT_CASES])
@@ -346,6 +364,14 @@ def test_names_only_in_pasted_code_weigh_less_than_names_the_prose_uses():
     assert w["handle_upload"] == CODE_ONLY_FACTOR
     assert w["ArticleForm"] == CODE_ONLY_FACTOR         # REPL line only
     assert w["clean_title"] == 1.0                      # a traceback frame keeps its weight
+
+
+def test_modules_imported_only_in_pasted_code_weigh_less_than_modules_the_prose_names():
+    task = ("Saving fails in django.db.models.query for this model.\n"
+            "```\nfrom django.utils.translation import gettext\n```\n")
+    w = _weights(task)
+    assert w["django/db/models/query"] == 1.0
+    assert w["django/utils/translation"] == CODE_ONLY_FACTOR
 
 
 def test_prose_of_drops_fences_code_lines_and_sessions():

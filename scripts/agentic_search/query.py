@@ -90,8 +90,9 @@ _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 _TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
 _PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
 _DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
-_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)[ \t]?\(")  # name( or name (
+_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
+_PROSE_SPAN_RE = re.compile(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FENCED_RE = re.compile(r"```.*?(?:```|$)", re.S)
 # Lines that are code, not prose: indented blocks, REPL prompts and output, traceback
@@ -141,9 +142,19 @@ def split_identifier(name: str) -> list[str]:
     return parts
 
 
+# Letters then at least two digits: error codes and named constants (``E108``, ``W0612``,
+# ``Http404``, ``rfc850``, ``win32``). Prose never spells a word that way.
+_CODE_TOKEN_RE = re.compile(r"[A-Za-z]+[0-9]{2,}")
+# ... and at least this long, so ``x10``-style symbols of pasted code stay out.
+MIN_CODE_TOKEN_LEN = 4
+
+
 def is_code_identifier(token: str) -> bool:
-    """True for names that only code would contain: snake_case, CamelCase, dunder."""
+    """True for names that only code would contain: snake_case, CamelCase, dunder, and
+    letters-then-digits codes (``E108``, ``Http404``)."""
     if "_" in token.strip("_") or token.startswith("__"):
+        return True
+    if len(token) >= MIN_CODE_TOKEN_LEN and _CODE_TOKEN_RE.fullmatch(token):
         return True
     inner = token[1:]
     return any(c.isupper() for c in inner) and any(c.islower() for c in token)
@@ -266,6 +277,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
     frames: set[str] = set()
+    modules: dict[str, str] = {}  # module path -> the dotted name it came from
 
     for m in _TRACEBACK_RE.finditer(task):
         paths[_tail_path(m.group(1))] = None
@@ -276,11 +288,15 @@ def extract_keywords(task: str) -> list[Keyword]:
         tail = _tail_path(m.group(1), keep=4)
         if "/" in tail or len(tail) > 6:
             paths[tail] = None
-    code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(task))
+    spans = [m.group(1) for m in _BACKTICK_RE.finditer(task)]
+    # A backticked sentence (an error message) is prose: only its code names count.
+    code_spans = " ".join(s for s in spans if not _PROSE_SPAN_RE.search(s))
+    prose_spans = " ".join(s for s in spans if _PROSE_SPAN_RE.search(s))
     for m in _DOTTED_RE.finditer(task):
         mod = _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
+            modules[mod] = m.group(1)
         for part in m.group(1).split("."):
             if len(part) >= MIN_IDENTIFIER_LEN and normalize(part) not in _STOP_WORDS:
                 if is_code_identifier(part) or part[0].isupper():
@@ -291,6 +307,9 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[name] = None
     for token in _IDENT_RE.findall(code_spans):
         if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _STOP_WORDS:
+            idents[token] = None
+    for token in _IDENT_RE.findall(prose_spans):
+        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
             idents[token] = None
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
@@ -313,6 +332,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         if kw is not None:
             if title and key in title:
                 kw = replace(kw, weight=kw.weight * TITLE_BOOST)
+            if kind == "path" and text in modules and not _in_text(normalize(modules[text]), prose):
+                kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
             if kind == "identifier" and text not in frames and not _in_text(key, prose):
                 kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
             seen.add(key)
