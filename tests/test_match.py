@@ -12,7 +12,7 @@ import os
 import pytest
 
 from agentic_search.match import (
-    BINARY_SNIFF_BYTES, FileMatch, compile_keywords, definition_words, is_binary, match_document, path_match,
+    BINARY_SNIFF_BYTES, FileMatch, compile_keywords, count_needles, definition_words, is_binary, match_document, path_match,
     read_document,
 )
 from agentic_search.query import keywords_from_list, make_keyword
@@ -347,3 +347,18 @@ def test_matching_inside_a_pool_worker_falls_back_to_one_process() -> None:
         pytest.skip("no fork on this platform")
     with ctx.Pool(1) as pool:
         assert pool.map(_match_in_daemon, [12]) == [True]
+
+
+# --------------------------------------------------------------------------- #
+# count_needles: contained needles filter the ones that contain them
+# --------------------------------------------------------------------------- #
+
+def test_contained_needle_filters_the_longer_ones() -> None:
+    ck = compile_keywords(keywords_from_list(["file", "FileSystemStorage", "file upload", "permissions", "permission"]))
+    by_text = dict(zip(ck.needles, ck.filters))
+    assert ck.needles[by_text[b"filesystemstorage"]] == b"file"
+    assert ck.needles[by_text[b"permissions"]] == b"permission"
+    for text in (b"", b"no match here", b"file_upload and filesystemstorage", b"permissions permission permissionss",
+                 b"filefile file_upload_permissions fileupload file upload file-upload"):
+        got = dict(zip(ck.needles, count_needles(text, ck)))
+        assert got == {n: text.count(n) for n in ck.needles}, text

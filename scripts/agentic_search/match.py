@@ -284,21 +284,51 @@ def _go_method(low: bytes, needle: bytes) -> float:
 
 @dataclass(frozen=True)
 class CompiledKeywords:
-    """Keywords prepared once per cycle: which needles may name a definition."""
+    """Keywords prepared once per cycle.
+
+    ``definable`` marks the identifier-like needles (only those are checked for
+    definitions). ``needles`` are the distinct needles of all keywords, shortest first;
+    ``slots[k][j]`` is the position there of keyword k's needle j, and ``filters[i]``
+    the position of a shorter needle that needle i contains (-1 if none): where that
+    one occurs zero times, so does needle i, and it is not counted at all.
+    """
 
     keywords: tuple[Keyword, ...]
     definable: tuple[tuple[bool, ...], ...]
+    needles: tuple[bytes, ...] = ()
+    slots: tuple[tuple[int, ...], ...] = ()
+    filters: tuple[int, ...] = ()
 
 
 def compile_keywords(keywords: Sequence[Keyword]) -> CompiledKeywords:
-    """Mark the identifier-like needles (only those are checked for definitions)."""
+    """Mark definable needles; order the distinct needles so contained ones filter."""
     rows = []
     for kw in keywords:
         rows.append(tuple(
             kw.kind != "path" and len(n) >= MIN_DEFINITION_LEN and _IDENT_BYTES.match(n) is not None
             for n in kw.needles
         ))
-    return CompiledKeywords(keywords=tuple(keywords), definable=tuple(rows))
+    needles = sorted({n for kw in keywords for n in kw.needles}, key=lambda n: (len(n), n))
+    position = {n: i for i, n in enumerate(needles)}
+    filters = []
+    for i, n in enumerate(needles):
+        # The longest shorter needle inside this one: the most selective filter.
+        inside = [j for j in range(i) if len(needles[j]) < len(n) and needles[j] in n]
+        filters.append(max(inside, key=lambda j: (len(needles[j]), -j)) if inside else -1)
+    return CompiledKeywords(
+        keywords=tuple(keywords), definable=tuple(rows), needles=tuple(needles),
+        slots=tuple(tuple(position[n] for n in kw.needles) for kw in keywords), filters=tuple(filters),
+    )
+
+
+def count_needles(low: bytes, ck: CompiledKeywords) -> list[int]:
+    """Occurrences of each of ``ck.needles`` in ``low`` (``bytes.count``: non-overlapping),
+    skipping needles whose contained filter needle is absent."""
+    counts = [0] * len(ck.needles)
+    for i, (needle, f) in enumerate(zip(ck.needles, ck.filters)):
+        if f < 0 or counts[f]:
+            counts[i] = low.count(needle)
+    return counts
 
 
 def match_document(doc: Document, ck: CompiledKeywords) -> FileMatch:
@@ -316,11 +346,12 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
     in_path: list[float] = []
     defs: list[float] = []
     words = definition_words(doc.rel)
-    for kw, definable in zip(ck.keywords, ck.definable):
+    found = count_needles(low, ck)
+    for kw, definable, slots in zip(ck.keywords, ck.definable, ck.slots):
         c = 0
         d = 0.0
-        for needle, can_define in zip(kw.needles, definable):
-            n = low.count(needle)
+        for needle, can_define, slot in zip(kw.needles, definable, slots):
+            n = found[slot]
             if n:
                 c += n
                 if can_define and d < 1.0:
