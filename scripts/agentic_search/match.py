@@ -30,6 +30,9 @@ MAX_WORKERS = 4
 # is the file's first MiB: the search counts every byte, but a 20 MB file's summary must
 # not cost seconds.
 QUOTE_BYTES = 1024 * 1024
+# A needle found at most this many times is checked for definitions occurrence by
+# occurrence (a few slices) rather than by searching the whole file once per probe.
+FEW_OCCURRENCES = 16
 # Keywords whose needle is shorter than this are not checked for definitions.
 MIN_DEFINITION_LEN = 3
 
@@ -225,14 +228,19 @@ def _named(low: bytes, end: int) -> float:
     return 1.0 if name_end == end else _longer_name(low[end:name_end])
 
 
-def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
+def defines(low: bytes, needle: bytes, words: tuple[bytes, ...], count: int = -1) -> float:
     """1.0 if ``needle`` is defined in ``low``, 0.5 if an inflection of it is
     (``FILE_UPLOAD_PERMISSIONS`` for ``file_upload_permission``), else 0.0.
 
     Definitions are a definition keyword (``def``, ``class``, ``function``, ...) at the
     start of a line followed by the name, or the name at the very start of a line
     followed by ``=`` or ``:`` (a module-level assignment or annotation).
+
+    ``count``, the needle's (known) number of occurrences: when it is small, each
+    occurrence is looked at in place instead of searching the file once per probe.
     """
+    if 0 <= count <= FEW_OCCURRENCES and words:
+        return _defines_at_occurrences(low, needle, words)
     best = 0.0
     size = len(needle)
     for word in words:
@@ -263,6 +271,35 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
             start = low.find(probe, start + 1)
     if words is _DEF_WORDS_GO:
         best = max(best, _go_method(low, needle))
+    return best
+
+
+def _defines_at_occurrences(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
+    """:func:`defines` by visiting every occurrence of ``needle`` (overlapping ones too):
+    the same checks on the same positions, so the same value."""
+    best = 0.0
+    size = len(needle)
+    go = words is _DEF_WORDS_GO
+    p = low.find(needle)
+    while p >= 0:
+        end = p + size
+        for word in words:
+            start = p - len(word)
+            if start >= 0 and low.startswith(word, start) and _line_head_ok(low, start, word):
+                best = max(best, _named(low, end))
+        if p == 0 or low[p - 1] == 0x0A:
+            j = _name_end(low, end)
+            k = j
+            while k < len(low) and low[k] in b" \t":
+                k += 1
+            if k < len(low) and (low[k] == 0x3A or (low[k] == 0x3D and low[k + 1:k + 2] != b"=")):
+                best = max(best, 1.0 if j == end else _longer_name(low[end:j]))
+        if go and p >= 2 and low.startswith(b") ", p - 2):
+            if low.startswith(b"func (", low.rfind(b"\n", 0, p - 2) + 1):
+                best = max(best, _named(low, end))
+        if best >= 1.0:
+            return 1.0
+        p = low.find(needle, p + 1)
     return best
 
 
@@ -355,7 +392,7 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
             if n:
                 c += n
                 if can_define and d < 1.0:
-                    d = max(d, defines(low, needle, words))
+                    d = max(d, defines(low, needle, words, n))
         counts.append(c)
         # Most keywords are nowhere in the path: skip the detailed check for them.
         pn = kw.path_needle
