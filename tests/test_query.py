@@ -195,6 +195,8 @@ EXTRACT_CASES = [
     ("psql (10.21)\nType help for help.", "psql"),                    # program output
     ("got `RecursionError: maximum recursion depth exceeded`", "maximum"),  # a backticked sentence
     ("Python 3 and x10 (a symbol)", "x10"),                          # too short to be a code
+    ("mode 0o644 by default", "o644"),                               # the tail of a number
+    ("see `E108: field missing here`", "field"),
 ])
 def test_prose_is_not_taken_for_code_names(task, word) -> None:
     got = [(k.text, k.kind) for k in extract_keywords(task)]
@@ -204,6 +206,8 @@ def test_prose_is_not_taken_for_code_names(task, word) -> None:
 def test_backticked_sentence_still_gives_its_code_names() -> None:
     got = [(k.text, k.kind) for k in extract_keywords("got `RecursionError: maximum recursion depth` in `is_zero`")]
     assert ("RecursionError", "identifier") in got and ("is_zero", "identifier") in got
+    got = [(k.text, k.kind) for k in extract_keywords("see `E108: field missing here`")]
+    assert ("E108", "identifier") in got
 
 
 @pytest.mark.parametrize("name,task,expected", EXTRACT_CASES, ids=[c[0] for c in EXTRACT_CASES])

@@ -142,19 +142,17 @@ def split_identifier(name: str) -> list[str]:
     return parts
 
 
-# Letters then at least two digits: error codes and named constants (``E108``, ``W0612``,
-# ``Http404``, ``rfc850``, ``win32``). Prose never spells a word that way.
-_CODE_TOKEN_RE = re.compile(r"[A-Za-z]+[0-9]{2,}")
+# A whole token of letters then at least two digits: error codes and named constants
+# (``E108``, ``W0612``, ``Http404``, ``rfc850``). Prose never spells a word that way; the
+# tail of a number (``0o644``, ``0x1F``) is no such token.
+_CODE_TOKEN_RE = re.compile(r"(?<![\w.])[A-Za-z]+[0-9]{2,}(?![\w.])")
 # ... and at least this long, so ``x10``-style symbols of pasted code stay out.
 MIN_CODE_TOKEN_LEN = 4
 
 
 def is_code_identifier(token: str) -> bool:
-    """True for names that only code would contain: snake_case, CamelCase, dunder, and
-    letters-then-digits codes (``E108``, ``Http404``)."""
+    """True for names that only code would contain: snake_case, CamelCase, dunder."""
     if "_" in token.strip("_") or token.startswith("__"):
-        return True
-    if len(token) >= MIN_CODE_TOKEN_LEN and _CODE_TOKEN_RE.fullmatch(token):
         return True
     inner = token[1:]
     return any(c.isupper() for c in inner) and any(c.islower() for c in token)
@@ -313,6 +311,9 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
+            idents[token] = None
+    for token in _CODE_TOKEN_RE.findall(task):
+        if len(token) >= MIN_CODE_TOKEN_LEN:
             idents[token] = None
     for token in _WORD_RE.findall(task):
         w = normalize(token)
