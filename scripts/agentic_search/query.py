@@ -286,10 +286,9 @@ def extract_keywords(task: str) -> list[Keyword]:
         tail = _tail_path(m.group(1), keep=4)
         if "/" in tail or len(tail) > 6:
             paths[tail] = None
-    spans = [m.group(1) for m in _BACKTICK_RE.finditer(task)]
-    # A backticked sentence (an error message) is prose: only its code names count.
-    code_spans = " ".join(s for s in spans if not _PROSE_SPAN_RE.search(s))
-    prose_spans = " ".join(s for s in spans if _PROSE_SPAN_RE.search(s))
+    # A backticked sentence (an error message) is prose: only its code names count, and
+    # those are taken from the whole text below.
+    code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(task) if not _PROSE_SPAN_RE.search(m.group(1)))
     for m in _DOTTED_RE.finditer(task):
         mod = _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
@@ -305,9 +304,6 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[name] = None
     for token in _IDENT_RE.findall(code_spans):
         if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _STOP_WORDS:
-            idents[token] = None
-    for token in _IDENT_RE.findall(prose_spans):
-        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
             idents[token] = None
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
