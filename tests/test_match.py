@@ -233,6 +233,22 @@ def test_module_path_names_root_level_package_init(tmp_path) -> None:
     assert match_document(doc, compile_keywords([kw])).in_path[0] > 0
 
 
+MODULE_PATHS = [
+    # module path quoted in the task, file, path match
+    ("sympy/printing/pretty", "sympy/printing/pretty.py", 1.0),           # the module itself
+    ("sympy/printing/pretty", "sympy/printing/pretty/__init__.py", 0.75),  # the package's own file
+    ("sympy/printing/pretty", "sympy/printing/pretty/pretty.py", 0.25),    # a module inside the package
+    ("printing/pretty", "sympy/printing/pretty/stringpict.py", 0.25),
+    ("sympy/printing/pretty", "sympy/printing/prettyish/x.py", 0.0),       # a longer directory name
+    ("sympy/printing/pretty", "sympy/printing/latex.py", 0.0),
+]
+
+
+@pytest.mark.parametrize("module,rel,expected", MODULE_PATHS, ids=[f"{c[0]}@{c[1]}" for c in MODULE_PATHS])
+def test_a_quoted_module_path_names_its_package_and_weakly_what_is_inside(module, rel, expected) -> None:
+    assert path_match(rel.lower(), make_keyword(module, "path")) == expected
+
+
 NAMED_BY_DIRECTORY = [
     # keyword, file, path match
     ("management", "auth/management/__init__.py", 1.0),   # the package's own file
