@@ -228,6 +228,18 @@ def _named(low: bytes, end: int) -> float:
     return 1.0 if name_end == end else _longer_name(low[end:name_end])
 
 
+def _assigned(low: bytes, end: int) -> float:
+    """For a needle at a line's start ending at ``end``: what a module-level assignment or
+    annotation (``NAME =``, ``NAME:``) of it says (:func:`_named`), 0.0 if it is none."""
+    j = _name_end(low, end)
+    k = j
+    while k < len(low) and low[k] in b" \t":
+        k += 1
+    if k < len(low) and (low[k] == 0x3A or (low[k] == 0x3D and low[k + 1:k + 2] != b"=")):
+        return 1.0 if j == end else _longer_name(low[end:j])
+    return 0.0
+
+
 def defines(low: bytes, needle: bytes, words: tuple[bytes, ...], count: int = -1) -> float:
     """1.0 if ``needle`` is defined in ``low``, 0.5 if an inflection of it is
     (``FILE_UPLOAD_PERMISSIONS`` for ``file_upload_permission``), else 0.0.
@@ -260,14 +272,10 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...], count: int = -1
         start = -1 if at_start else low.find(probe)
         while start >= 0 or at_start:
             at_start = False
-            j = _name_end(low, start + 1 + size)
-            k = j
-            while k < len(low) and low[k] in b" \t":
-                k += 1
-            if k < len(low) and (low[k] == 0x3A or (low[k] == 0x3D and low[k + 1:k + 2] != b"=")):
-                if j == start + 1 + size:
-                    return 1.0
-                best = max(best, _longer_name(low[start + 1 + size:j]))
+            found = _assigned(low, start + 1 + size)
+            if found == 1.0:
+                return 1.0
+            best = max(best, found)
             start = low.find(probe, start + 1)
     if words is _DEF_WORDS_GO:
         best = max(best, _go_method(low, needle))
@@ -288,12 +296,7 @@ def _defines_at_occurrences(low: bytes, needle: bytes, words: tuple[bytes, ...])
             if start >= 0 and low.startswith(word, start) and _line_head_ok(low, start, word):
                 best = max(best, _named(low, end))
         if p == 0 or low[p - 1] == 0x0A:
-            j = _name_end(low, end)
-            k = j
-            while k < len(low) and low[k] in b" \t":
-                k += 1
-            if k < len(low) and (low[k] == 0x3A or (low[k] == 0x3D and low[k + 1:k + 2] != b"=")):
-                best = max(best, 1.0 if j == end else _longer_name(low[end:j]))
+            best = max(best, _assigned(low, end))
         if go and p >= 2 and low.startswith(b") ", p - 2):
             if low.startswith(b"func (", low.rfind(b"\n", 0, p - 2) + 1):
                 best = max(best, _named(low, end))
