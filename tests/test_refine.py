@@ -189,6 +189,30 @@ def test_learned_term_common_everywhere_is_not_preferred(tmp_path) -> None:
     assert got != ["request"]
 
 
+def test_bounded_rarity_ranking_equals_counting_every_candidate() -> None:
+    # _rarest stops counting candidates that can no longer make the top; the terms it
+    # returns must be exactly those a full count of every candidate ranks first.
+    import math
+    import random
+
+    from agentic_search.refine import _rarest
+
+    rng = random.Random(7)
+    alphabet = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
+    for _ in range(300):
+        sample = [Document(f"f{i}.py", b"", " ".join(rng.sample(alphabet, rng.randint(0, 5))).encode())
+                  for i in range(rng.randint(0, 12))]
+        cands = rng.sample(alphabet, rng.randint(1, len(alphabet)))
+        freq = {t: rng.randint(1, 4) for t in cands}
+        in_files = {t: rng.randint(1, 3) for t in cands}
+        limit = rng.randint(1, 5)
+        n = max(len(sample), 1)
+        full = sorted(
+            (-(math.log(1.0 + n / (1.0 + sum(t.encode() in d.low for d in sample)))
+               * (1.0 + math.log(freq[t])) * in_files[t]), t) for t in cands)
+        assert _rarest(cands, freq, in_files, sample, limit) == [t for _, t in full[:limit]]
+
+
 # --------------------------------------------------------------------------- #
 # Patterns, excludes, focus areas
 # --------------------------------------------------------------------------- #

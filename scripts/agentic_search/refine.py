@@ -124,15 +124,41 @@ def learn_vocabulary(
         key=lambda t: (-in_files[t], -freq[t], t),
     )[:24]
     step = max(1, len(docs) // RARITY_SAMPLE)
-    sample = [d.low for d in docs[::step]]
+    sample = docs[::step]
+    return _rarest(cands, freq, in_files, sample, limit)
+
+
+def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, int],
+            sample: Sequence[Document], limit: int) -> list[str]:
+    """The ``limit`` candidates of highest rarity * (1 + log freq) * files, rarity being
+    log(1 + n / (1 + df)) over the sample; ties by term.
+
+    Counting df is the cost (a rare term is looked for in every sampled file), so it is
+    bounded: a candidate's value at df 0 is the most it can reach, candidates are
+    counted best bound first, and counting stops once the candidate, or every one
+    after it, can no longer reach the current ``limit``-th value. Strict comparisons
+    only: the result is exactly what counting every candidate in full gives.
+    """
     n = max(len(sample), 1)
-    ranked = []
-    for t in cands:
+
+    def value(t: str, df: int) -> float:
+        return math.log(1.0 + n / (1.0 + df)) * (1.0 + math.log(freq[t])) * in_files[t]
+
+    ranked: list[tuple[float, str]] = []  # (-value, term), kept sorted
+    for bound, t in sorted((-value(t, 0), t) for t in cands):
+        floor = -ranked[limit - 1][0] if len(ranked) >= limit else None
+        if floor is not None and -bound < floor:
+            break  # this bound and every later one fall short
         needle = t.encode()
-        df = sum(1 for low in sample if needle in low)
-        rarity = math.log(1.0 + n / (1.0 + df))
-        ranked.append((-(rarity * (1.0 + math.log(freq[t])) * in_files[t]), t))
-    ranked.sort()
+        df = 0
+        for doc in sample:
+            if needle in doc.low:
+                df += 1
+                if floor is not None and value(t, df) < floor:
+                    break
+        else:
+            ranked.append((-value(t, df), t))
+            ranked.sort()
     return [t for _, t in ranked[:limit]]
 
 

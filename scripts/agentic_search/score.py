@@ -113,19 +113,14 @@ class Corpus:
 
 def corpus_stats(matches: Sequence[FileMatch], n_docs: int, avg_size: float, n_keywords: int) -> Corpus:
     """Document frequencies from the matches (files matching nothing don't count)."""
-    df = [0] * n_keywords
-    ddf = [0] * n_keywords
-    pdf = [0] * n_keywords
-    for m in matches:
-        for i, c in enumerate(m.counts):
-            if c:
-                df[i] += 1
-        for i, d in enumerate(m.defines):
-            if d:
-                ddf[i] += 1
-        for i, p in enumerate(m.in_path):
-            if p:
-                pdf[i] += 1
+    def nonzero(rows: list) -> list[int]:
+        # Per keyword (column), how many files have a non-zero value there.
+        cols = list(zip(*rows)) if rows else []
+        return [len(col) - col.count(0) for col in cols] + [0] * (n_keywords - len(cols))
+
+    df = nonzero([m.counts for m in matches])
+    ddf = nonzero([m.defines for m in matches])
+    pdf = nonzero([m.in_path for m in matches])
     n = max(n_docs, 1)
     return Corpus(
         n_docs=n_docs, avg_size=avg_size, idfs=tuple(idf(d, n) for d in df),
