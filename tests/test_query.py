@@ -384,3 +384,28 @@ def test_prose_of_drops_fences_code_lines_and_sessions():
     for code in ("class MyView", "handle_upload", ">>> run_check", 'File "app/forms.py"'):
         assert code not in prose
     assert "ValueError: bad header" in prose   # the error line is what the user saw
+
+
+def test_short_name_imported_in_pasted_code_is_a_keyword():
+    # "Q" alone is too ambiguous to pick out of prose; imported from a module, it is a
+    # name the codebase defines.
+    task = ("Combining a Q object fails\nUsing a Q object with | breaks:\n"
+            ">>> from app.db.models import Q, F as G\n>>> Q(x__in={}.keys())\n")
+    names = {k.text: k for k in extract_keywords(task)}
+    assert names["Q"].kind == "identifier"
+    assert "F" in names
+    assert names["Q"].weight == TITLE_BOOST * 1.0          # "Q" is a whole name of the title
+    assert not any(k.text == "Q" for k in extract_keywords("Combining a Q object fails"))
+
+
+def test_short_name_gets_the_title_boost_only_as_a_whole_name_of_the_title():
+    task = "Quoting breaks the query\n>>> from app.text import q\n>>> q('a')\n"
+    w = _weights(task)
+    assert w["q"] == CODE_ONLY_FACTOR    # "q" is inside title words, not one of them
+
+
+def test_short_imported_name_is_found_where_it_is_defined(tmp_path):
+    kw = next(k for k in extract_keywords(">>> from app.models import Q\n>>> Q(a=1)\n") if k.text == "Q")
+    doc = read_document("app/query_utils.py", write(tmp_path, "app/query_utils.py",
+                                                    "import tree\n\nclass Q(tree.Node):\n    pass\n"))
+    assert match_document(doc, compile_keywords([kw])).defines == (1.0,)

@@ -141,6 +141,20 @@ def test_task_about_a_role_turns_its_down_weighting_off(tmp_path, role_rel, task
     assert asked[role_rel].score >= asked["src/store.py"].score
 
 
+def test_long_issue_mentioning_tests_in_passing_keeps_most_of_their_down_weighting(tmp_path) -> None:
+    # A pasted issue with a reproduction test is still mostly fixed in source: on a long
+    # query the test file keeps well over half of its down-weighting (factor <= 0.55).
+    names = [f"name_{i}" for i in range(20)]
+    body = "".join(f"{n}()\n" for n in names)
+    files = dict(FILLER, **{"src/store.py": body, "tests/test_store.py": body})
+    scored = by_rel(rank(tmp_path, files, names, "the test fails"))
+    src, test = scored["src/store.py"], scored["tests/test_store.py"]
+    factor = test.raw / src.raw
+    assert factor <= 0.55, factor
+    assert factor > file_role("tests/test_store.py")[1]   # the mention still counts a little
+    assert src.score > test.score
+
+
 # --------------------------------------------------------------------------- #
 # idf and relevance: the formulas that are contracts
 # --------------------------------------------------------------------------- #

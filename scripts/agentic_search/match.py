@@ -33,7 +33,8 @@ QUOTE_BYTES = 1024 * 1024
 # A needle found at most this many times is checked for definitions occurrence by
 # occurrence (a few slices) rather than by searching the whole file once per probe.
 FEW_OCCURRENCES = 16
-# Keywords whose needle is shorter than this are not checked for definitions.
+# Needles shorter than this are not checked for definitions, except an identifier's:
+# a short code name is only ever taken when the task imports it by name (``Q``).
 MIN_DEFINITION_LEN = 3
 
 _IDENT_BYTES = re.compile(rb"[a-z_][a-z0-9_]*\Z")
@@ -345,7 +346,8 @@ def compile_keywords(keywords: Sequence[Keyword]) -> CompiledKeywords:
     rows = []
     for kw in keywords:
         rows.append(tuple(
-            kw.kind != "path" and len(n) >= MIN_DEFINITION_LEN and _IDENT_BYTES.match(n) is not None
+            kw.kind != "path" and (len(n) >= MIN_DEFINITION_LEN or kw.kind == "identifier")
+            and _IDENT_BYTES.match(n) is not None
             for n in kw.needles
         ))
     needles = sorted({n for kw in keywords for n in kw.needles}, key=lambda n: (len(n), n))

@@ -99,6 +99,8 @@ _FENCED_RE = re.compile(r"```.*?(?:```|$)", re.S)
 # frames, shell commands.
 _CODE_LINE_RE = re.compile(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
 _WORD_RE = re.compile(r"[^\W\d_]+")
+# ``from package.module import Q, F`` in pasted code: the names imported from a module.
+_FROM_IMPORT_RE = re.compile(r"^[ \t]*(?:>>>[ \t]*)?from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([\w \t,]+)", re.M)
 _CAMEL_SPLIT_RE = re.compile(r"[A-Z]+[0-9]*(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+|[^\W_]+")
 
 
@@ -308,6 +310,12 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
             idents[token] = None
+    for m in _FROM_IMPORT_RE.finditer(task):
+        # A short name is too ambiguous to pick out of prose ("a Q object"), but one the
+        # reporter imports from a module is a name the codebase defines.
+        for name in re.split(r"[\s,]+", m.group(1)):
+            if _IDENT_RE.fullmatch(name) and len(name) < MIN_IDENTIFIER_LEN:
+                idents[name] = None
     for token in _CODE_TOKEN_RE.findall(task):
         if len(token) >= MIN_CODE_TOKEN_LEN:
             idents[token] = None
@@ -327,7 +335,8 @@ def extract_keywords(task: str) -> list[Keyword]:
             return
         kw = make_keyword(text, kind)
         if kw is not None:
-            if title and key in title:
+            # (A short name must be a whole name of the title: "q" is inside many words.)
+            if title and (_in_text(key, title) if len(key) < MIN_IDENTIFIER_LEN else key in title):
                 kw = replace(kw, weight=kw.weight * TITLE_BOOST)
             if kind == "path" and text in modules and not _in_text(normalize(modules[text]), prose):
                 kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
