@@ -187,6 +187,7 @@ EXTRACT_CASES = [
     ("plain words", "session expiry too short", [("session", "word"), ("expiry", "word")]),
     ("error code", "Check E108 does not cover some cases", [("E108", "identifier")]),
     ("name ending in digits", "raising Http404 in a converter", [("Http404", "identifier")]),
+    ("upper-case constant", "When DEBUG is True the page is plain", [("DEBUG", "identifier")]),
 ]
 
 
@@ -197,6 +198,8 @@ EXTRACT_CASES = [
     ("Python 3 and x10 (a symbol)", "x10"),                          # too short to be a code
     ("mode 0o644 by default", "o644"),                               # the tail of a number
     ("see `E108: field missing here`", "field"),
+    ("the URL and the JSON body of the HTTP reply", "URL"),          # acronyms of prose
+    ("the URL and the JSON body of the HTTP reply", "JSON"),
 ])
 def test_prose_is_not_taken_for_code_names(task, word) -> None:
     got = [(k.text, k.kind) for k in extract_keywords(task)]

@@ -150,6 +150,10 @@ def split_identifier(name: str) -> list[str]:
 _CODE_TOKEN_RE = re.compile(r"(?<![\w.])[A-Za-z]+[0-9]{2,}(?![\w.])")
 # ... and at least this long, so ``x10``-style symbols of pasted code stay out.
 MIN_CODE_TOKEN_LEN = 4
+# A whole upper-case word of at least five letters is a constant or a setting (``DEBUG``,
+# ``APPEND``); shorter ones are mostly acronyms of prose (``URL``, ``JSON``, ``HTTP``).
+# Measured on the dev split, cycle-1 ranking: +0.5 points Acc@1, Acc@5 and Acc@10.
+_CONSTANT_RE = re.compile(r"(?<![\w.])[A-Z]{5,}(?!\w)")
 
 
 def is_code_identifier(token: str) -> bool:
@@ -318,6 +322,9 @@ def extract_keywords(task: str) -> list[Keyword]:
                 idents[name] = None
     for token in _CODE_TOKEN_RE.findall(task):
         if len(token) >= MIN_CODE_TOKEN_LEN:
+            idents[token] = None
+    for token in _CONSTANT_RE.findall(task):
+        if normalize(token) not in _STOP_WORDS:
             idents[token] = None
     for token in _WORD_RE.findall(task):
         w = normalize(token)
