@@ -397,8 +397,16 @@ def test_short_name_imported_in_pasted_code_is_a_keyword():
     names = {k.text: k for k in extract_keywords(task)}
     assert names["Q"].kind == "identifier"
     assert "F" in names
+    assert not {"as", "G"} & set(names)                     # "F as G" imports F
     assert names["Q"].weight == TITLE_BOOST * 1.0          # "Q" is a whole name of the title
     assert not any(k.text == "Q" for k in extract_keywords("Combining a Q object fails"))
+
+
+def test_import_aliases_and_bare_underscores_are_not_keywords():
+    names = {k.text for k in extract_keywords(">>> from app.i18n import gettext_lazy as _\n>>> from app import x as ab\n")}
+    assert "gettext_lazy" in names
+    assert not {"_", "as", "ab"} & names
+    assert "x" in names
 
 
 def test_short_name_gets_the_title_boost_only_as_a_whole_name_of_the_title():

@@ -10,6 +10,8 @@ tests do not depend on how scoring is tuned.
 """
 from __future__ import annotations
 
+import math
+import random
 from typing import Dict, List, Sequence
 
 import pytest
@@ -19,7 +21,7 @@ from agentic_search.match import Document
 from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
 from agentic_search.refine import (
     EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, PATTERN_FROM_SCORE, NextQuery,
-    directory_patterns, learn_vocabulary, refine_query, synonym_keywords,
+    _rarest, directory_patterns, learn_vocabulary, refine_query, synonym_keywords,
 )
 from agentic_search.score import Scored
 from _trees import read_tree
@@ -192,11 +194,6 @@ def test_learned_term_common_everywhere_is_not_preferred(tmp_path) -> None:
 def test_bounded_rarity_ranking_equals_counting_every_candidate() -> None:
     # _rarest stops counting candidates that can no longer make the top; the terms it
     # returns must be exactly those a full count of every candidate ranks first.
-    import math
-    import random
-
-    from agentic_search.refine import _rarest
-
     rng = random.Random(7)
     alphabet = ["alpha", "beta", "gamma", "delta", "omega", "sigma", "kappa", "theta"]
     for _ in range(300):

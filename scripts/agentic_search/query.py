@@ -318,8 +318,10 @@ def extract_keywords(task: str) -> list[Keyword]:
     for m in _FROM_IMPORT_RE.finditer(task):
         # A short name is too ambiguous to pick out of prose ("a Q object"), but one the
         # reporter imports from a module is a name the codebase defines.
-        for name in re.split(r"[\s,]+", m.group(1)):
-            if _IDENT_RE.fullmatch(name) and len(name) < MIN_IDENTIFIER_LEN:
+        # The imported name is the first word of each item (``gettext as _`` imports gettext).
+        for item in m.group(1).split(","):
+            name = (item.split() or [""])[0]
+            if len(name) < MIN_IDENTIFIER_LEN and _IDENT_RE.fullmatch(name) and name.strip("_"):
                 idents[name] = None
     for token in _CODE_TOKEN_RE.findall(task):
         if len(token) >= MIN_CODE_TOKEN_LEN:
