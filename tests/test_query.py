@@ -188,6 +188,7 @@ EXTRACT_CASES = [
     ("error code", "Check E108 does not cover some cases", [("E108", "identifier")]),
     ("name ending in digits", "raising Http404 in a converter", [("Http404", "identifier")]),
     ("upper-case constant", "When DEBUG is True the page is plain", [("DEBUG", "identifier")]),
+    ("header name", "Empty If-Modified-Since header raises", [("If-Modified-Since", "identifier")]),
 ]
 
 
@@ -200,6 +201,7 @@ EXTRACT_CASES = [
     ("see `E108: field missing here`", "field"),
     ("the URL and the JSON body of the HTTP reply", "URL"),          # acronyms of prose
     ("the URL and the JSON body of the HTTP reply", "JSON"),
+    ("a built-in read-only field", "built-in"),                    # prose compounds
 ])
 def test_prose_is_not_taken_for_code_names(task, word) -> None:
     got = [(k.text, k.kind) for k in extract_keywords(task)]
