@@ -161,8 +161,8 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus,
 
     Each signal is weighted by its own rarity: a name defined in one file of thousands
     is decisive even when, as a substring, it occurs everywhere. A plain word whose
-    inflection is defined (``handler`` -> ``handlers``) is noise, not a definition. Synonyms standing for one
-    keyword (same ``group``) count once: the best of them.
+    inflection is defined (``handler`` -> ``handlers``) is noise, not a definition.
+    Synonyms standing for one keyword (same ``group``) count once: the best of them.
     """
     wt = weights or _weights(keywords, corpus)
     total = 0.0
