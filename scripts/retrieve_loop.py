@@ -13,9 +13,11 @@ Usage::
     python3 scripts/retrieve_loop.py --state /tmp/s.json                     # next cycle
     python3 scripts/retrieve_loop.py --root . --state /tmp/s.json --judge src/auth.ts=0.9 --text
 
-Output: one JSON object on stdout (``--text`` for people) with cycle, max_cycles, done,
-stop_reason, query, stats, results, hints, next_query, ranking and context.
-Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage.
+Output: one JSON object on stdout (``--text`` for people): cycle, max_cycles, done,
+stop_reason, next_action, why, confidence, query, results, ranking, context, next_query,
+gaps, stats (``--full`` adds every result field, hints.py's hints and all statistics).
+Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage;
+130 interrupted (the state is as it was).
 The tool writes nothing inside --root except the --state file itself. Beside a --state
 file outside the tree it keeps a cache (FILE.cache, FILE.cache.blob) that makes later
 cycles cheaper without changing their output; --no-cache turns it off.
@@ -30,20 +32,6 @@ import sys
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
-
-
-def _parse_judge(value: str) -> tuple[str, float]:
-    """``PATH=SCORE`` with a score in 0..1; ValueError with a message otherwise."""
-    path, sep, raw = value.rpartition("=")
-    if not sep or not path:
-        raise ValueError(f"--judge {value!r}: expected PATH=SCORE, e.g. src/auth.py=0.9")
-    try:
-        score = float(raw)
-    except ValueError:
-        raise ValueError(f"--judge {value!r}: score {raw!r} is not a number") from None
-    if not 0.0 <= score <= 1.0 or score != score:
-        raise ValueError(f"--judge {value!r}: score must be between 0 and 1")
-    return path, score
 
 
 def _build_parser():
@@ -63,46 +51,96 @@ def _build_parser():
     p.add_argument("--exclude", nargs="+", default=[], metavar="GLOB", help="globs or paths to leave out")
     p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
     p.add_argument("--max-cycles", type=int, default=None, help="cycle limit (default 3)")
-    p.add_argument("--limit", type=int, default=None, help="entries in results/ranking/context (default 20)")
+    p.add_argument("--limit", type=int, default=None,
+                   help="at most this many entries in results, ranking and context (default 20)")
     p.add_argument("--max-file-kb", type=int, default=None, metavar="KB",
                    help="skip files larger than this (default 2048; kept for later calls)")
     p.add_argument("--reset", action="store_true", help="start over, discarding the state file")
     p.add_argument("--text", action="store_true", help="print a human-readable report instead of JSON")
+    p.add_argument("--full", action="store_true",
+                   help="print every field: whole results (title, summary, tags, related, missing, matched), "
+                        "hints.py's hints, the whole next query and all statistics")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the cache beside --state (FILE.cache, FILE.cache.blob)")
     return p
 
 
+def _write(text: str) -> None:
+    """Write to stdout as bytes in its encoding; ASCII escapes where it cannot encode."""
+    out = getattr(sys.stdout, "buffer", None)
+    encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
+    try:
+        data = text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        data = text.encode("ascii", "backslashreplace")
+    if out is None:
+        sys.stdout.write(data.decode(encoding, "replace"))
+        sys.stdout.flush()
+    else:
+        out.write(data)
+        out.flush()
+
+
+def _silence_stdout() -> None:
+    """The reader has gone (``| head``, a closed pipe): no error at the final flush."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+    finally:
+        os.close(devnull)
+
+
+def _stdout_needs_ascii() -> bool:
+    encoding = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
+    return encoding not in ("utf8", "utf16", "utf32", "utf8sig")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments, run one cycle, print the outcome; returns the exit code."""
     parser = _build_parser()
-    args = parser.parse_args(argv)
-    from agentic_search.cli import CliError, CliUsageError, run
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_:  # argparse printed usage or help
+        return exit_.code if isinstance(exit_.code, int) else 2
+    from agentic_search.cli import run
+    from agentic_search.request import RequestError, UsageError, from_args
 
     # One cycle allocates an object or more per file and frees them all at exit: the
     # cyclic collector would only rescan them (a quarter of the time on 100,000 files).
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        judgements = tuple(_parse_judge(v) for v in args.judge)
-        out, text = run(args, judgements)
-    except CliUsageError as exc:
+        _out, text = run(from_args(args), ascii_only=_stdout_needs_ascii())
+    except UsageError as exc:
         print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
         return 2
-    except (CliError, ValueError) as exc:
+    except RequestError as exc:
         print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
         return 1
     finally:
         if gc_was_enabled:
             gc.enable()
+    if sys.stdout is None:
+        return 0
     try:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        _write(text)
     except BrokenPipeError:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        _silence_stdout()
+    except OSError as exc:  # /dev/full, a closed descriptor
+        print(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc} "
+              "(the state is saved)", file=sys.stderr)
+        _silence_stdout()
+        return 1
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -100,7 +100,7 @@ def test_three_cycles_are_identical_with_and_without_the_cache(tmp_path):
     assert "throttle" in outs[1]["query"]["keywords"]  # a keyword cycle 1 did not count
     assert "TokenBucket" in outs[2]["query"]["keywords"]
     assert all(p.is_file() for p in cache_files(tmp_path / "on" / "s.json"))
-    assert sorted(os.listdir(tmp_path / "off")) == ["s.json"]  # --no-cache writes no cache
+    assert sorted(os.listdir(tmp_path / "off")) == ["s.json", "s.json.lock"]  # --no-cache writes no cache
 
 
 def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch, capsys):
@@ -253,7 +253,7 @@ def test_cache_sits_beside_the_state_and_nothing_is_written_in_the_root(tmp_path
     run("--root", tree, "--state", state, *STEPS[1])
     run("--state", state)
     assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == before
-    assert sorted(os.listdir(state.parent)) == ["s.json", "s.json.cache", "s.json.cache.blob"]
+    assert sorted(os.listdir(state.parent)) == ["s.json", "s.json.cache", "s.json.cache.blob", "s.json.lock"]
 
 
 def test_no_cache_inside_the_root(tmp_path):
@@ -270,7 +270,7 @@ def test_no_cache_flag_reads_and_writes_no_cache(tmp_path):
     state = tmp_path / "s.json"
     run("--root", tree, "--state", state, *STEPS[1], "--no-cache")
     run("--state", state, "--no-cache")
-    assert sorted(os.listdir(tmp_path)) == ["s.json", "tree"]
+    assert sorted(os.listdir(tmp_path)) == ["s.json", "s.json.lock", "tree"]
     # An existing cache is left as it is, not read: damage it and nothing notices.
     run("--root", tree, "--state", state, "--reset", *STEPS[1])
     index, blob = cache_files(state)

@@ -20,8 +20,8 @@ import hints
 from agentic_search.match import Document
 from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
 from agentic_search.refine import (
-    EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, PATTERN_FROM_SCORE, NextQuery,
-    _rarest, directory_patterns, learn_vocabulary, refine_query, synonym_keywords,
+    EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, NextQuery,
+    _rarest, learn_vocabulary, refine_query, synonym_keywords,
 )
 from agentic_search.score import Scored
 from _trees import read_tree
@@ -214,27 +214,6 @@ def test_bounded_rarity_ranking_equals_counting_every_candidate() -> None:
 # Patterns, excludes, focus areas
 # --------------------------------------------------------------------------- #
 
-PATTERN_CASES = [
-    ("high file's directory", [sc("src/auth/login.py", 0.9)], [], ["src/auth/**"]),
-    ("exactly the threshold", [sc("src/auth/login.py", PATTERN_FROM_SCORE)], [], ["src/auth/**"]),
-    ("below the threshold", [sc("src/auth/login.py", 0.69)], [], []),
-    ("root-level file", [sc("main.py", 0.9)], [], []),
-    ("one pattern per directory", [sc("src/a/x.py", 0.9), sc("src/a/y.py", 0.8)], [], ["src/a/**"]),
-    ("existing pattern kept out", [sc("src/a/x.py", 0.9)], ["src/a/**"], []),
-    ("best first", [sc("lib/x.py", 0.9), sc("src/y.py", 0.8)], [], ["lib/**", "src/**"]),
-]
-
-
-@pytest.mark.parametrize("name,scored,existing,expected", PATTERN_CASES, ids=[c[0] for c in PATTERN_CASES])
-def test_directory_patterns(name, scored, existing, expected) -> None:
-    assert directory_patterns(scored, existing) == expected
-
-
-def test_directory_patterns_are_bounded() -> None:
-    scored = [sc(f"d{i}/x.py", 0.9) for i in range(20)]
-    assert 1 <= len(directory_patterns(scored, [])) <= 5
-
-
 def refine(**over) -> NextQuery:
     args = dict(
         patterns=["**"],
@@ -280,18 +259,36 @@ def test_refine_focus_areas_skip_learned_and_synonym_gaps_and_are_bounded() -> N
 def test_refine_adds_learned_terms_and_synonyms_after_the_keywords() -> None:
     q = refine()
     got = [(k.text, k.kind) for k in q.keywords]
-    assert got[:3] == [("auth", "given"), ("token", "given"), ("rate limit", "given")]
+    # "rate limit" matched nothing: its synonym takes its place.
+    assert got[:2] == [("auth", "given"), ("token", "given")]
+    assert ("rate limit", "given") not in got
     assert ("refresh", "learned") in got and ("jwt", "learned") in got
     assert ("throttle", "synonym") in got
     assert q.learned == ("refresh", "jwt")
     assert q.synonyms == ("throttle",)
 
 
-def test_refine_adds_directory_patterns_of_relevant_files() -> None:
-    q = refine()
-    assert q.patterns[0] == "**"
-    assert "src/auth/**" in q.patterns
-    assert "src/**" not in q.patterns  # user.py / db.py are not relevant
+def test_refine_keeps_the_patterns_as_they_are() -> None:
+    # Every relevant file lies inside the query's patterns: adding its directory can only
+    # widen a query the caller narrowed (or do nothing beside "**").
+    assert refine().patterns == ("**",)
+    assert refine(patterns=["core/mapping/*.go"]).patterns == ("core/mapping/*.go",)
+
+
+def test_refine_never_repeats_a_normalized_keyword() -> None:
+    # A learned term that is also a synonym (the throttle fixture) is searched once.
+    q = refine(learned=["throttle", "Throttle"], synonyms=[make_keyword("throttle", "synonym", 1.0, group="rate limit")])
+    keys = [k.text.lower() for k in q.keywords]
+    assert len(keys) == len(set(keys))
+    assert keys.count("throttle") == 1
+
+
+def test_refine_drops_every_gap_whether_or_not_it_has_synonyms() -> None:
+    gaps = keywords_from_list(["rate limit", "QuuxWidgetFactory"])
+    q = refine(gap_keywords=gaps, synonyms=[])
+    assert {k.text for k in q.keywords} == {"auth", "token", "refresh", "jwt"}
+    # ...and each named gap is still reported, so the caller knows.
+    assert any("QuuxWidgetFactory" in f for f in q.focus_areas)
 
 
 def test_refine_is_deterministic() -> None:

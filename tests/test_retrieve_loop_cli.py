@@ -27,9 +27,10 @@ ROUTER_TREE = {
     "app/views.py": 'def index(request):\n    return "hello"\n',
 }
 
-TOP_KEYS = ("cycle", "max_cycles", "done", "stop_reason", "query", "results", "hints",
-            "next_query", "ranking", "context")
-RESULT_KEYS = ("id", "title", "summary", "tags", "score", "related", "reason", "missing")
+TOP_KEYS = ("cycle", "max_cycles", "done", "stop_reason", "next_action", "why", "confidence", "query",
+            "results", "ranking", "context", "next_query", "gaps", "stats")
+RESULT_KEYS = ("id", "score", "reason", "lines")
+FULL_RESULT_KEYS = ("id", "title", "summary", "tags", "score", "related", "reason", "missing", "matched")
 
 
 def make_tree(root: Path, files: dict[str, str | bytes]) -> Path:
@@ -84,7 +85,8 @@ def all_ids(out: dict) -> set[str]:
     """Every file id the output names: results, ranking, context, related."""
     ids = {r["id"] for r in out["results"]} | {r["id"] for r in out["ranking"]} | {c["id"] for c in out["context"]}
     for r in out["results"]:
-        ids.update(r["related"])
+        ids.update(r.get("related", []))
+    ids.update(out.get("related", []))
     return ids
 
 
@@ -217,7 +219,8 @@ CORRUPT = [
     ("object without format", b'{"version": 1}', "not an agentic-search state file"),
     ("unknown version", b'{"format": "agentic-search-state", "version": 99}', "version 99 is not supported"),
     ("version as string", b'{"format": "agentic-search-state", "version": "1"}', "is not supported"),
-    ("right header, no fields", b'{"format": "agentic-search-state", "version": 1}', "missing or malformed"),
+    ("the format before records", b'{"format": "agentic-search-state", "version": 1}', "version 1 is not supported"),
+    ("right header, no fields", b'{"format": "agentic-search-state", "version": 2}', "missing or malformed"),
 ]
 
 
@@ -240,17 +243,17 @@ def test_reset_starts_over_from_a_corrupt_state_file(tmp_path, router, content):
     out = run_json("--root", router, "--state", state, "--keywords", "route", "--reset")
     assert out["cycle"] == 1
     saved = json.loads(state.read_text(encoding="utf-8"))
-    assert saved["format"] == "agentic-search-state" and saved["version"] == 1
+    assert saved["format"] == "agentic-search-state" and saved["version"] == 2
 
 
 # A state file of the right format whose fields were hand-edited: each must fail cleanly
 # (it used to reach the cycle and die with a TypeError/AttributeError traceback).
 MALFORMED_FIELDS = [
     ("cycle", None), ("cycle", "x"), ("cycle", -1), ("max_cycles", None), ("max_cycles", 0),
-    ("root", 5), ("task", 5), ("done", "yes"), ("stop_reason", 3), ("next_query", "x"),
+    ("root", 5), ("task", 5), ("done", "yes"), ("next_query", "x"),
     ("next_query", {"keywords": ["x"]}), ("next_query", {"keywords": [], "patterns": "**"}),
     ("scores", {"a.py": 1}), ("scores", {"a.py": {"score": "high"}}), ("judgements", {"app/router.py": "x"}),
-    ("seen_ids", [1]), ("pending_related", 5), ("history", {}), ("last_output", 5),
+    ("seen_ids", [1]), ("pending_related", 5), ("history", {}), ("last", 5), ("last", {"cycle": 1}),
     ("max_file_bytes", 0), ("max_file_bytes", "2MB"),
 ]
 
@@ -260,11 +263,11 @@ def test_state_with_a_malformed_field_is_a_one_line_error(tmp_path, router, fiel
     state = tmp_path / "s.json"
     run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
     data = json.loads(state.read_text(encoding="utf-8"))
-    data["done"] = field == "last_output"  # the replay path reads last_output
+    data["done"] = field == "last"  # the replay path shows the last cycle
     data[field] = value
     state.write_text(json.dumps(data), encoding="utf-8")
     before = state.read_bytes()
-    assert_one_line_error(run_cli("--root", router, "--state", state), f"field {field!r}")
+    assert_one_line_error(run_cli("--root", router, "--state", state), f"field '{field}")
     assert state.read_bytes() == before
 
 
@@ -294,7 +297,7 @@ def test_state_file_is_versioned_json_matching_the_output(tmp_path, router):
     out = run_json("--root", router, "--state", state, "--keywords", "route")
     data = json.loads(state.read_text(encoding="utf-8"))
     assert data["format"] == "agentic-search-state"
-    assert data["version"] == 1
+    assert data["version"] == 2
     assert data["cycle"] == out["cycle"] and data["done"] == out["done"]
     assert temp_files(tmp_path) == []
 
@@ -320,10 +323,11 @@ def test_state_inside_root_is_the_only_new_file_and_never_a_result(tmp_path, rou
         assert proc.returncode == 0, proc.stderr
         outs.append(json.loads(proc.stdout))
     after = tree_snapshot(router)
-    assert set(after) - set(before) == {state_name}
+    assert set(after) - set(before) == {state_name, state_name + ".lock"}  # the state and its lock
     # The state file's own directory changes mtime when the file lands in it; nothing else does.
     parent = state_name.rpartition("/")[0]
-    drop_mtime = lambda snap: {k: v[:2] if k == parent else v for k, v in snap.items() if k != state_name}  # noqa: E731
+    drop_mtime = lambda snap: {k: v[:2] if k == parent else v for k, v in snap.items()  # noqa: E731
+                               if k not in (state_name, state_name + ".lock")}
     assert drop_mtime(after) == drop_mtime(before)
     for out in outs:
         assert state_name not in all_ids(out)
@@ -364,9 +368,9 @@ def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, 
 
 def test_calls_with_only_root_and_state_run_the_proposed_query_until_done(tmp_path, router):
     state = tmp_path / "s.json"
-    outs = [run_json("--root", router, "--state", state, "--keywords", "route")]
+    outs = [run_json("--root", router, "--state", state, "--keywords", "route", "--full")]
     while not outs[-1]["done"] and len(outs) < 5:
-        outs.append(run_json("--root", router, "--state", state))
+        outs.append(run_json("--root", router, "--state", state, "--full"))
     assert [o["cycle"] for o in outs] == list(range(1, len(outs) + 1))
     assert 2 <= len(outs) <= 3
     assert [o["done"] for o in outs] == [False] * (len(outs) - 1) + [True]
@@ -423,7 +427,7 @@ def test_judge_replaces_the_heuristic_score_and_enters_context(tmp_path, router,
     state = tmp_path / "s.json"
     first = run_json("--root", router, "--state", state, "--keywords", "route", "throttle", "--max-cycles", "3")
     assert _score_of(first, "lib/throttle.py") < 0.7
-    out = run_json("--root", router, "--state", state, "--judge", f"{path}=0.95")
+    out = run_json("--root", router, "--state", state, "--judge", f"{path}=0.95", "--full")
     assert _score_of(out, "lib/throttle.py") == 0.95
     assert "lib/throttle.py" in [c["id"] for c in out["context"]]
     ctx = next(c for c in out["context"] if c["id"] == "lib/throttle.py")
@@ -453,29 +457,38 @@ def test_judge_on_the_first_call(tmp_path, router):
 
 def test_output_has_the_documented_shape(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "throttle")
-    assert [k for k in out if k in TOP_KEYS] == list(TOP_KEYS)
+    assert list(out) == list(TOP_KEYS)
     assert isinstance(out["cycle"], int) and out["max_cycles"] == 3 and isinstance(out["done"], bool)
-    assert set(out["query"]) >= {"patterns", "keywords", "excludes"}
+    assert out["next_action"] in ("synthesize", "refine", "expand", "broaden") and out["why"]
+    assert 0.0 <= out["confidence"] <= 1.0
+    assert list(out["query"]) == ["keywords", "patterns", "excludes"]
     assert out["query"]["keywords"] == ["route", "throttle"]
-    assert set(out["next_query"]) >= {"patterns", "keywords", "excludes", "focus_areas"}
-    assert "next_action" in out["hints"]
+    assert list(out["next_query"]) == ["adds", "drops", "excludes", "focus"]
     assert out["results"]
     for r in out["results"]:
-        assert set(r) >= set(RESULT_KEYS)
-        assert isinstance(r["summary"], str) and isinstance(r["tags"], list)
-        assert isinstance(r["related"], list) and isinstance(r["missing"], list)
-        assert 0.0 <= r["score"] <= 1.0 and r["reason"]
+        assert list(r) == list(RESULT_KEYS)
+        assert 0.0 <= r["score"] <= 1.0 and r["reason"] and isinstance(r["lines"], list)
     ranking = [(r["id"], r["score"]) for r in out["ranking"]]
     assert ranking == sorted(ranking, key=lambda t: (-t[1], t[0]))
-    assert out["context"] == [
-        {"id": r["id"], "score": r["score"], "reason": r["reason"]} for r in out["results"] if r["score"] >= 0.7
-    ]
+    assert out["context"] == [{"id": i, "score": s} for i, s in ranking if s >= 0.7]
+
+
+def test_full_output_adds_every_field_of_the_result_contract(tmp_path, router):
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "throttle", "--full")
+    assert list(out)[:len(TOP_KEYS) - 1] == list(TOP_KEYS[:-1]) and "hints" in out
+    assert set(out["next_query"]) >= {"patterns", "keywords", "excludes", "focus", "adds", "drops"}
+    assert "next_action" in out["hints"]
+    for r in out["results"]:
+        assert set(r) >= set(FULL_RESULT_KEYS)
+        assert isinstance(r["summary"], str) and isinstance(r["tags"], list)
     for c in out["context"]:
         assert c["score"] >= 0.7 and c["reason"]
     # The router imports the throttle: each names the other as related.
     by_id = {r["id"]: r for r in out["results"]}
     assert by_id["app/router.py"]["related"] == ["lib/throttle.py"]
     assert by_id["lib/throttle.py"]["related"] == ["app/router.py"]
+    assert set(out["stats"]) >= {"files_considered", "files_read", "files_matched", "binary_skipped",
+                                 "unreadable_skipped", "walk_skipped"}
 
 
 def test_ids_are_posix_paths_relative_to_the_root(tmp_path):
@@ -506,7 +519,7 @@ def test_text_prints_a_report_not_json(tmp_path, router):
         json.loads(proc.stdout)
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("cycle 1/3")
-    assert "results:" in lines and "context (read these):" in lines
+    assert "ranking:" in lines and any(line.startswith("context (read these):") for line in lines)
     assert any("app/router.py" in line for line in lines)
 
 
@@ -518,7 +531,7 @@ def test_unreadable_file_is_skipped_and_counted(tmp_path, router):
     secret.write_text("route = 1\n")
     secret.chmod(0)
     try:
-        out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route")
+        out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--full")
     finally:
         secret.chmod(0o644)
     assert out["stats"]["unreadable_skipped"] == 1
@@ -539,7 +552,8 @@ def test_unreadable_file_is_skipped_and_counted_in_process(tmp_path, router, mon
         return real_read(rel, path)
 
     monkeypatch.setattr(engine, "read_document", read)
-    code = retrieve_loop.main(["--root", str(router), "--state", str(tmp_path / "s.json"), "--keywords", "route"])
+    code = retrieve_loop.main(["--root", str(router), "--state", str(tmp_path / "s.json"), "--keywords", "route",
+                               "--full"])
     captured = capsys.readouterr()
     assert code == 0 and captured.err == ""
     out = json.loads(captured.out)
@@ -549,14 +563,14 @@ def test_unreadable_file_is_skipped_and_counted_in_process(tmp_path, router, mon
 
 def test_binary_file_is_skipped_and_counted(tmp_path, router):
     (router / "lib/route.bin").write_bytes(b"route\x00\x01\x02route")
-    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--full")
     assert out["stats"]["binary_skipped"] == 1
     assert "lib/route.bin" not in all_ids(out)
 
 
 def test_latin1_file_is_decoded_with_replacement_and_still_matches(tmp_path, router):
     (router / "lib/legacy.py").write_bytes(b"# caf\xe9 throttle for legacy clients\nx = 1\n")
-    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle", "--full")
     legacy = next(r for r in out["results"] if r["id"] == "lib/legacy.py")
     assert legacy["summary"] == "L1: # caf\ufffd throttle for legacy clients"
     assert out["stats"]["unreadable_skipped"] == 0 and out["stats"]["binary_skipped"] == 0
@@ -647,13 +661,13 @@ def test_max_file_kb_lets_large_files_in_and_is_kept_for_later_calls(tmp_path):
     big = "def throttle_requests():\n    pass\n" + "# filler line of text\n" * 100_000  # ~2.2 MB
     root = make_tree(tmp_path / "repo", {"big.py": big, "app/rate.py": "RATE = 1\n"})
     state = tmp_path / "s.json"
-    out = run_json("--root", root, "--state", state, "--keywords", "throttle_requests")
+    out = run_json("--root", root, "--state", state, "--keywords", "throttle_requests", "--full")
     assert out["ranking"] == [] and out["stats"]["walk_skipped"] == {"too_large": 1}
     out = run_json("--root", root, "--state", state, "--reset", "--keywords", "throttle_requests", "rate",
-                   "--max-file-kb", "4096", "--max-cycles", "3")
+                   "--max-file-kb", "4096", "--max-cycles", "3", "--full")
     assert "big.py" in [r["id"] for r in out["ranking"]]
     # A later call without the flag keeps the limit the loop was started with.
-    out = run_json("--state", state, "--keywords", "throttle")
+    out = run_json("--state", state, "--keywords", "throttle", "--full")
     assert "big.py" in [r["id"] for r in out["ranking"]]
     assert "too_large" not in out["stats"]["walk_skipped"]
 
@@ -678,7 +692,7 @@ def test_a_huge_file_is_searched_whole_but_quoted_from_its_first_mib(tmp_path):
     big = "def alpha_handler():\n    pass\n" + filler + "beta_marker = 1\n"
     root = make_tree(tmp_path / "repo", {"big.py": big, "small.py": "x = 1\n"})
     out = run_json("--root", root, "--state", tmp_path / "s.json", "--keywords", "alpha_handler", "beta_marker",
-                   "--max-file-kb", "4096")
+                   "--max-file-kb", "4096", "--full")
     result = next(r for r in out["results"] if r["id"] == "big.py")
     assert set(result["matched"]) == {"alpha_handler", "beta_marker"}  # counted past the first MiB
     assert "alpha_handler" in result["summary"]

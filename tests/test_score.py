@@ -120,7 +120,7 @@ def test_role_files_rank_below_source(tmp_path, role_rel, task) -> None:
     files = dict(FILLER, **{"src/store.py": body, role_rel: body})
     plain = by_rel(rank(tmp_path, files, ["parse_token"], "fix parse_token"))
     assert plain[role_rel].score < plain["src/store.py"].score
-    assert any("file x0." in sig for sig in plain[role_rel].signals), plain[role_rel].signals
+    assert any("file x0." in sig.text() for sig in plain[role_rel].signals), plain[role_rel].signals
 
 
 @pytest.mark.parametrize("role_rel,task", ROLE_FILES, ids=[c[0] for c in ROLE_FILES])
@@ -258,7 +258,7 @@ def test_definition_outranks_an_equal_number_of_mentions(tmp_path) -> None:
     out = rank(tmp_path, files, ["parse_date"])
     assert [s.rel for s in out[:2]] == ["src/dates.py", "src/views.py"]
     assert out[0].score > out[1].score
-    assert any(sig.startswith("defines parse_date") for sig in out[0].signals)
+    assert any(sig.text().startswith("defines parse_date") for sig in out[0].signals)
 
 
 def test_path_match_outranks_an_equal_content_match(tmp_path) -> None:
@@ -268,7 +268,7 @@ def test_path_match_outranks_an_equal_content_match(tmp_path) -> None:
     })
     out = by_rel(rank(tmp_path, files, ["token"]))
     assert out["src/tokens.ts"].score > out["src/session.ts"].score
-    assert any(sig.startswith("path") for sig in out["src/tokens.ts"].signals)
+    assert any(sig.text().startswith("path") for sig in out["src/tokens.ts"].signals)
 
 
 def test_file_covering_more_keywords_ranks_higher(tmp_path) -> None:

@@ -80,15 +80,14 @@ def test_auth_cycle1_user_model_is_a_weak_match(auth_loop):
 
 
 def test_auth_cycle1_learns_refresh_and_jwt_from_the_codebase(auth_loop):
-    nxt = auth_loop[0]["next_query"]
-    assert "refresh" in nxt["learned"] and "jwt" in nxt["learned"]
-    assert "refresh" in nxt["keywords"] and "jwt" in nxt["keywords"]
+    adds = auth_loop[0]["next_query"]["adds"]
+    assert "refresh (learned)" in adds and "jwt (learned)" in adds
 
 
-def test_auth_cycle1_hints_expand_to_imported_files(auth_loop):
-    hints = auth_loop[0]["hints"]
-    assert hints["next_action"] == "expand"
-    assert "src/jwt-utils.ts" in hints["related_ids"]
+def test_auth_cycle1_decides_to_refine_with_the_codebase_terms(auth_loop):
+    first = auth_loop[0]
+    assert first["next_action"] == "refine" and not first["done"]
+    assert "refresh" in first["why"] and "jwt" in first["why"]
 
 
 def test_auth_loop_reaches_session_manager_and_jwt_utils(auth_loop):
@@ -108,21 +107,20 @@ def test_auth_loop_drops_the_user_model(auth_loop):
 def test_auth_context_holds_auth_and_tokens(auth_loop):
     ctx = [c["id"] for c in auth_loop[-1]["context"]]
     assert sorted(ctx[:2]) == ["src/auth.ts", "src/tokens.ts"]
-    assert all(c["reason"] for c in auth_loop[-1]["context"])
 
 
 def test_throttle_cycle1_finds_nothing_and_says_broaden(throttle_loop):
     first = throttle_loop[0]
     assert first["results"] == []
-    assert first["hints"]["next_action"] == "broaden"
-    assert any("throttle" in q for q in first["hints"]["broaden_queries"])
+    assert first["next_action"] == "broaden" and not first["done"]
+    assert "throttle" in first["why"]
 
 
 def test_throttle_cycle1_proposes_the_codebase_term(throttle_loop):
     nxt = throttle_loop[0]["next_query"]
-    assert "throttle" in nxt["keywords"]
-    assert "throttle" in nxt["synonyms"]
-    assert any("rate" in f for f in nxt["focus_areas"])
+    assert any(a.startswith("throttle (synonym of") for a in nxt["adds"])
+    assert any("rate" in f for f in nxt["focus"])
+    assert "rate limiting" in " ".join(throttle_loop[0]["gaps"]) or "rate" in throttle_loop[0]["gaps"]
 
 
 def test_throttle_cycle2_finds_the_throttle_middleware(throttle_loop):

@@ -1,4 +1,4 @@
-"""agentic_search.state: the loop's state file - versioned JSON, written atomically."""
+"""agentic_search.state: the loop's state - a record, versioned JSON, written atomically, locked."""
 
 from __future__ import annotations
 
@@ -7,12 +7,17 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from agentic_search import state as state_mod
-from agentic_search.state import FORMAT_NAME, FORMAT_VERSION, StateError, load_state, new_state, save_state
+from agentic_search.query import make_keyword
+from agentic_search.records import Change, CycleView, Decision, ResultView, Stats
+from agentic_search.state import (FORMAT_NAME, FORMAT_VERSION, HistoryEntry, LoopState, Query, ScoreEntry,
+                                  StateError, load_state, locked, save_state)
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -22,56 +27,78 @@ def leftovers(directory: Path) -> list[str]:
     return sorted(p.name for p in directory.iterdir() if p.name.startswith(".agentic-search-"))
 
 
+def new_state(root: str = "/some/root", task: str = "task", max_cycles: int = 3) -> LoopState:
+    return LoopState(root=root, task=task, max_cycles=max_cycles)
+
+
 def saved(tmp_path: Path, **changes) -> Path:
-    """A state file holding a fresh state with ``changes`` applied."""
+    """A state file holding a fresh state with ``changes`` applied to its JSON."""
     path = tmp_path / "s.json"
-    data = new_state("/some/root", "task", 3)
+    data = new_state().to_json()
     data.update(changes)
-    save_state(str(path), data)
+    path.write_text(json.dumps(data), encoding="utf-8")
     return path
 
 
-def test_new_state_carries_format_and_version():
-    s = new_state("/r", "fix it", 3)
-    assert (s["format"], s["version"]) == (FORMAT_NAME, FORMAT_VERSION)
-    assert (s["root"], s["task"], s["max_cycles"], s["cycle"], s["done"]) == ("/r", "fix it", 3, 0, False)
+def busy_state() -> LoopState:
+    """A mid-loop state with every field filled."""
+    view = CycleView(
+        cycle=2, max_cycles=3, patterns=("**",), keywords=("route", "throttle"), excludes=("x.py",),
+        stats=Stats(10, 9, 3, 1, 0, (("hidden", 2), ("ignored", 4))),
+        results=(ResultView("a.py", 0.9, "defines route", ("L1: def route():",), "a.py — route", ("route",),
+                            ("b.py",), ("throttle",), ("route",)),),
+        decision=Decision("refine", False, None, "searching the codebase's own terms: throttle", 0.7),
+        change=Change(("throttle (learned)",), ("nothing",), ("x.py",), ("no file matches 'nothing'",)),
+        gaps=("nothing",), related=(), hints={"next_action": "expand"},
+    )
+    return LoopState(
+        root="/r", task="add a route", max_cycles=3, max_file_bytes=4096, cycle=2, done=False,
+        proposal=Query(("**",), (make_keyword("route", "given"), make_keyword("throttle", "learned", 0.3),
+                                 make_keyword("limiter", "synonym", 0.6, group="rate limit")), ("x.py",)),
+        scores={"b.py": ScoreEntry(0.5, 1, "route x1"), "a.py": ScoreEntry(0.9, 2, "defines route", judged=True)},
+        judgements={"a.py": 0.9}, seen_ids=("a.py", "b.py"), pending_related=("c.py",),
+        history=(HistoryEntry(1, ("route",), 9, 2, 0.8),), last=view,
+    )
+
+
+def test_a_fresh_state_carries_format_and_version_on_disk(tmp_path):
+    save_state(str(tmp_path / "s.json"), new_state("/r", "fix it"))
+    data = json.loads((tmp_path / "s.json").read_text())
+    assert (data["format"], data["version"]) == (FORMAT_NAME, FORMAT_VERSION)
+    assert (data["root"], data["task"], data["max_cycles"], data["cycle"], data["done"]) == ("/r", "fix it", 3, 0, False)
 
 
 def test_missing_state_file_loads_as_none(tmp_path):
     assert load_state(str(tmp_path / "absent.json")) is None
 
 
-def test_save_then_load_round_trips_including_key_order(tmp_path):
-    data = new_state("/r", "t", 3)
-    data["last_output"] = {"cycle": 1, "max_cycles": 3, "done": True, "stop_reason": "sufficient", "query": {}}
-    data["scores"] = {"b.py": {"score": 0.5}, "a.py": {"score": 0.9}}
+def test_every_field_round_trips(tmp_path):
     path = tmp_path / "s.json"
-    save_state(str(path), data)
-    loaded = load_state(str(path))
-    assert loaded == data
-    assert list(loaded["last_output"]) == ["cycle", "max_cycles", "done", "stop_reason", "query"]
-    assert list(loaded["scores"]) == ["b.py", "a.py"]
+    save_state(str(path), busy_state())
+    assert load_state(str(path)) == busy_state()
+    assert list(load_state(str(path)).scores) == ["b.py", "a.py"]
 
 
-def test_saved_file_is_utf8_json_with_format_and_version(tmp_path):
-    path = saved(tmp_path, task="caf\u00e9 \u2014 token")
-    raw = path.read_bytes()
-    data = json.loads(raw.decode("utf-8"))
-    assert (data["format"], data["version"]) == ("agentic-search-state", 1)
-    assert "caf\u00e9 \u2014 token".encode("utf-8") in raw
+def test_names_that_are_not_utf8_survive_the_round_trip(tmp_path):
+    odd = os.fsdecode(b"caf\xe9/\xff.py")  # surrogate escapes, as os.listdir gives them
+    st = new_state().with_(seen_ids=(odd,), scores={odd: ScoreEntry(0.5, 1, "x")}, task="caf\u00e9 \u2014 token")
+    save_state(str(tmp_path / "s.json"), st)
+    (tmp_path / "s.json").read_bytes().decode("ascii")  # written ASCII-only: any reader can parse it
+    assert load_state(str(tmp_path / "s.json")) == st
     assert leftovers(tmp_path) == []
 
 
 def test_save_creates_the_state_directory(tmp_path):
     path = tmp_path / "a" / "b" / "s.json"
-    save_state(str(path), new_state("/r", "", 3))
-    assert load_state(str(path))["root"] == "/r"
+    save_state(str(path), new_state("/r"))
+    assert load_state(str(path)).root == "/r"
 
 
 def test_save_replaces_an_existing_file(tmp_path):
-    path = saved(tmp_path, cycle=1)
-    save_state(str(path), dict(load_state(str(path)), cycle=2))
-    assert load_state(str(path))["cycle"] == 2
+    path = tmp_path / "s.json"
+    save_state(str(path), new_state().with_(cycle=1))
+    save_state(str(path), load_state(str(path)).with_(cycle=2))
+    assert load_state(str(path)).cycle == 2
     assert leftovers(tmp_path) == []
 
 
@@ -84,7 +111,8 @@ FAILURES = [
 
 @pytest.mark.parametrize("target, exc", [f[1:] for f in FAILURES], ids=[f[0] for f in FAILURES])
 def test_a_failed_write_keeps_the_previous_state_and_removes_the_temp_file(tmp_path, monkeypatch, target, exc):
-    path = saved(tmp_path, cycle=1)
+    path = tmp_path / "s.json"
+    save_state(str(path), new_state().with_(cycle=1))
     before = path.read_bytes()
 
     def fail(*_args, **_kwargs):
@@ -92,7 +120,7 @@ def test_a_failed_write_keeps_the_previous_state_and_removes_the_temp_file(tmp_p
 
     monkeypatch.setattr(state_mod.os, target, fail)
     with pytest.raises(type(exc)):
-        save_state(str(path), dict(load_state(str(path)), cycle=2))
+        save_state(str(path), load_state(str(path)).with_(cycle=2))
     monkeypatch.undo()
     assert path.read_bytes() == before
     assert leftovers(tmp_path) == []
@@ -104,14 +132,15 @@ def test_a_failed_first_write_creates_no_state_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(state_mod.os, "replace", fail)
     with pytest.raises(OSError):
-        save_state(str(tmp_path / "s.json"), new_state("/r", "", 3))
+        save_state(str(tmp_path / "s.json"), new_state("/r"))
     monkeypatch.undo()
     assert sorted(os.listdir(tmp_path)) == []
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_a_process_killed_mid_write_leaves_the_previous_state_loadable(tmp_path):
-    path = saved(tmp_path, cycle=1)
+    path = tmp_path / "s.json"
+    save_state(str(path), new_state().with_(cycle=1))
     before = path.read_bytes()
     # The child dies (no cleanup, no finally) between writing the temp file and the rename.
     code = (
@@ -119,13 +148,13 @@ def test_a_process_killed_mid_write_leaves_the_previous_state_loadable(tmp_path)
         f"sys.path.insert(0, {str(SCRIPTS)!r})\n"
         "from agentic_search import state\n"
         "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
-        f"s = state.load_state({str(path)!r}); s['cycle'] = 2\n"
+        f"s = state.load_state({str(path)!r}).with_(cycle=2)\n"
         f"state.save_state({str(path)!r}, s)\n"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
     assert proc.returncode == -signal.SIGKILL
     assert path.read_bytes() == before
-    assert load_state(str(path))["cycle"] == 1
+    assert load_state(str(path)).cycle == 1
     # What a kill leaves behind is a hidden temp file: the walk skips hidden entries.
     assert all(name.startswith(".") and name.endswith(".tmp") for name in leftovers(tmp_path))
 
@@ -138,7 +167,11 @@ CORRUPT = [
     ("json array", b"[]", "not an agentic-search state file"),
     ("json null", b"null", "not an agentic-search state file"),
     ("another format", b'{"format": "something-else", "version": 1}', "not an agentic-search state file"),
-    ("unknown version", b'{"format": "agentic-search-state", "version": 2}', "version 2 is not supported"),
+    ("unknown version", b'{"format": "agentic-search-state", "version": 99}', "version 99 is not supported"),
+    ("the format before records", b'{"format": "agentic-search-state", "version": 1}', "version 1 is not supported"),
+    ("nested too deep", b"[" * 100000, "corrupt"),
+    ("NaN", b'{"format": "agentic-search-state", "version": 2, "cycle": NaN}', "corrupt"),
+    ("Infinity", b'{"format": "agentic-search-state", "version": 2, "cycle": Infinity}', "corrupt"),
     ("missing version", b'{"format": "agentic-search-state"}', "version None is not supported"),
 ]
 
@@ -161,14 +194,31 @@ def test_a_directory_is_not_a_state_file(tmp_path):
         load_state(str(tmp_path))
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_is_refused_without_blocking(tmp_path):
+    fifo = tmp_path / "s.json"
+    os.mkfifo(fifo)
+    with pytest.raises(StateError, match="not a regular file"):
+        load_state(str(fifo))
+    with pytest.raises(StateError, match="not a regular file"):
+        state_mod.check_writable_target(str(fifo), "s.json")
+
+
+def test_a_device_is_never_replaced_by_reset():
+    with pytest.raises(StateError, match="not a regular file"):
+        state_mod.check_writable_target(os.devnull, os.devnull)
+
+
 MALFORMED = [
     ("root", None), ("root", 1), ("task", None), ("max_cycles", 0), ("max_cycles", "3"), ("max_cycles", True),
-    ("cycle", -1), ("cycle", 1.5), ("cycle", None), ("done", 1), ("done", None), ("stop_reason", []),
+    ("cycle", -1), ("cycle", 1.5), ("cycle", None), ("cycle", 10 ** 30), ("done", 1), ("done", None),
     ("next_query", []), ("next_query", {"keywords": "route"}), ("next_query", {"keywords": [{"kind": "given"}]}),
     ("next_query", {"patterns": [1]}), ("next_query", {"excludes": "x"}), ("scores", []),
     ("scores", {"a.py": 0.5}), ("scores", {"a.py": {"reason": "no score"}}), ("scores", {"a.py": {"score": True}}),
-    ("judgements", []), ("judgements", {"a.py": None}), ("seen_ids", "a.py"), ("seen_ids", [None]),
-    ("pending_related", None), ("pending_related", [3]), ("history", None), ("last_output", []),
+    ("scores", {"a.py": {"score": 1e308, "cycle": 1, "reason": ""}}),
+    ("judgements", []), ("judgements", {"a.py": None}), ("judgements", {"a.py": 2.0}),
+    ("seen_ids", "a.py"), ("seen_ids", [None]), ("pending_related", None), ("pending_related", [3]),
+    ("history", None), ("last", []), ("last", {"cycle": 1}),
 ]
 
 
@@ -176,39 +226,41 @@ MALFORMED = [
 def test_malformed_field_raises_state_error_naming_it(tmp_path, field, value):
     path = saved(tmp_path, **{field: value})
     before = path.read_bytes()
-    with pytest.raises(StateError, match=f"field '{field}' is missing or malformed"):
+    with pytest.raises(StateError, match="is missing or malformed") as err:
         load_state(str(path))
+    assert "\n" not in str(err.value)
     assert path.read_bytes() == before
 
 
-@pytest.mark.parametrize("field", ["root", "task", "max_cycles", "cycle", "done", "scores", "judgements",
-                                   "seen_ids", "history"])
+def test_an_unknown_keyword_kind_is_malformed_not_the_strongest_kind(tmp_path):
+    nq = {"patterns": ["**"], "keywords": [{"text": "route", "kind": "mystery", "weight": 1.0}], "excludes": []}
+    with pytest.raises(StateError, match="next_query.keywords"):
+        load_state(str(saved(tmp_path, next_query=nq)))
+
+
+@pytest.mark.parametrize("field", ["root", "task", "max_cycles", "cycle", "done"])
 def test_missing_required_field_raises_state_error(tmp_path, field):
     path = tmp_path / "s.json"
-    data = new_state("/r", "", 3)
+    data = new_state().to_json()
     del data[field]
     path.write_text(json.dumps(data), encoding="utf-8")
     with pytest.raises(StateError, match=f"field '{field}'"):
         load_state(str(path))
 
 
-VALID = [
-    ("fresh", {}),
-    ("mid-loop", {"cycle": 2, "next_query": {"patterns": ["**"], "keywords": [{"text": "route", "kind": "given"}],
-                                             "excludes": [], "focus_areas": []},
-                  "scores": {"a.py": {"score": 0.9, "cycle": 1, "reason": "x"}}, "judgements": {"a.py": 1},
-                  "seen_ids": ["a.py"], "pending_related": ["b.py"], "history": [{"cycle": 1}]}),
-    ("done with a final answer", {"cycle": 3, "done": True, "stop_reason": "max_cycles", "last_output": {"cycle": 3}}),
-    ("written before pending_related existed", {"pending_related": None}),
-]
-
-
-@pytest.mark.parametrize("changes", [v[1] for v in VALID], ids=[v[0] for v in VALID])
-def test_valid_states_load(tmp_path, changes):
-    path = tmp_path / "s.json"
-    data = new_state("/r", "", 3)
-    data.update(changes)
-    if data.get("pending_related") is None:
-        del data["pending_related"]
-    path.write_text(json.dumps(data), encoding="utf-8")
-    assert load_state(str(path)) == data
+def test_the_lock_serializes_two_holders_and_a_waiter_gives_up_cleanly(tmp_path):
+    path = str(tmp_path / "s.json")
+    order: list[str] = []
+    with locked(path, "s.json"):
+        def second() -> None:
+            with locked(path, "s.json"):
+                order.append("second")
+        t = threading.Thread(target=second)
+        t.start()
+        time.sleep(0.2)
+        order.append("first")
+        with pytest.raises(StateError, match="another process"):
+            with locked(path, "s.json", wait=0.1):
+                pass
+    t.join(10)
+    assert order == ["first", "second"]

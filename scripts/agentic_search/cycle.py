@@ -1,141 +1,178 @@
-"""One DISPATCH -> EVALUATE -> REFINE cycle of the loop, state in and state out.
+"""One cycle of the loop as typed stages: plan -> dispatch -> evaluate -> refine -> decide.
 
-:func:`run_cycle` is the library entry point behind ``scripts/retrieve_loop.py``:
-it takes the previous state (or None), the caller's steering (keywords, patterns,
-excludes, judgements), runs one cycle over the tree and returns the JSON-ready
-output and the new state. It does no I/O on the state file itself.
+:func:`run_cycle` is the library entry point behind ``scripts/retrieve_loop.py``: the
+previous :class:`~.state.LoopState` and the caller's :class:`~.request.Request` in, an
+:class:`Outcome` out - the cycle's :class:`~.records.CycleView` (what the output shows)
+and the next state. Each stage is a function returning a frozen record:
+
+- :func:`plan` -> :class:`Plan`: the query to run (the last proposal plus the caller's flags);
+- :func:`dispatch` -> :class:`Dispatched`: the walk and one read of every candidate (DISPATCH);
+- :func:`evaluate` -> :class:`Evaluation`: match, score, assess, related files (EVALUATE);
+- :func:`~.refine.refine_query` -> the next query (REFINE);
+- :func:`~.decide.decide` -> the one decision (LOOP: stop or go on, and how).
+
+No stage touches the state file; :mod:`.cli` loads and saves it.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
-from typing import Any, Callable, Optional, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import imports as imports_mod
-from .engine import Candidate, load_documents, rank_documents
-from .match import Document
+from .decide import Evidence, decide
+from .engine import load_documents, rank_documents
+from .match import Document, FileMatch
 from .progress import QUIET, Progress
-from .query import KIND_WEIGHTS, Keyword, extract_keywords, keywords_from_list, make_keyword, merge_keywords, normalize
-from .refine import learn_vocabulary, refine_query, synonym_keywords
-from .report import build_result, context_entries, ranking_entries
-from .score import Scored, coverage_share, task_words
-from .walk import MAX_FILE_BYTES, walk
+from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
+    keywords_from_list, merge_keywords, normalize
+from .records import Change, CycleView, Decision, ResultView, Stats
+from .refine import NextQuery, learn_vocabulary, refine_query, synonym_keywords
+from .report import build_result
+from .request import DEFAULT_LIMIT, Request
+from .rubric import HIGH_RELEVANCE, RELATED
+from .score import Corpus, Scored, Signal, SignalKind, coverage_share, reason_text, task_words
+from .state import HistoryEntry, LoopState, Query, ScoreEntry
+from .walk import walk
 
-# The seed's loop limit.
-DEFAULT_MAX_CYCLES = 3
-# Results, ranking and context are cut to this many entries (agents truncate long output).
-DEFAULT_LIMIT = 20
-# The seed's "high relevance": files at or above it go to the context.
-CONTEXT_SCORE = 0.7
-# The seed's stopping rule: this many high-relevance files and no critical gap.
-ENOUGH_HIGH_FILES = 3
-# Related files of results at or above this are followed by the next cycle (expand).
-EXPAND_FROM_SCORE = 0.5
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
 # Evidence a related file gets for being imported by / importing a relevant file, as a
 # share of the best file's evidence (scaled down for long task texts).
 RELATED_BONUS = 0.15
-# Keyword kinds whose total absence is a critical gap (the task named them outright).
-CRITICAL_KINDS = ("given", "identifier", "path")
+# Files whose imports may be followed (expand): the leaders of the ranking.
+EXPAND_FROM_TOP = 3
+# Related files proposed for one expansion at most.
+MAX_EXPAND = 5
 
 
 class CycleError(Exception):
-    """Bad input for a cycle (a judge path outside the tree, no keywords, ...)."""
+    """Bad input for a cycle (no keywords to search, ...)."""
 
 
 @dataclass(frozen=True)
-class Steering:
-    """What the caller passed on this invocation."""
+class Env:
+    """What the calling process lends a cycle: not part of what the caller asked."""
 
-    task: str = ""
-    keywords: tuple[str, ...] = ()
-    patterns: tuple[str, ...] = ()
-    excludes: tuple[str, ...] = ()
-    judgements: tuple[tuple[str, float], ...] = ()
-    limit: int = DEFAULT_LIMIT
-    max_file_bytes: int = MAX_FILE_BYTES  # larger files are skipped (too_large)
-    skip_paths: tuple[str, ...] = ()
-    synonyms_for: Optional[Callable[[str], list[str]]] = None
+    cache: Optional[Any] = None              # cache.Cache: reuse what earlier cycles read
+    progress: Progress = QUIET               # stderr progress on a terminal for long cycles
+    skip_paths: tuple[str, ...] = ()         # the tool's own files: never read, never results
+    synonyms_for: Callable[[str], list] = lambda _t: []
     compute_hints: Optional[Callable[..., dict]] = None
-    cache: Optional[Any] = None  # cache.Cache: reuse what earlier cycles read
-    progress: Progress = QUIET  # stderr progress on a terminal for long cycles
-
-    @property
-    def steers_query(self) -> bool:
-        """True when the caller changed the query (not only judged files)."""
-        return bool(self.task or self.keywords or self.patterns or self.excludes)
 
 
-def _kw_to_state(kw: Keyword) -> dict:
-    return kw.to_json()
+@dataclass(frozen=True)
+class Plan:
+    """What this cycle runs."""
+
+    cycle: int
+    max_cycles: int
+    task: str
+    query: Query
+    judgements: Mapping[str, float]
+    limit: int = DEFAULT_LIMIT
 
 
-def _kw_from_state(item: Any) -> Keyword:
-    if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-        raise CycleError("state: malformed keyword entry; pass --reset")
-    kind = item.get("kind") if item.get("kind") in ("given", "path", "identifier", "word", "learned", "synonym") else "given"
-    weight = item.get("weight")
-    group = item.get("group") if isinstance(item.get("group"), str) else ""
-    kw = make_keyword(item["text"], kind, float(weight) if isinstance(weight, (int, float)) else None, group,
-                      stemmed=item.get("stemmed") is True)
-    if kw is None:
-        raise CycleError("state: empty keyword entry; pass --reset")
-    return kw
+@dataclass(frozen=True)
+class Dispatched:
+    """DISPATCH's outcome: the documents read and what the walk saw."""
+
+    docs: tuple[Document, ...]
+    by_rel: Mapping[str, Document]
+    walked_rels: tuple[str, ...]
+    hidden: frozenset[str]       # read and scored, never shown: the loop's exact-file excludes
+    stats: Stats
 
 
-def resolve_judge_path(root: str, path: str) -> str:
-    """A --judge path as a POSIX path relative to the root; CycleError if outside."""
-    root_real = os.path.realpath(root)
-    full = path if os.path.isabs(path) else os.path.join(root, path)
-    real = os.path.realpath(full)
-    if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
-        raise CycleError(f"--judge {path}: path is outside the root {root}")
-    if not os.path.isfile(real):
-        raise CycleError(f"--judge {path}: no such file under the root")
-    rel = os.path.relpath(os.path.abspath(full), os.path.abspath(root))
-    if rel.startswith(".."):
-        rel = os.path.relpath(real, root_real)
-    return rel.replace(os.sep, "/")
+@dataclass(frozen=True)
+class Assessment:
+    """How far the ranking can be trusted: calibrated scores (one per scored file, same
+    order), the confidence in the best file, whether it clearly stands out, and whether
+    the evidence is only generic words."""
+
+    scores: tuple[float, ...]
+    confidence: float
+    clear: bool
+    generic: bool
 
 
-def _initial_query(state: dict, steer: Steering) -> tuple[list[str], list[Keyword], list[str]]:
-    """The query to run now: the previous proposal, plus whatever the caller added."""
-    proposal = state.get("next_query")
-    if proposal:
-        patterns = list(proposal.get("patterns") or ["**"])
-        keywords = [_kw_from_state(k) for k in proposal.get("keywords") or []]
-        excludes = list(proposal.get("excludes") or [])
-    else:
-        patterns, keywords, excludes = [], [], []
-    if steer.task:
-        keywords = merge_keywords(keywords, extract_keywords(steer.task))
-    if steer.keywords:
-        given = keywords_from_list(steer.keywords, "given")
-        keywords = merge_keywords(given, keywords)
-    for p in steer.patterns:
-        if p not in patterns:
-            patterns.append(p)
-    for e in steer.excludes:
+@dataclass(frozen=True)
+class Evaluation:
+    """EVALUATE's outcome."""
+
+    scored: tuple[Scored, ...]          # every matched file, best first, judgements applied
+    shown: tuple[Scored, ...]           # the best ``limit`` of them
+    matches: Mapping[str, FileMatch]
+    corpus: Corpus
+    related: Mapping[str, tuple[str, ...]]
+    gaps: tuple[Keyword, ...]           # keywords no candidate file holds
+    assessment: Assessment
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """A cycle's result: what the output shows, and the state for the next call."""
+
+    view: CycleView
+    state: LoopState
+
+
+def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) -> Plan:
+    """The query to run now: the last proposal, combined with the caller's flags as
+    :mod:`.request` documents (patterns replace, keywords and excludes add)."""
+    proposal = state.proposal
+    keywords: list[Keyword] = list(proposal.keywords) if proposal else []
+    patterns = list(proposal.patterns) if proposal else []
+    excludes = list(proposal.excludes) if proposal else []
+    if request.task:
+        keywords = merge_keywords(keywords, extract_keywords(request.task))
+    if request.keywords:
+        keywords = merge_keywords(keywords_from_list(request.keywords, Kind.GIVEN), keywords)
+    if request.patterns:
+        patterns = list(dict.fromkeys(request.patterns))
+    for e in request.excludes:
         if e not in excludes:
             excludes.append(e)
-    return patterns or ["**"], keywords, excludes
+    if not keywords:
+        raise CycleError("no keywords: pass --keywords or a --task with searchable words")
+    task = state.task
+    if request.task:
+        task = (task + "\n" + request.task).strip() if task else request.task
+    merged = dict(state.judgements)
+    merged.update(judgements)
+    return Plan(
+        cycle=state.cycle + 1,
+        max_cycles=request.max_cycles or state.max_cycles,
+        task=task,
+        query=Query(tuple(patterns or ["**"]), tuple(keywords), tuple(excludes)),
+        judgements=merged,
+        limit=request.limit,
+    )
 
 
-def _split_excludes(excludes: Sequence[str], root: str) -> tuple[list[str], set[str]]:
-    """Exact file paths (a set lookup) apart from globs (the walker's job)."""
-    globs: list[str] = []
-    exact: set[str] = set()
-    for e in excludes:
-        if not any(c in e for c in "*?[{") and os.path.isfile(os.path.join(root, e)):
-            exact.add(e)
-        else:
-            globs.append(e)
-    return globs, exact
+def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
+    """DISPATCH: walk the tree (patterns, glob excludes) and read every candidate once.
+
+    Excludes that name a file exactly (the loop's own: files shown below the rubric's
+    0.2) are still read and searched - so a keyword is never reported as matching
+    nothing while a file holds it - but never shown; they are counted as ``excluded``.
+    """
+    walked = walk(root, p.query.patterns, [e for e in p.query.excludes if any(c in e for c in "*?[{")],
+                  skip_paths=env.skip_paths, max_bytes=max_file_bytes)
+    literal = frozenset(e for e in p.query.excludes if not any(c in e for c in "*?[{"))
+    rels = tuple(f.rel for f in walked.files)
+    hidden = frozenset(r for r in rels if r in literal)
+    docs, binary, unreadable = load_documents(walked.files, env.cache, env.progress)
+    skipped = dict(walked.skipped)
+    if hidden:
+        skipped["excluded"] = skipped.get("excluded", 0) + len(hidden)
+    stats = Stats(files_considered=len(walked.files), files_read=len(docs), binary_skipped=binary,
+                  unreadable_skipped=unreadable, walk_skipped=tuple(sorted(skipped.items())))
+    return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats)
 
 
-def _related_graph(scored: Sequence[Scored], docs: dict[str, Document], rels: Sequence[str]) -> dict[str, tuple[str, ...]]:
+def _related_graph(scored: Sequence[Scored], docs: Mapping[str, Document],
+                   rels: Sequence[str]) -> dict[str, tuple[str, ...]]:
     """Imports of the best files, and the reverse edges among them."""
     index = imports_mod.build_index(rels)
     graph: dict[str, tuple[str, ...]] = {}
@@ -143,286 +180,190 @@ def _related_graph(scored: Sequence[Scored], docs: dict[str, Document], rels: Se
         doc = docs.get(s.rel)
         if doc is not None:
             graph[s.rel] = imports_mod.imports_of(s.rel, doc.head, index)
-    related: dict[str, list[str]] = {rel: list(targets) for rel, targets in graph.items()}
-    for src, targets in graph.items():
-        for t in targets:
-            if t in related and src not in related[t]:
-                related[t].append(src)
-    return {rel: tuple(sorted(set(v))) for rel, v in related.items()}
+    importers = imports_mod.importers_of(graph, graph)
+    return {rel: tuple(sorted(set(graph[rel]) | set(importers.get(rel, ())))) for rel in graph}
 
 
-@dataclass(frozen=True)
-class _Query:
-    """What one cycle searches: the caller's and the previous cycle's query merged."""
-
-    patterns: list[str]
-    keywords: list[Keyword]
-    excludes: list[str]
-
-
-@dataclass(frozen=True)
-class _Evaluation:
-    """EVALUATE's outcome for one cycle."""
-
-    scored: list[Scored]
-    shown: list[Scored]
-    matches: dict
-    corpus: Any
-    related: dict[str, tuple[str, ...]]
-    gaps: list[Keyword]
-    results: list[dict]
+def _interim_assess(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
+                    keywords: Sequence[Keyword], corpus: Corpus) -> Assessment:
+    """Scores as the scorer gives them; generic when the best file holds only plain words."""
+    top = scored[0] if scored else None
+    kinds = {kw.text: kw.kind for kw in keywords}
+    generic = top is not None and all(kinds.get(t) == Kind.WORD for t in top.matched_keywords)
+    return Assessment(tuple(s.score for s in scored), top.score if top else 0.0, False, generic)
 
 
-def run_cycle(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
-    """Run the next cycle; returns (output for the JSON boundary, new state).
-
-    The stages, in order: DISPATCH (walk and read), EVALUATE (match, score, related
-    files, the result contract), hints, REFINE (the next query), then the merge into
-    the loop's memory and the stopping rules.
-    """
-    cycle_no = int(state.get("cycle", 0)) + 1
-    max_cycles = int(state.get("max_cycles", DEFAULT_MAX_CYCLES))
-    task_text = state.get("task") or ""
-    if steer.task:
-        task_text = (task_text + "\n" + steer.task).strip() if task_text else steer.task
-    patterns, keywords, excludes = _initial_query(state, steer)
-    if not keywords:
-        raise CycleError("no keywords: pass --keywords or a --task with searchable words")
-    query = _Query(patterns, keywords, excludes)
-    judgements = dict(state.get("judgements") or {})
-    for path, score in steer.judgements:
-        judgements[resolve_judge_path(root, path)] = score
-
-    walked, entries, docs, binary, unreadable = _dispatch(root, query, steer)
-    by_rel = {d.rel: d for d in docs}
-    ev = _evaluate(query, state, steer, task_text, walked, docs, by_rel, judgements)
-    seen_before = list(state.get("seen_ids") or [])
-    seen = set(seen_before)
-    hints = steer.compute_hints(
-        [_hint_item(r) for r in ev.results], [k.text for k in keywords],
-        seen_ids=seen_before, round=cycle_no, max_rounds=max_cycles,
-    ) if steer.compute_hints else {}
-    unseen_related = _unseen_related(ev, seen)
-    nq = _refine(query, ev, steer, by_rel, docs, unseen_related)
-
-    scores = _merge_scores(state, ev.scored, judgements, cycle_no)
-    new_ids = [r["id"] for r in ev.results if r["id"] not in seen]
-    critical = [kw for kw in ev.gaps if kw.kind in CRITICAL_KINDS]
-    done, stop_reason = _stop(cycle_no, max_cycles, ev.scored, critical, new_ids, hints)
-    new_state = dict(state)
-    new_state.update({
-        "cycle": cycle_no,
-        "task": task_text,
-        "done": done,
-        "stop_reason": stop_reason,
-        "next_query": {
-            "patterns": list(nq.patterns),
-            "keywords": [_kw_to_state(k) for k in nq.keywords],
-            "excludes": list(nq.excludes),
-            "focus_areas": list(nq.focus_areas),
-        },
-        "scores": scores,
-        "judgements": judgements,
-        "seen_ids": seen_before + new_ids,
-        "pending_related": unseen_related,
-        "history": list(state.get("history") or []) + [{
-            "cycle": cycle_no,
-            "keywords": [k.text for k in keywords],
-            "files_read": len(docs),
-            "new_ids": len(new_ids),
-            "max_score": ev.shown[0].score if ev.shown else 0.0,
-        }],
-    })
-    output = {
-        "cycle": cycle_no,
-        "max_cycles": max_cycles,
-        "done": done,
-        "stop_reason": stop_reason,
-        "query": {
-            "patterns": list(patterns),
-            "keywords": [k.text for k in keywords],
-            "excludes": list(excludes),
-        },
-        "stats": {
-            "files_considered": len(entries),
-            "files_read": len(docs),
-            "files_matched": len(ev.matches),
-            "binary_skipped": binary,
-            "unreadable_skipped": unreadable,
-            "walk_skipped": dict(walked.skipped),
-        },
-        "results": ev.results,
-        "hints": hints,
-        "next_query": {
-            "patterns": list(nq.patterns),
-            "keywords": [k.text for k in nq.keywords],
-            "excludes": list(nq.excludes),
-            "focus_areas": list(nq.focus_areas),
-            "learned": list(nq.learned),
-            "synonyms": list(nq.synonyms),
-        },
-        "ranking": ranking_entries(scores, steer.limit),
-        "context": context_entries(scores, CONTEXT_SCORE, steer.limit),
-    }
-    return output, new_state
+def _rescored(s: Scored, score: float, signals: tuple[Signal, ...] = ()) -> Scored:
+    return Scored(rel=s.rel, score=score, raw=s.raw, coverage=s.coverage, role=s.role,
+                  signals=signals + s.signals, matched_keywords=s.matched_keywords)
 
 
-def _dispatch(root: str, query: _Query, steer: Steering):
-    """DISPATCH: walk the tree and read every candidate once."""
-    glob_excludes, exact_excludes = _split_excludes(query.excludes, root)
-    walked = walk(root, query.patterns, glob_excludes, skip_paths=steer.skip_paths, max_bytes=steer.max_file_bytes)
-    entries = [f for f in walked.files if f.rel not in exact_excludes]
-    docs, binary, unreadable = load_documents(
-        (Candidate(f.rel, f.path, f.size, f.mtime_ns) for f in entries), steer.cache, steer.progress)
-    return walked, entries, docs, binary, unreadable
+def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
+    """EVALUATE: score every file read, assess the ranking, find related files."""
+    bonuses = {r: RELATED_BONUS for r in state.pending_related if r in d.by_rel}
+    scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
+                                             env.cache, env.progress)
+    env.progress.finish()
+    gaps = tuple(kw for i, kw in enumerate(p.query.keywords)
+                 if corpus.idfs and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
+    visible = [s for s in scored if s.rel not in d.hidden]
+    assessment = _interim_assess(visible, matches, p.query.keywords, corpus)
+    calibrated = [_rescored(s, score) if score != s.score else s
+                  for s, score in zip(visible, assessment.scores)]
+    judged = []
+    for s in calibrated:
+        if s.rel in p.judgements:
+            v = p.judgements[s.rel]
+            s = _rescored(s, v, (Signal(SignalKind.JUDGED, value=v),))
+        judged.append(s)
+    judged.sort(key=lambda s: (-s.score, -s.raw, s.rel))
+    related = _related_graph(judged, d.by_rel, d.walked_rels)
+    return Evaluation(tuple(judged), tuple(judged[:p.limit]), matches, corpus, related, gaps, assessment)
 
 
-def _evaluate(query: _Query, state: dict, steer: Steering, task_text: str, walked,
-              docs: Sequence[Document], by_rel: dict[str, Document],
-              judgements: dict[str, float]) -> _Evaluation:
-    """EVALUATE: score every file, find related files, build this cycle's results."""
-    pending = [r for r in state.get("pending_related") or [] if r in by_rel]
-    bonuses = {r: (RELATED_BONUS, "related to a relevant file") for r in pending}
-    scored, matches, corpus = rank_documents(docs, query.keywords, task_words(task_text), bonuses,
-                                             steer.cache, steer.progress)
-    steer.progress.finish()
-    related = _related_graph(scored, by_rel, [f.rel for f in walked.files])
-    scored = _apply_judgements(scored, judgements)
-    shown = scored[: steer.limit]
-    gaps = [kw for i, kw in enumerate(query.keywords) if corpus.idfs and not _matched_anywhere(matches, i)]
-    results = [build_result(s, by_rel.get(s.rel), query.keywords, matches.get(s.rel), related.get(s.rel, ()))
-               for s in shown]
-    return _Evaluation(scored, shown, matches, corpus, related, gaps, results)
-
-
-def _unseen_related(ev: _Evaluation, seen: set[str]) -> list[str]:
-    """Files related to good results that the loop has not shown yet (expand)."""
+def _expand_targets(ev: Evaluation, seen: set[str]) -> tuple[str, ...]:
+    """Files the leading files import that also match the task and were never shown."""
     shown = {s.rel for s in ev.shown}
     out: list[str] = []
-    for s in ev.shown:
-        if s.score < EXPAND_FROM_SCORE:
+    for s in ev.scored[:EXPAND_FROM_TOP]:
+        if s.score < RELATED:
             continue
         for r in ev.related.get(s.rel, ()):
-            if r not in seen and r not in shown and r not in out:
+            if r in ev.matches and r not in seen and r not in shown and r not in out:
                 out.append(r)
-    return out
+    return tuple(out[:MAX_EXPAND])
 
 
-def _refine(query: _Query, ev: _Evaluation, steer: Steering, by_rel: dict[str, Document],
-            docs: Sequence[Document], unseen_related: list[str]):
+def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequence[str]) -> NextQuery:
     """REFINE: learned vocabulary, synonyms for gaps, excludes, focus areas."""
-    top = {s.rel for s in ev.scored[:3]}
-    learned = learn_vocabulary(ev.scored, {r: by_rel[r].head for r in top if r in by_rel}, docs, query.keywords)
-    synonyms_for = steer.synonyms_for or (lambda _t: [])
-    syns = synonym_keywords(ev.gaps, synonyms_for, query.keywords) if ev.gaps else []
-    # Broaden: synonyms replace the words they stand for; derived keywords that found
-    # nothing (an unlucky synonym or learned term) are dropped rather than kept.
-    dropped = [g for g in ev.gaps if g.kind in ("synonym", "learned")] + (ev.gaps if syns else [])
-    lam = coverage_share(query.keywords, ev.corpus)
-    return refine_query(query.patterns, _drop_gaps(query.keywords, dropped), query.excludes, ev.shown,
-                        ev.gaps, learned, syns, unseen_related,
-                        learned_weight=KIND_WEIGHTS["learned"] * lam)
+    top = [s.rel for s in ev.scored[:3]]
+    learned = learn_vocabulary(ev.scored, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
+                               p.query.keywords)
+    syns = synonym_keywords(ev.gaps, env.synonyms_for, p.query.keywords) if ev.gaps else []
+    lam = coverage_share(p.query.keywords, ev.corpus)
+    return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, ev.shown, ev.gaps, learned,
+                        syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam)
 
 
-def _merge_scores(state: dict, scored: Sequence[Scored], judgements: dict[str, float],
-                  cycle_no: int) -> dict[str, dict]:
-    """The loop's memory of every file scored so far (see _keeps_high)."""
-    scores = dict(state.get("scores") or {})
+def _change(p: Plan, nq: NextQuery) -> Change:
+    """What the next query does differently from this one, in words."""
+    have = {normalize(k.text) for k in p.query.keywords}
+    nxt = {normalize(k.text) for k in nq.keywords}
+    adds = []
+    for k in nq.keywords:
+        if normalize(k.text) in have:
+            continue
+        adds.append(f"{k.text} (synonym of {k.group})" if k.kind == Kind.SYNONYM and k.group
+                    else f"{k.text} ({k.kind.value})")
+    drops = tuple(k.text for k in p.query.keywords if normalize(k.text) not in nxt)
+    new_excludes = tuple(e for e in nq.excludes if e not in p.query.excludes)
+    return Change(tuple(adds), drops, new_excludes, nq.focus_areas)
+
+
+def _results(p: Plan, ev: Evaluation, d: Dispatched) -> tuple[ResultView, ...]:
+    return tuple(build_result(s, d.by_rel.get(s.rel), p.query.keywords, ev.matches.get(s.rel),
+                              ev.related.get(s.rel, ())) for s in ev.shown)
+
+
+def merge_scores(state: LoopState, scored: Sequence[Scored], judgements: Mapping[str, float],
+                 cycle_no: int) -> dict[str, ScoreEntry]:
+    """The loop's memory of every file scored so far (the seed's mergeContext).
+
+    A file once at the rubric's high relevance keeps its best score; others take the
+    latest (a weak match of cycle 1 that the refined query no longer supports sinks).
+    The caller's judgements override both and are never lost.
+    """
+    scores = dict(state.scores)
     for s in scored:
         prev = scores.get(s.rel)
-        if prev is not None and (prev.get("judged") or _keeps_high(prev, s.score)):
+        if prev is not None and (prev.judged or (prev.score >= HIGH_RELEVANCE and prev.score >= s.score)):
             continue
-        scores[s.rel] = {"score": s.score, "cycle": cycle_no, "reason": "; ".join(s.signals)}
-    for rel, score in judgements.items():
-        prev = scores.get(rel, {})
-        scores[rel] = {"score": score, "cycle": prev.get("cycle", cycle_no),
-                       "reason": f"judged {score} by the caller", "judged": True}
-    return scores
+        scores[s.rel] = ScoreEntry(s.score, cycle_no, reason_text(s.signals))
+    return apply_judgements(scores, judgements, cycle_no)
 
 
-def rejudge(root: str, state: dict, steer: Steering) -> tuple[dict, dict]:
-    """Apply judgements to a finished loop without running another cycle.
-
-    The stored final answer's ranking and context are recomputed with the caller's
-    scores; the cycle count does not move past the limit.
-    """
-    judgements = dict(state.get("judgements") or {})
-    for path, score in steer.judgements:
-        judgements[resolve_judge_path(root, path)] = score
-    scores = dict(state.get("scores") or {})
-    for rel, score in judgements.items():
-        prev = scores.get(rel, {})
-        scores[rel] = {"score": score, "cycle": prev.get("cycle", state.get("cycle", 0)),
-                       "reason": f"judged {score} by the caller", "judged": True}
-    out = dict(state["last_output"])
-    out["results"] = [
-        dict(r, score=judgements[r["id"]], reason=f"judged {judgements[r['id']]} by the caller; " + r.get("reason", ""))
-        if isinstance(r, dict) and r.get("id") in judgements else r
-        for r in out.get("results") or []
-    ]
-    out["ranking"] = ranking_entries(scores, steer.limit)
-    out["context"] = context_entries(scores, CONTEXT_SCORE, steer.limit)
-    new_state = dict(state)
-    new_state.update({"scores": scores, "judgements": judgements, "last_output": out})
-    return out, new_state
-
-
-def _keeps_high(prev: dict, new_score: float) -> bool:
-    """The seed's mergeContext: a file once at 0.7+ keeps its best score; others take the latest.
-
-    The latest evaluation is the loop's current knowledge (a weak match of cycle 1 that
-    the refined query no longer supports sinks); high-relevance files are the context
-    gathered so far and are never lost to a later, differently focused cycle.
-    """
-    old = float(prev.get("score", 0.0))
-    return old >= CONTEXT_SCORE and old >= new_score
-
-
-def _matched_anywhere(matches: dict, i: int) -> bool:
-    return any(m.counts[i] or m.in_path[i] for m in matches.values())
-
-
-def _drop_gaps(keywords: Sequence[Keyword], gaps: Sequence[Keyword]) -> list[Keyword]:
-    """Broaden: keep what matched, drop what the synonyms replace."""
-    gap_keys = {normalize(g.text) for g in gaps}
-    kept = [k for k in keywords if normalize(k.text) not in gap_keys]
-    return kept
-
-
-def _apply_judgements(scored: list[Scored], judgements: dict[str, float]) -> list[Scored]:
-    """The caller's scores replace the heuristic ones for the files it judged."""
-    if not judgements:
-        return scored
-    out = []
-    for s in scored:
-        if s.rel in judgements:
-            s = Scored(rel=s.rel, score=judgements[s.rel], raw=s.raw, coverage=s.coverage, role=s.role,
-                       signals=(f"judged {judgements[s.rel]} by the caller",) + s.signals,
-                       matched_keywords=s.matched_keywords)
-        out.append(s)
-    out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
+def apply_judgements(scores: Mapping[str, ScoreEntry], judgements: Mapping[str, float],
+                     cycle_no: int) -> dict[str, ScoreEntry]:
+    """The caller's scores replace the heuristic ones, with the reason saying so."""
+    out = dict(scores)
+    for rel, v in judgements.items():
+        prev = out.get(rel)
+        out[rel] = ScoreEntry(v, prev.cycle if prev else cycle_no, Signal(SignalKind.JUDGED, value=v).text(),
+                              judged=True)
     return out
 
 
-def _hint_item(result: dict) -> dict:
-    """The seed's contract for hints.py: text stands for what the file matched."""
-    return {
-        "id": result["id"], "title": result["title"], "summary": result["summary"],
-        "tags": result["tags"], "score": result["score"], "related": result["related"],
-        "text": result["id"] + " " + " ".join(result.get("matched", [])) + " " + " ".join(result["tags"]),
-    }
+def _hint_item(r: ResultView) -> dict:
+    """The seed's result contract for hints.py: text stands for what the file matched."""
+    return {"id": r.id, "title": r.title, "summary": "\n".join(r.lines), "tags": list(r.tags),
+            "score": r.score, "related": list(r.related),
+            "text": r.id + " " + " ".join(r.matched) + " " + " ".join(r.tags)}
 
 
-def _stop(cycle_no: int, max_cycles: int, scored: Sequence[Scored], critical: Sequence[Keyword],
-          new_ids: Sequence[str], hints: dict) -> tuple[bool, Optional[str]]:
-    """The loop's stopping rules, in order: enough, hints say synthesize, saturated, limit."""
-    high = [s for s in scored if s.score >= CONTEXT_SCORE]
-    if len(high) >= ENOUGH_HIGH_FILES and not critical:
-        return True, "sufficient"
-    if hints.get("next_action") == "synthesize":
-        return True, hints.get("stop_reason") or "sufficient"
-    if cycle_no > 1 and not new_ids:
-        return True, "saturated"
-    if cycle_no >= max_cycles:
-        return True, "max_cycles"
-    return False, None
+def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping[str, float],
+              env: Env = Env()) -> Outcome:
+    """Run the next cycle over ``root``: plan, dispatch, evaluate, refine, decide."""
+    p = plan(state, request, judgements)
+    d = dispatch(root, p, env, state.max_file_bytes)
+    ev = evaluate(p, d, state, env)
+    seen = set(state.seen_ids)
+    expand_to = _expand_targets(ev, seen)
+    nq = _refine(p, ev, d, env, expand_to)
+    results = _results(p, ev, d)
+    new_ids = [r.id for r in results if r.id not in seen]
+    named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
+    decision = decide(Evidence(
+        cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
+        confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
+        high=sum(1 for s in ev.scored if s.score >= HIGH_RELEVANCE), critical_gaps=named_gaps,
+        new_ids=len(new_ids), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
+        top=ev.scored[0].rel if ev.scored else "",
+    ))
+    hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
+        if env.compute_hints else {}
+    view = CycleView(
+        cycle=p.cycle, max_cycles=p.max_cycles, patterns=p.query.patterns,
+        keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes,
+        stats=Stats(d.stats.files_considered, d.stats.files_read, len(ev.matches), d.stats.binary_skipped,
+                    d.stats.unreadable_skipped, d.stats.walk_skipped),
+        results=results, decision=decision, change=_change(p, nq),
+        gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS),
+        related=expand_to if decision.action == "expand" else (), hints=hints,
+    )
+    return Outcome(view, next_state(state, p, ev, nq, view, new_ids))
+
+
+def next_state(state: LoopState, p: Plan, ev: Evaluation, nq: NextQuery, view: CycleView,
+               new_ids: Sequence[str]) -> LoopState:
+    """The state after a cycle: the old state and the cycle's outcome."""
+    return state.with_(
+        task=p.task, max_cycles=p.max_cycles, cycle=p.cycle, done=view.decision.done,
+        proposal=Query(nq.patterns, nq.keywords, nq.excludes),
+        scores=merge_scores(state, ev.scored, p.judgements, p.cycle),
+        judgements=dict(p.judgements),
+        seen_ids=state.seen_ids + tuple(new_ids),
+        pending_related=view.related,
+        history=state.history + (HistoryEntry(p.cycle, view.keywords, view.stats.files_read, len(new_ids),
+                                              ev.shown[0].score if ev.shown else 0.0),),
+        last=view,
+    )
+
+
+def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
+    """Judgements on a finished loop: scores and the last results take the caller's
+    scores; no cycle runs and the cycle count does not move."""
+    merged = dict(state.judgements)
+    merged.update(judgements)
+    last = state.last
+    if last is not None:
+        results = tuple(r.with_score(merged[r.id], Signal(SignalKind.JUDGED, value=merged[r.id]).text()
+                                     + "; " + r.reason)
+                        if r.id in judgements else r for r in last.results)
+        last = CycleView(last.cycle, last.max_cycles, last.patterns, last.keywords, last.excludes, last.stats,
+                         results, last.decision, last.change, last.gaps, last.related, last.hints)
+    return state.with_(scores=apply_judgements(state.scores, merged, state.cycle), judgements=merged, last=last)
+
+
+def final_decision(state: LoopState) -> Optional[Decision]:
+    """The decision the loop stopped with, if it stopped."""
+    return state.last.decision if state.done and state.last is not None else None

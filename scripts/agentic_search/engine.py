@@ -8,7 +8,6 @@ only keywords it has not seen are counted; the outcome is the same either way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .progress import QUIET, Progress
@@ -18,37 +17,14 @@ from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
 
 if TYPE_CHECKING:
     from .cache import Cache
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A file to read: its POSIX path relative to the root, its OS path, and its stat
-    from the walk (what a cache entry must match to be served)."""
-
-    rel: str
-    path: str
-    size: Optional[int] = None
-    mtime_ns: Optional[int] = None
-
-
-@dataclass(frozen=True)
-class Ranked:
-    """The outcome of matching and scoring one cycle's candidates."""
-
-    scored: tuple[Scored, ...]
-    matches: dict[str, FileMatch]
-    documents: dict[str, Document]
-    corpus: Corpus
-    files_read: int
-    binary_skipped: int
-    unreadable: int
+    from .walk import FileEntry
 
 
 def load_documents(
-    candidates: Iterable[Candidate], cache: Optional["Cache"] = None, progress: Progress = QUIET
+    candidates: Iterable["FileEntry"], cache: Optional["Cache"] = None, progress: Progress = QUIET
 ) -> tuple[list[Document], int, int]:
-    """Read every candidate (through the cache if given); returns (documents, binary
-    files, unreadable files)."""
+    """Read every file the walk found (through the cache if given); returns (documents,
+    binary files, unreadable files)."""
     docs: list[Document] = []
     binary = unreadable = 0
     candidates = list(candidates)
@@ -70,7 +46,7 @@ def rank_documents(
     docs: Sequence[Document],
     keywords: Sequence[Keyword],
     task_words: set[str],
-    bonuses: dict[str, tuple[float, str]] | None = None,
+    bonuses: dict[str, float] | None = None,
     cache: Optional["Cache"] = None,
     progress: Progress = QUIET,
 ) -> tuple[list[Scored], dict[str, FileMatch], Corpus]:

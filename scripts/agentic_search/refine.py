@@ -4,9 +4,14 @@
   high-relevance files (identifier parts that are frequent there and rare elsewhere:
   the seed's "learn the codebase terminology"), plus programming synonyms of keywords
   that matched nothing (rate limit -> throttle), from the table hints.py uses;
-- patterns: the query's patterns plus the directories where relevant files live;
+- patterns: the query's patterns, unchanged (every relevant file lies inside them, so
+  proposing their directories could only widen a query the caller narrowed);
 - excludes: the query's excludes plus shown files below the rubric's 0.2;
 - focus_areas: the gaps - keywords nothing matched, related files not yet seen.
+
+Keywords that matched nothing are dropped from the next query (searching the same tree
+for them again cannot find them) and reported as gaps; the synonyms found for them
+take their place.
 """
 
 from __future__ import annotations
@@ -17,33 +22,32 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from .match import Document
-from .query import Keyword, base_form, make_keyword, normalize, split_identifier, _STOP_WORDS
+from .query import DERIVED_KINDS, Keyword, Kind, base_form, make_keyword, merge_keywords, normalize, \
+    split_identifier, _STOP_WORDS
+from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import Scored
 
-# Files at or above this relevance teach vocabulary (the seed's "high relevance").
-LEARN_FROM_SCORE = 0.7
-# With no file that high, learn from the best few at or above this.
-LEARN_FALLBACK_SCORE = 0.5
+# Files at or above the seed's "high relevance" teach vocabulary; with none that high,
+# the best few at or above "related".
+LEARN_FROM_SCORE = HIGH_RELEVANCE
+LEARN_FALLBACK_SCORE = RELATED
 # How many files to learn from at most (the best ones).
 LEARN_MAX_FILES = 3
 # How many new terms a cycle may add: enough to shift vocabulary, few enough to stay on topic.
 MAX_LEARNED = 4
 # Learned terms shorter than this are mostly noise (get, set, val).
 MIN_LEARNED_LEN = 3
+# Candidate terms whose rarity is measured (the most widespread in the source files).
+MAX_CANDIDATES = 24
 # Documents sampled (every k-th, deterministic) to estimate how rare a candidate term is.
 RARITY_SAMPLE = 1500
 # Synonyms per keyword that matched nothing, and in all: a broadened query stays focused.
 MAX_SYNONYMS_PER_GAP = 3
 MAX_SYNONYMS = 9
-# A synonym carries this share of the weight of the keyword(s) it stands for.
-KIND_SYNONYM_FACTOR = 1.0
 # Focus areas listed at most.
 MAX_FOCUS = 8
-# Shown files below this are excluded next cycle (the rubric: unrelated).
-EXCLUDE_BELOW = 0.2
-# Directories of files at or above this become pattern suggestions.
-PATTERN_FROM_SCORE = 0.7
-MAX_NEW_PATTERNS = 3
+# Shown files below the rubric's "unrelated" line are excluded next cycle.
+EXCLUDE_BELOW = UNRELATED_BELOW
 
 # Names every codebase of a language uses: never the codebase's own vocabulary.
 _CODE_NOISE = frozenset(
@@ -122,7 +126,7 @@ def learn_vocabulary(
     cands = sorted(
         (t for t in freq if in_files[t] >= need or len(sources) == 1),
         key=lambda t: (-in_files[t], -freq[t], t),
-    )[:24]
+    )[:MAX_CANDIDATES]
     step = max(1, len(docs) // RARITY_SAMPLE)
     sample = docs[::step]
     return _rarest(cands, freq, in_files, sample, limit)
@@ -183,7 +187,7 @@ def synonym_keywords(
     MAX_SYNONYMS_PER_GAP synonyms, weighted like the keyword(s) they stand for.
     """
     have = {normalize(k.text) for k in existing}
-    originals = [g for g in gaps if g.kind in ("given", "identifier", "word")]
+    originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind != Kind.PATH]
     out: list[Keyword] = []
     covered: set[int] = set()
     lookups: list[tuple[str, float, tuple[int, ...]]] = []
@@ -201,7 +205,7 @@ def synonym_keywords(
             key = normalize(syn)
             if key in have or _is_variant(syn, text):
                 continue
-            made = make_keyword(syn, "synonym", min(1.0, weight) * KIND_SYNONYM_FACTOR, group=text)
+            made = make_keyword(syn, Kind.SYNONYM, min(1.0, weight), group=text)
             if made is None:
                 continue
             have.add(key)
@@ -211,20 +215,6 @@ def synonym_keywords(
                 break
         if picked:
             covered.update(members)
-    return out
-
-
-def directory_patterns(scored: Sequence[Scored], existing: Sequence[str]) -> list[str]:
-    """``dir/**`` patterns for the directories holding the high-relevance files."""
-    out: list[str] = []
-    for s in scored:
-        if s.score < PATTERN_FROM_SCORE or "/" not in s.rel:
-            continue
-        pat = s.rel.rsplit("/", 1)[0] + "/**"
-        if pat not in existing and pat not in out:
-            out.append(pat)
-        if len(out) >= MAX_NEW_PATTERNS:
-            break
     return out
 
 
@@ -241,27 +231,32 @@ def refine_query(
 ) -> NextQuery:
     """Assemble the next query (the seed's refineQuery).
 
-    ``learned_weight`` scales the learned terms: a short query needs the codebase's
-    vocabulary, a long task text already carries its own and only drifts with more.
+    The keywords are merged (each normalized keyword once, the first occurrence's kind
+    and weight kept): the query's keywords minus its gaps, then the learned terms, then
+    the synonyms. ``learned_weight`` scales the learned terms: a short query needs the
+    codebase's vocabulary, a long task text already carries its own and only drifts
+    with more.
     """
-    learned_kws = [k for k in (make_keyword(t, "learned", learned_weight) for t in learned) if k is not None]
-    next_keywords = list(keywords) + learned_kws + list(synonyms)
+    gap_keys = {normalize(g.text) for g in gap_keywords}
+    kept = [k for k in keywords if normalize(k.text) not in gap_keys]
+    learned_kws = [k for k in (make_keyword(t, Kind.LEARNED, learned_weight) for t in learned) if k is not None]
+    next_keywords = merge_keywords(kept, learned_kws, synonyms)
+    have = {normalize(k.text) for k in kept}
     new_excludes = list(excludes)
     for s in shown:
         if s.score < EXCLUDE_BELOW and s.rel not in new_excludes:
             new_excludes.append(s.rel)
     focus: list[str] = []
     for kw in gap_keywords:
-        if kw.kind not in ("synonym", "learned"):
+        if kw.kind not in DERIVED_KINDS:
             focus.append(f"no file matches {kw.text!r}")
     for rel in unseen_related:
         focus.append(f"related file not yet read: {rel}")
-    focus = focus[:MAX_FOCUS]
     return NextQuery(
-        patterns=tuple(list(patterns) + directory_patterns(shown, patterns)),
+        patterns=tuple(patterns),
         keywords=tuple(next_keywords),
         excludes=tuple(new_excludes),
-        focus_areas=tuple(focus),
-        learned=tuple(learned),
-        synonyms=tuple(k.text for k in synonyms),
+        focus_areas=tuple(focus[:MAX_FOCUS]),
+        learned=tuple(k.text for k in learned_kws if normalize(k.text) not in have),
+        synonyms=tuple(k.text for k in synonyms if normalize(k.text) not in have),
     )

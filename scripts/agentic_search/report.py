@@ -14,14 +14,17 @@ from bisect import bisect_right
 from typing import Any, Optional, Sequence
 
 from .match import Document, FileMatch
-from .query import Keyword, normalize
-from .score import Scored
+from .query import Keyword, Kind, normalize
+from .records import ResultView
+from .score import Scored, reason_text
 
 # Lines quoted in a summary, and how long each may be.
 SUMMARY_LINES = 3
 SUMMARY_LINE_CHARS = 160
 # Tags per result: enough to suggest follow-ups, short enough to read.
 MAX_TAGS = 5
+# Tags a title names after the file name.
+TITLE_TAGS = 3
 # Related files listed per result.
 MAX_RELATED = 10
 # Missing keywords listed per result.
@@ -45,7 +48,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
     A line's hits are the needles it contains (each counted once per line); they are
     found with one ``find`` pass per needle over the lower-cased lines joined by newlines
     (a needle never holds a newline once the text is split into lines)."""
-    needles = [n.decode("utf-8", "ignore") for kw in keywords for n in kw.needles if kw.kind != "path"]
+    needles = [n.decode("utf-8", "ignore") for kw in keywords for n in kw.needles if kw.kind != Kind.PATH]
     lines = text.splitlines()
     joined = "\n".join(line.lower() for line in lines)
     starts = [0]
@@ -114,42 +117,18 @@ def build_result(
     keywords: Sequence[Keyword],
     match: Optional[FileMatch],
     related: Sequence[str],
-) -> dict[str, Any]:
+) -> ResultView:
     """One result in the seed's contract (plus reason, missing, matched)."""
     text = _decode(doc.head) if doc is not None else ""
     tags = tags_for(text, keywords) if text else []
     title = s.rel.rsplit("/", 1)[-1]
     if tags:
-        title += " — " + ", ".join(tags[:3])
+        title += " — " + ", ".join(tags[:TITLE_TAGS])
     matched = set(s.matched_keywords)
-    missing = [k.text for k in keywords if k.text not in matched and k.kind != "word"][:MAX_MISSING]
-    return {
-        "id": s.rel,
-        "title": title,
-        "summary": "\n".join(summary_lines(text, keywords)) if text else "",
-        "tags": tags,
-        "score": s.score,
-        "related": list(related[:MAX_RELATED]),
-        "reason": "; ".join(s.signals) or "no signal",
-        "missing": missing,
-        "matched": list(s.matched_keywords),
-    }
-
-
-def _ordered(scores: dict[str, dict]) -> list[tuple[str, dict]]:
-    """Best score first; on ties the file found in the earlier cycle, then by path."""
-    return sorted(scores.items(), key=lambda kv: (-float(kv[1].get("score", 0.0)), int(kv[1].get("cycle", 0)), kv[0]))
-
-
-def ranking_entries(scores: dict[str, dict], limit: int) -> list[dict[str, Any]]:
-    """Every file scored so far, best first (ties by path), at most ``limit``."""
-    return [{"id": rel, "score": entry["score"]} for rel, entry in _ordered(scores)[:limit]]
-
-
-def context_entries(scores: dict[str, dict], threshold: float, limit: int) -> list[dict[str, Any]]:
-    """The files to read: relevance at or above ``threshold``, best first, with reasons."""
-    return [
-        {"id": rel, "score": e["score"], "reason": e.get("reason", "")}
-        for rel, e in _ordered(scores)
-        if float(e.get("score", 0.0)) >= threshold
-    ][:limit]
+    missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
+    return ResultView(
+        id=s.rel, score=s.score, reason=reason_text(s.signals),
+        lines=tuple(summary_lines(text, keywords)) if text else (),
+        title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
+        missing=tuple(missing), matched=tuple(s.matched_keywords),
+    )

@@ -18,10 +18,11 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Sequence
 
 from .match import FileMatch
-from .query import Keyword, normalize
+from .query import Keyword, Kind, normalize
 
 # BM25 term-frequency saturation: how fast repeated mentions stop adding evidence.
 TF_K1 = 1.2
@@ -50,6 +51,8 @@ SIGNAL_RARITY_SHARE = 0.25
 # Files whose reasons are spelled out signal by signal (the rest say how many keywords
 # they matched): output and state only ever show the best ones.
 EXPLAINED_FILES = 100
+# Signals a reason lists at most: the strongest kinds first.
+MAX_SIGNALS = 6
 # Relevance never exceeds this: certainty is for files an agent has read (--judge).
 MAX_RELEVANCE = 0.98
 
@@ -82,7 +85,7 @@ class Scored:
     raw: float
     coverage: float
     role: str
-    signals: tuple[str, ...]
+    signals: tuple["Signal", ...]
     matched_keywords: tuple[str, ...]
 
 
@@ -192,21 +195,75 @@ def raw_evidence(m: FileMatch, keywords: Sequence[Keyword], corpus: Corpus,
     return total, covered, tuple(hits)
 
 
-def explain(m: FileMatch, hits: Sequence[int], keywords: Sequence[Keyword]) -> list[str]:
-    """The signals behind a file's evidence, in words."""
-    signals: list[str] = []
+class SignalKind(Enum):
+    """What a piece of evidence is; the order is the order reasons list them in."""
+
+    JUDGED = "judged"                      # the caller's own score (--judge)
+    DEFINES = "defines"                    # the file defines the keyword's name
+    DEFINES_INFLECTION = "defines_inflection"  # ... or an inflection of it (handler -> handlers)
+    PATH_NAMES = "path_names"              # the path names the keyword (tokens.ts for token)
+    PATH_CONTAINS = "path_contains"        # the path contains it (a directory, a longer name)
+    RELATED = "related"                    # imports or is imported by a relevant file (expand)
+    COUNT = "count"                        # occurrences in the content
+    ROLE = "role"                          # a test/docs/... file, down-weighted by ``value``
+    MATCHED = "matched"                    # summary for files past EXPLAINED_FILES: ``value`` keywords
+
+
+_SIGNAL_ORDER = {kind: i for i, kind in enumerate(SignalKind)}
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One piece of evidence behind a score: its kind, the keyword (or role) it is
+    about, and a value (a count, a factor, a score). Rendered to words only at the
+    JSON boundary, by :meth:`text`."""
+
+    kind: SignalKind
+    keyword: str = ""
+    value: float = 0.0
+
+    def text(self) -> str:
+        """The signal in words, as results and reasons show it."""
+        k, v = self.kind, self.value
+        if k is SignalKind.JUDGED:
+            return f"judged {v:g} by the caller"
+        if k is SignalKind.DEFINES:
+            return f"defines {self.keyword}"
+        if k is SignalKind.DEFINES_INFLECTION:
+            return f"defines an inflection of {self.keyword}"
+        if k is SignalKind.PATH_NAMES:
+            return f"path names {self.keyword}"
+        if k is SignalKind.PATH_CONTAINS:
+            return f"path contains {self.keyword}"
+        if k is SignalKind.RELATED:
+            return "related to a relevant file"
+        if k is SignalKind.COUNT:
+            return f"{self.keyword} x{int(v)}"
+        if k is SignalKind.ROLE:
+            return f"{self.keyword} file x{round(v, 2)}"
+        return f"{int(v)} keywords matched"
+
+
+def reason_text(signals: Sequence[Signal]) -> str:
+    """The signals of one file in words, joined: the ``reason`` of a result."""
+    return "; ".join(sig.text() for sig in signals) or "no signal"
+
+
+def explain(m: FileMatch, hits: Sequence[int], keywords: Sequence[Keyword]) -> list[Signal]:
+    """The signals behind a file's evidence."""
+    signals: list[Signal] = []
     for i in hits:
         kw, d, p, c = keywords[i], m.defines[i], m.in_path[i], m.counts[i]
         if d >= 1.0:
-            signals.append(f"defines {kw.text}")
-        elif d > 0 and kw.kind != "word":
-            signals.append(f"defines an inflection of {kw.text}")
+            signals.append(Signal(SignalKind.DEFINES, kw.text, d))
+        elif d > 0 and kw.kind != Kind.WORD:
+            signals.append(Signal(SignalKind.DEFINES_INFLECTION, kw.text, d))
         if p >= 1.0:
-            signals.append(f"path names {kw.text}")
+            signals.append(Signal(SignalKind.PATH_NAMES, kw.text, p))
         elif p > 0:
-            signals.append(f"path contains {kw.text}")
+            signals.append(Signal(SignalKind.PATH_CONTAINS, kw.text, p))
         if c:
-            signals.append(f"{kw.text} x{c}")
+            signals.append(Signal(SignalKind.COUNT, kw.text, c))
     return signals
 
 
@@ -246,7 +303,7 @@ def score_matches(
     keywords: Sequence[Keyword],
     corpus: Corpus,
     requested_roles: frozenset[str] = frozenset(),
-    bonuses: dict[str, tuple[float, str]] | None = None,
+    bonuses: dict[str, float] | None = None,
 ) -> list[Scored]:
     """Relevance for every matched file, best first (ties by path)."""
     bonuses = bonuses or {}
@@ -261,7 +318,7 @@ def score_matches(
     for m, (raw, covered, hits) in evidence:
         extra = bonuses.get(m.rel)
         if extra:
-            raw += extra[0] * lam * best
+            raw += extra * lam * best
         if raw <= 0:
             continue
         role, factor = file_role(m.rel)
@@ -283,15 +340,15 @@ def score_matches(
         if n < EXPLAINED_FILES:
             signals = explain(m, hits, keywords)
             if extra:
-                signals.append(extra[1])
+                signals.append(Signal(SignalKind.RELATED, value=extra))
             if factor < 1.0:
-                signals.append(f"{role} file x{round(factor, 2)}")
-            signals = _top_signals(signals)
+                signals.append(Signal(SignalKind.ROLE, role, factor))
+            shown = top_signals(signals)
         else:
-            signals = [f"{len(hits)} keywords matched"]
+            shown = (Signal(SignalKind.MATCHED, value=len(hits)),)
         out.append(Scored(
             rel=rel, score=round(score, 4), raw=raw, coverage=cov, role=role,
-            signals=tuple(signals), matched_keywords=tuple(keywords[i].text for i in hits),
+            signals=shown, matched_keywords=tuple(keywords[i].text for i in hits),
         ))
     return out
 
@@ -317,17 +374,10 @@ def relevance(strength: float, coverage: float, coverage_weight: float) -> float
     return min(MAX_RELEVANCE, MAX_RELEVANCE * value)
 
 
-def _top_signals(signals: list[str], limit: int = 6) -> list[str]:
-    """Definitions and paths first, then counts; bounded so output stays short."""
-    def rank(s: str) -> int:
-        if s.startswith("defines"):
-            return 0
-        if s.startswith("path"):
-            return 1
-        if " x" in s and not s.endswith(")"):
-            return 3
-        return 2
-    return sorted(signals, key=rank)[:limit]
+def top_signals(signals: Sequence[Signal], limit: int = MAX_SIGNALS) -> tuple[Signal, ...]:
+    """The strongest kinds of evidence first (see SignalKind), each kind in the order it
+    was found; at most ``limit``, so output stays short."""
+    return tuple(sorted(signals, key=lambda sig: _SIGNAL_ORDER[sig.kind])[:limit])
 
 
 def task_words(text: str) -> set[str]:

@@ -1,141 +1,323 @@
-"""The loop's state between invocations: one JSON file, versioned, written atomically.
+"""The loop's state between invocations: a record, one JSON file, written atomically.
 
-Every write to disk goes through :func:`atomic_write` here (the cache beside the state
-uses it too). A state write goes to a temporary file in the
-state file's own directory, is flushed and fsynced, then moved into place with
-``os.replace``: a crash mid-write leaves the previous state intact. A state file that
-is not valid JSON, is not ours, or has a version we do not know is never overwritten
-without ``--reset``.
+:class:`LoopState` is what one call hands the next: the root, the task, the query the
+last cycle proposed, every file's score so far, the caller's judgements, and the last
+cycle's outcome (shown again once the loop is done). ``from_json`` owns every format
+check: a hand-edited or foreign file fails with one line naming the field, never
+half-loaded. ``to_json`` is its inverse.
+
+On disk every write goes through :func:`atomic_write` (the cache beside the state uses
+it too): a temporary file in the state's own directory, flushed and fsynced, moved into
+place with ``os.replace``; a crash mid-write leaves the previous state intact. The
+state file must be a regular file: a FIFO or a device at ``--state`` is refused, read
+or reset. :func:`locked` serializes cycles on one state (an advisory lock on a file
+beside it, with a bounded wait), so two processes never lose each other's update.
+Names that are not UTF-8 (surrogate escapes) survive the round trip: the JSON is
+written ASCII-only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
+import stat
 import tempfile
-from typing import Any, Sequence
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any, Iterator, Mapping, Optional, Sequence
+
+from .query import Keyword, make_keyword
+from .records import CycleView, FormatError, get_bool, get_float, get_int, get_list, get_str, get_strs
+from .walk import MAX_FILE_BYTES
 
 FORMAT_NAME = "agentic-search-state"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# A state file larger than this is not ours (a log, a disk image): refused unread.
+MAX_STATE_BYTES = 64 * 1024 * 1024
+# The lock beside the state file (FILE.lock) and how long a call waits for another
+# process's cycle on the same state before it gives up with an error.
+LOCK_SUFFIX = ".lock"
+LOCK_WAIT_SECONDS = 60.0
+LOCK_POLL_SECONDS = 0.05
+# Keyword weights a state may carry (a hand edit beyond this is malformed).
+MAX_KEYWORD_WEIGHT = 100.0
 
 
 class StateError(Exception):
     """The state file cannot be used; the message says what and where."""
 
 
-def new_state(root: str, task: str, max_cycles: int) -> dict[str, Any]:
-    """A fresh state for a loop over ``root``."""
-    return {
-        "format": FORMAT_NAME,
-        "version": FORMAT_VERSION,
-        "root": root,
-        "task": task,
-        "max_cycles": max_cycles,
-        "cycle": 0,
-        "done": False,
-        "stop_reason": None,
-        "next_query": None,
-        "scores": {},
-        "judgements": {},
-        "seen_ids": [],
-        "pending_related": [],
-        "history": [],
-    }
+@dataclass(frozen=True)
+class Query:
+    """What one cycle searches: globs selecting files, keywords, globs or paths left out."""
+
+    patterns: tuple[str, ...]
+    keywords: tuple[Keyword, ...]
+    excludes: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"patterns": list(self.patterns), "keywords": [k.to_json() for k in self.keywords],
+                "excludes": list(self.excludes)}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "Query":
+        if not isinstance(data, dict):
+            raise FormatError("next_query")
+        return cls(get_strs(data, "patterns"), tuple(_keyword(k) for k in get_list(data, "keywords")),
+                   get_strs(data, "excludes"))
 
 
-def load_state(path: str) -> dict[str, Any] | None:
+def _keyword(item: Any) -> Keyword:
+    """A stored keyword; FormatError for an unknown kind or a bad field (never a guess)."""
+    if not isinstance(item, dict):
+        raise FormatError("keywords")
+    try:
+        kw = make_keyword(get_str(item, "text"), get_str(item, "kind"),
+                          get_float(item, "weight", 0.0, MAX_KEYWORD_WEIGHT),
+                          item.get("group", "") if isinstance(item.get("group", ""), str) else "\0",
+                          stemmed=item.get("stemmed") is True)
+    except ValueError:
+        raise FormatError("keywords") from None
+    if kw is None or "\0" in kw.group:
+        raise FormatError("keywords")
+    return kw
+
+
+@dataclass(frozen=True)
+class ScoreEntry:
+    """A file's score in the loop's memory: the cycle that gave it, and why."""
+
+    score: float
+    cycle: int
+    reason: str
+    judged: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": self.score, "cycle": self.cycle, "reason": self.reason}
+        if self.judged:
+            out["judged"] = True
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any) -> "ScoreEntry":
+        if not isinstance(data, dict):
+            raise FormatError("scores")
+        return cls(get_float(data, "score"), get_int(data, "cycle"), get_str(data, "reason"),
+                   data.get("judged") is True)
+
+
+@dataclass(frozen=True)
+class HistoryEntry:
+    """One finished cycle, in brief."""
+
+    cycle: int
+    keywords: tuple[str, ...]
+    files_read: int
+    new_ids: int
+    max_score: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"cycle": self.cycle, "keywords": list(self.keywords), "files_read": self.files_read,
+                "new_ids": self.new_ids, "max_score": self.max_score}
+
+    @classmethod
+    def from_json(cls, data: Any) -> "HistoryEntry":
+        if not isinstance(data, dict):
+            raise FormatError("history")
+        return cls(get_int(data, "cycle"), get_strs(data, "keywords"), get_int(data, "files_read"),
+                   get_int(data, "new_ids"), get_float(data, "max_score"))
+
+
+@dataclass(frozen=True)
+class LoopState:
+    """Everything one invocation hands the next."""
+
+    root: str
+    task: str = ""
+    max_cycles: int = 3
+    max_file_bytes: int = MAX_FILE_BYTES
+    cycle: int = 0
+    done: bool = False
+    proposal: Optional[Query] = None            # the query the last cycle proposed
+    scores: Mapping[str, ScoreEntry] = field(default_factory=dict)
+    judgements: Mapping[str, float] = field(default_factory=dict)
+    seen_ids: tuple[str, ...] = ()              # files shown in results so far
+    pending_related: tuple[str, ...] = ()       # related files the next cycle follows (expand)
+    history: tuple[HistoryEntry, ...] = ()
+    last: Optional[CycleView] = None            # the last cycle's outcome
+
+    @property
+    def stop_reason(self) -> Optional[str]:
+        return self.last.decision.reason if self.last is not None else None
+
+    def with_(self, **changes: Any) -> "LoopState":
+        """A copy with ``changes`` (the record is frozen)."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT_NAME, "version": FORMAT_VERSION,
+            "root": self.root, "task": self.task, "max_cycles": self.max_cycles,
+            "max_file_bytes": self.max_file_bytes, "cycle": self.cycle, "done": self.done,
+            "next_query": self.proposal.to_json() if self.proposal is not None else None,
+            "scores": {rel: e.to_json() for rel, e in self.scores.items()},
+            "judgements": dict(self.judgements),
+            "seen_ids": list(self.seen_ids), "pending_related": list(self.pending_related),
+            "history": [h.to_json() for h in self.history],
+            "last": self.last.to_json() if self.last is not None else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> "LoopState":
+        """The state in ``data``; FormatError naming the first malformed field."""
+        if not isinstance(data, dict):
+            raise FormatError("format")
+        scores = data.get("scores", {})
+        judgements = data.get("judgements", {})
+        if not isinstance(scores, dict):
+            raise FormatError("scores")
+        if not isinstance(judgements, dict):
+            raise FormatError("judgements")
+        judged = {}
+        for rel, value in judgements.items():
+            judged[rel] = get_float({"judgements": value}, "judgements")
+        nq = data.get("next_query")
+        last = data.get("last")
+        return cls(
+            root=get_str(data, "root"), task=get_str(data, "task"),
+            max_cycles=get_int(data, "max_cycles", 1), max_file_bytes=get_int(data, "max_file_bytes", 1),
+            cycle=get_int(data, "cycle"), done=get_bool(data, "done"),
+            proposal=_within("next_query", lambda: Query.from_json(nq) if nq is not None else None),
+            scores=_within("scores", lambda: {rel: ScoreEntry.from_json(v) for rel, v in scores.items()}),
+            judgements=judged,
+            seen_ids=get_strs(data, "seen_ids"), pending_related=get_strs(data, "pending_related"),
+            history=_within("history", lambda: tuple(HistoryEntry.from_json(h) for h in get_list(data, "history"))),
+            last=_within("last", lambda: CycleView.from_json(last) if last is not None else None),
+        )
+
+
+def _within(key: str, parse: Any) -> Any:
+    """Run ``parse``; a FormatError inside names the top-level field first (``last.results``)."""
+    try:
+        return parse()
+    except FormatError as exc:
+        inner = str(exc)
+        raise FormatError(inner if inner == key or inner.startswith(key + ".") else f"{key}.{inner}") from None
+
+
+def _regular_or_absent(path: str, shown: str) -> bool:
+    """True when ``path`` is a regular file, False when absent; StateError otherwise."""
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise StateError(f"{shown}: is a directory, not a state file")
+    if not stat.S_ISREG(st.st_mode):
+        raise StateError(f"{shown}: is not a regular file (a FIFO, socket or device); choose another --state")
+    return True
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
     """The state at ``path``, or None when there is no file yet.
 
-    Raises StateError for an unreadable, corrupt or foreign file.
+    Raises StateError for an unreadable, corrupt, foreign or malformed file (left untouched).
     """
+    shown = shown or path
+    if not _regular_or_absent(path, shown):
+        return None
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                raise StateError(f"{shown}: is not a regular file; choose another --state")
+            raw = fh.read(MAX_STATE_BYTES + 1)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise StateError(f"{path}: is a directory, not a state file") from None
     except OSError as exc:
-        raise StateError(f"{path}: cannot read state file: {exc.strerror or exc}") from None
+        raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
+    if len(raw) > MAX_STATE_BYTES:
+        raise StateError(f"{shown}: larger than any state file; left untouched, choose another --state")
     try:
-        data = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise StateError(
-            f"{path}: state file is corrupt ({exc.__class__.__name__}: {exc}); "
+            f"{shown}: state file is corrupt ({exc.__class__.__name__}); "
             "left untouched, pass --reset to start over"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
         raise StateError(
-            f"{path}: not an agentic-search state file; left untouched, "
+            f"{shown}: not an agentic-search state file; left untouched, "
             "pass --reset to overwrite it or choose another --state"
         )
     if data.get("version") != FORMAT_VERSION:
         raise StateError(
-            f"{path}: state format version {data.get('version')!r} is not supported "
+            f"{shown}: state format version {data.get('version')!r} is not supported "
             f"(this tool writes version {FORMAT_VERSION}); pass --reset to start over"
         )
-    bad = _malformed_field(data)
-    if bad is not None:
-        raise StateError(f"{path}: state file field {bad!r} is missing or malformed; pass --reset")
-    return data
+    try:
+        return LoopState.from_json(data)
+    except FormatError as exc:
+        raise StateError(f"{shown}: state file field {str(exc)!r} is missing or malformed; pass --reset") from None
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def check_writable_target(path: str, shown: str) -> None:
+    """--reset may replace a state file, never a FIFO, device or directory at that path."""
+    _regular_or_absent(path, shown)
 
 
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def _is_str_list(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _malformed_field(data: dict[str, Any]) -> str | None:
-    """The first field a cycle would choke on, or None: a hand-edited file must fail here, cleanly."""
-    checks = (
-        ("root", isinstance(data.get("root"), str)),
-        ("task", isinstance(data.get("task"), str)),
-        ("max_cycles", _is_int(data.get("max_cycles")) and data["max_cycles"] >= 1),
-        ("max_file_bytes", "max_file_bytes" not in data or (_is_int(data["max_file_bytes"]) and data["max_file_bytes"] >= 1)),
-        ("cycle", _is_int(data.get("cycle")) and data["cycle"] >= 0),
-        ("done", isinstance(data.get("done"), bool)),
-        ("stop_reason", data.get("stop_reason") is None or isinstance(data.get("stop_reason"), str)),
-        ("next_query", data.get("next_query") is None or _valid_query(data.get("next_query"))),
-        ("scores", isinstance(data.get("scores"), dict) and all(
-            isinstance(v, dict) and _is_number(v.get("score")) for v in data["scores"].values())),
-        ("judgements", isinstance(data.get("judgements"), dict) and all(
-            _is_number(v) for v in data["judgements"].values())),
-        ("seen_ids", _is_str_list(data.get("seen_ids"))),
-        ("pending_related", _is_str_list(data.get("pending_related", []))),
-        ("history", isinstance(data.get("history"), list)),
-        ("last_output", "last_output" not in data or isinstance(data["last_output"], dict)),
-    )
-    for key, ok in checks:
-        if not ok:
-            return key
-    return None
-
-
-def _valid_query(query: Any) -> bool:
-    if not isinstance(query, dict):
-        return False
-    for key in ("patterns", "excludes", "focus_areas"):
-        if key in query and query[key] is not None and not _is_str_list(query[key]):
-            return False
-    keywords = query.get("keywords")
-    return keywords is None or (isinstance(keywords, list) and all(
-        isinstance(k, dict) and isinstance(k.get("text"), str) for k in keywords))
-
-
-def save_state(path: str, state: dict[str, Any]) -> None:
+def save_state(path: str, state: LoopState) -> None:
     """Write ``state`` to ``path`` atomically (temp file in the same directory, then rename)."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    # No sort_keys: last_output is replayed verbatim once the loop is done, so its
-    # key order (the output's stable order) must survive the round trip.
-    payload = json.dumps(state, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    atomic_write(path, (payload,), fsync=True)
+    payload = json.dumps(state.to_json(), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    atomic_write(path, (payload.encode("ascii"),), fsync=True)
+
+
+@contextlib.contextmanager
+def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[None]:
+    """Hold the advisory lock beside the state ``path`` (FILE.lock) for one cycle.
+
+    A second process on the same state waits up to ``wait`` seconds, then gets a
+    StateError; without ``fcntl`` (not POSIX) there is no lock. The lock file is
+    opened without following a link and must be a regular file.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no advisory locks
+        yield
+        return
+    lock_path = path + LOCK_SUFFIX
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(lock_path, flags, 0o600)
+    except OSError as exc:
+        raise StateError(f"{shown}{LOCK_SUFFIX}: cannot open the state's lock: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock is not a regular file")
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError:
+                if time.monotonic() >= deadline:
+                    raise StateError(
+                        f"{shown}: another process has been running a cycle on this state for "
+                        f"{wait:g} s; try again, or use another --state") from None
+                time.sleep(LOCK_POLL_SECONDS)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str = ".agentic-search-") -> None:
@@ -161,3 +343,5 @@ def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str
         except OSError:
             pass
         raise
+
+

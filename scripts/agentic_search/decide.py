@@ -1,0 +1,85 @@
+"""DECIDE: the loop's only stop policy - after each cycle, the next move and whether to stop.
+
+The cycle decides; ``hints.py`` is advisory (its hints for the results are in the full
+output, computed from the same results, but its ``next_action`` does not steer this
+loop). The rules, first match wins:
+
+1. nothing matched: ``broaden`` - with other spellings to try, go on; else stop
+   (``exhausted``: the tree holds none of the words; rephrase);
+2. one file stands out on specific evidence (the assessment is ``clear``): ``synthesize``,
+   stop (``sufficient``);
+3. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
+   named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
+   (``sufficient``);
+4. the cycle limit: ``synthesize``, stop (``max_cycles``);
+5. a later cycle that showed no file not shown before: ``synthesize``, stop (``saturated``);
+6. files the leading files import that also match the task, not read yet: ``expand``;
+7. keywords that matched nothing have synonyms to search instead: ``broaden``;
+8. the codebase's own vocabulary was learned from the best files: ``refine``;
+9. nothing left to change: ``synthesize``, stop (``exhausted``).
+
+Example::
+
+    >>> decide(Evidence(cycle=1, max_cycles=3, results=4, confidence=0.9, clear=True)).action
+    'synthesize'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .records import Decision
+
+# The seed's stopping rule: this many high-relevance files and no critical gap.
+ENOUGH_HIGH_FILES = 3
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What the decision reads about one cycle, and nothing else."""
+
+    cycle: int
+    max_cycles: int
+    results: int                          # files that matched anything
+    confidence: float = 0.0               # how sure the best file is an answer (0..1)
+    clear: bool = False                   # one file stands out on specific evidence
+    generic: bool = False                 # only common words matched: no stop on it
+    high: int = 0                         # files at the rubric's high relevance
+    critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
+    new_ids: int = 0                      # files shown now and never before
+    synonyms: tuple[str, ...] = ()        # other spellings the next cycle searches
+    learned: tuple[str, ...] = ()         # codebase terms the next cycle searches
+    expand_to: tuple[str, ...] = ()       # related files worth following
+    top: str = ""                         # the best file, for the sentence
+
+
+def decide(e: Evidence) -> Decision:
+    """The next move for a cycle's evidence (see the module docstring for the rules)."""
+    last = e.cycle >= e.max_cycles
+
+    def stop(action: str, reason: str, why: str) -> Decision:
+        return Decision(action, True, reason, why, round(e.confidence, 3))
+
+    def go(action: str, why: str) -> Decision:
+        return Decision(action, False, None, why, round(e.confidence, 3))
+
+    if e.results == 0:
+        if e.synonyms and not last:
+            return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))
+        return stop("broaden", "exhausted",
+                    "no file matches any keyword; rephrase the task with the words the code would use")
+    if e.clear and not e.generic:
+        return stop("synthesize", "sufficient", f"one file stands out: {e.top}; read it")
+    if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
+        return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
+    if last:
+        return stop("synthesize", "max_cycles", "the cycle limit is reached; read the best files")
+    if e.cycle > 1 and e.new_ids == 0:
+        return stop("synthesize", "saturated", "this cycle found no file not shown before; read the best files")
+    if e.expand_to:
+        return go("expand", "the best files import files that also match: " + ", ".join(e.expand_to))
+    if e.synonyms:
+        return go("broaden", "some keywords match nothing; searching instead: " + ", ".join(e.synonyms))
+    if e.learned:
+        return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
+    return stop("synthesize", "exhausted", "nothing new to search; read the best files")

@@ -1,0 +1,176 @@
+"""The JSON boundary: a cycle's view and the loop's memory -> what the caller reads.
+
+An agent reads every character printed, so the default output is the decision and the
+evidence behind it, nothing repeated: the next move and why, the query, the best files
+of this cycle with their reasons and best lines, the loop's ranking so far, the
+context to read, what the next cycle changes and what matched nothing. ``--full``
+(``detail=FULL``) adds what the default leaves out: every result field of the seed's
+contract (title, summary, tags, related, missing, matched), hints.py's advisory hints,
+the whole next query and all walk statistics.
+
+Layout: one JSON object, keys in a fixed order, one line per list entry, so a reader
+that cuts long output still sees every key. ``--text`` is the same for people.
+
+Example::
+
+    >>> ranking_entries({"a.py": ScoreEntry(0.9, 1, "defines x")}, 5)
+    [{'id': 'a.py', 'score': 0.9}]
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from typing import Any, Mapping
+
+from .records import CycleView, ResultView
+from .rubric import HIGH_RELEVANCE
+from .state import LoopState, ScoreEntry
+
+COMPACT, FULL = "compact", "full"
+# Results described in the default output (the rest are in the ranking, id and score).
+RESULTS_SHOWN = 5
+# Lines quoted per described result, and their length, in the default output.
+LINES_SHOWN = 2
+LINE_CHARS = 120
+# A reason longer than this is cut (the strongest signals come first).
+REASON_CHARS = 160
+# Keywords and focus lines listed in the text report.
+TEXT_KEYWORDS = 12
+TEXT_REASON_CHARS = 70
+TEXT_LINES = 3
+
+
+def _ordered(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, ScoreEntry]]:
+    """Best score first; on ties the file found in the earlier cycle, then by path."""
+    return sorted(scores.items(), key=lambda kv: (-kv[1].score, kv[1].cycle, kv[0]))
+
+
+def ranking_entries(scores: Mapping[str, ScoreEntry], limit: int) -> list[dict[str, Any]]:
+    """Every file scored so far, best first, at most ``limit``."""
+    return [{"id": rel, "score": e.score} for rel, e in _ordered(scores)[:limit]]
+
+
+def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: bool) -> list[dict[str, Any]]:
+    """The files to read: the rubric's high relevance and above, best first."""
+    out = []
+    for rel, e in _ordered(scores):
+        if e.score < HIGH_RELEVANCE or len(out) >= limit:
+            break
+        out.append({"id": rel, "score": e.score, "reason": e.reason} if with_reason else {"id": rel, "score": e.score})
+    return out
+
+
+def _cut(text: str, n: int) -> str:
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _result(r: ResultView, detail: str) -> dict[str, Any]:
+    if detail == FULL:
+        out = r.to_json()
+        out["summary"] = "\n".join(out.pop("lines"))
+        return out
+    return {"id": r.id, "score": r.score, "reason": _cut(r.reason, REASON_CHARS),
+            "lines": [_cut(line, LINE_CHARS) for line in r.lines[:LINES_SHOWN]]}
+
+
+def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPACT) -> dict[str, Any]:
+    """The output for one cycle (or the final answer of a finished loop)."""
+    d = view.decision
+    full = detail == FULL
+    results = view.results[:limit] if full else view.results[:min(limit, RESULTS_SHOWN)]
+    out: dict[str, Any] = {
+        "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
+        "next_action": d.action, "why": d.why, "confidence": d.confidence,
+        "query": {"keywords": list(view.keywords), "patterns": list(view.patterns), "excludes": list(view.excludes)},
+        "results": [_result(r, detail) for r in results],
+        "ranking": ranking_entries(state.scores, limit),
+        "context": context_entries(state.scores, limit, with_reason=full),
+        "next_query": view.change.to_json(),
+        "gaps": list(view.gaps),
+    }
+    if view.related:
+        out["related"] = list(view.related)
+    if full:
+        nq = state.proposal
+        if nq is not None:
+            out["next_query"].update({"patterns": list(nq.patterns), "keywords": [k.text for k in nq.keywords],
+                                      "excludes": list(nq.excludes)})
+        out["stats"] = view.stats.to_json()
+        out["hints"] = dict(view.hints or {})
+    else:
+        s = view.stats
+        out["stats"] = {"files_read": s.files_read, "files_matched": s.files_matched}
+        skipped = {k: v for k, v in s.walk_skipped if v}
+        for key, n in (("binary", s.binary_skipped), ("unreadable", s.unreadable_skipped)):
+            if n:
+                skipped[key] = n
+        if skipped:
+            out["stats"]["skipped"] = dict(sorted(skipped.items()))
+    return out
+
+
+def _dumps(value: Any, ascii_only: bool) -> str:
+    return json.dumps(value, ensure_ascii=ascii_only, allow_nan=False, separators=(", ", ": "))
+
+
+def render_json(out: Mapping[str, Any], ascii_only: bool = False) -> str:
+    """One JSON object: a key per line, a list entry per line; newline-terminated."""
+    lines = ["{"]
+    items = list(out.items())
+    for n, (key, value) in enumerate(items):
+        comma = "," if n < len(items) - 1 else ""
+        if isinstance(value, list) and value:
+            lines.append(f"  {_dumps(key, ascii_only)}: [")
+            lines += [f"    {_dumps(v, ascii_only)}" + ("," if i < len(value) - 1 else "") for i, v in enumerate(value)]
+            lines.append("  ]" + comma)
+        else:
+            lines.append(f"  {_dumps(key, ascii_only)}: {_dumps(value, ascii_only)}{comma}")
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def _safe(text: str) -> str:
+    """Text for a terminal: control characters (escape sequences) shown as escapes."""
+    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Cs") else
+                   ("\\x%02x" % ord(ch) if ord(ch) < 0x100 else "\\u%04x" % ord(ch)) for ch in text)
+
+
+def render_text(out: Mapping[str, Any]) -> str:
+    """The human-readable report: the decision, the best files with their best lines,
+    the context, and what the next cycle changes."""
+    status = f"done ({out['stop_reason']})" if out["done"] else "continue"
+    kws = out["query"]["keywords"]
+    lines = [
+        f"cycle {out['cycle']}/{out['max_cycles']} - {status}: {out['next_action']} "
+        f"(confidence {out['confidence']:.2f})",
+        f"why: {out['why']}",
+        f"query: {', '.join(kws[:TEXT_KEYWORDS])}" + (f" ... ({len(kws)} keywords)" if len(kws) > TEXT_KEYWORDS else ""),
+        f"files read: {out['stats']['files_read']}, matched: {out['stats']['files_matched']}",
+        "",
+        "ranking:",
+    ]
+    described = {r["id"]: r for r in out["results"][:TEXT_LINES]}
+    for r in out["ranking"]:
+        detail = described.get(r["id"])
+        reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail else ""
+        lines.append(f"  {r['score']:.2f}  {r['id']}{reason}")
+        for quoted in (detail or {}).get("lines", [])[:LINES_SHOWN]:
+            lines.append(f"          {_cut(quoted, LINE_CHARS)}")
+    if not out["ranking"]:
+        lines.append("  (none)")
+    lines += ["", "context (read these): " + (", ".join(c["id"] for c in out["context"])
+                                             or f"(nothing at {HIGH_RELEVANCE} or above yet)")]
+    nq = out["next_query"]
+    if not out["done"] and nq["adds"]:
+        lines.append(f"next cycle adds: {', '.join(nq['adds'])}")
+    if out["gaps"]:
+        lines.append(f"no file matches: {', '.join(out['gaps'][:TEXT_KEYWORDS])}")
+    if out.get("related"):
+        lines.append(f"follow: {', '.join(out['related'])}")
+    return "\n".join(_safe(line) for line in lines) + "\n"
+
+
+def render(out: Mapping[str, Any], as_text: bool, ascii_only: bool = False) -> str:
+    """JSON or the text report."""
+    return render_text(out) if as_text else render_json(out, ascii_only)

@@ -1,0 +1,193 @@
+"""What the caller asked for on one invocation, validated once.
+
+:func:`from_args` turns parsed command-line arguments into a frozen :class:`Request`;
+every check of a flag's value lives here, so the rest of the loop never sees a bad
+value. Checks that need the tree (a ``--judge`` path must name a file inside the root
+and must not be the loop's own state file) are in :func:`resolve_judgements`, which
+the cycle calls once the root is known.
+
+How each flag combines with the loop's own proposal on a later call:
+
+- ``--task`` adds its text (and keywords) to the loop's task;
+- ``--keywords`` are added first, as ``given`` keywords (the strongest kind);
+- ``--patterns`` *replace* the query's patterns (narrowing works on any call);
+- ``--exclude`` adds to the query's excludes;
+- ``--judge`` records the caller's relevance for files it read (kept for later calls);
+- ``--max-cycles``, ``--max-file-kb`` are kept for later calls; ``--limit``, ``--full``
+  and ``--text`` apply to this call's output only.
+
+Example::
+
+    >>> parse_judge("src/auth.py=0.9")
+    Judgement(path='src/auth.py', score=0.9)
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Optional
+
+# Entries in results, ranking and context unless --limit says otherwise.
+DEFAULT_LIMIT = 20
+# The seed's loop limit.
+DEFAULT_MAX_CYCLES = 3
+# A task file longer than this is not an issue text (a log, a binary): refused.
+MAX_TASK_BYTES = 4 * 1024 * 1024
+
+
+class RequestError(Exception):
+    """One line for stderr: a flag's value is bad (exit 1)."""
+
+
+class UsageError(RequestError):
+    """The call's flags do not make sense together (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The caller's relevance for one file it read (``--judge PATH=SCORE``)."""
+
+    path: str
+    score: float
+
+
+@dataclass(frozen=True)
+class Request:
+    """Everything one invocation asked for; built by :func:`from_args`."""
+
+    state_path: str                   # absolute
+    state_shown: str                  # as the caller spelled it, for messages
+    root: Optional[str] = None        # absolute; None: take it from the state
+    task: str = ""
+    keywords: tuple[str, ...] = ()
+    patterns: tuple[str, ...] = ()
+    excludes: tuple[str, ...] = ()
+    judgements: tuple[Judgement, ...] = ()
+    max_cycles: Optional[int] = None
+    limit: int = DEFAULT_LIMIT
+    max_file_kb: Optional[int] = None
+    reset: bool = False
+    text: bool = False
+    full: bool = False
+    use_cache: bool = True
+
+    @property
+    def steers_query(self) -> bool:
+        """True when the caller changed the query (not only judged files)."""
+        return bool(self.task or self.keywords or self.patterns or self.excludes)
+
+
+def parse_judge(value: str) -> Judgement:
+    """``PATH=SCORE`` with a finite score in 0..1; RequestError with a message otherwise."""
+    path, sep, raw = value.rpartition("=")
+    if not sep or not path:
+        raise RequestError(f"--judge {value!r}: expected PATH=SCORE, e.g. src/auth.py=0.9")
+    try:
+        score = float(raw)
+    except ValueError:
+        raise RequestError(f"--judge {value!r}: score {raw!r} is not a number") from None
+    if not 0.0 <= score <= 1.0:  # also false for nan
+        raise RequestError(f"--judge {value!r}: score must be between 0 and 1")
+    return Judgement(path, score)
+
+
+def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:
+    if value is not None and value < 1:
+        raise RequestError(f"{flag} {value}: must be at least 1")
+    return value
+
+
+def _read_task(task: str, task_file: Optional[str]) -> str:
+    """--task and --task-file joined (the file's text after the flag's)."""
+    if not task_file:
+        return task
+    try:
+        if task_file == "-":
+            if sys.stdin is None or sys.stdin.closed:
+                raise RequestError("--task-file -: standard input is closed")
+            extra = sys.stdin.buffer.read(MAX_TASK_BYTES + 1) if hasattr(sys.stdin, "buffer") else \
+                sys.stdin.read(MAX_TASK_BYTES + 1).encode("utf-8", "surrogateescape")
+        else:
+            with open(task_file, "rb") as fh:
+                extra = fh.read(MAX_TASK_BYTES + 1)
+    except (OSError, ValueError) as exc:
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise RequestError(f"--task-file {task_file}: cannot read: {reason}") from None
+    if len(extra) > MAX_TASK_BYTES:
+        raise RequestError(f"--task-file {task_file}: larger than {MAX_TASK_BYTES // (1024 * 1024)} MiB")
+    text = extra.decode("utf-8", errors="replace")
+    return (task + "\n" + text).strip() if task else text
+
+
+def from_args(args: Any) -> Request:
+    """The request for parsed arguments (an argparse Namespace); RequestError if a value is bad."""
+    state = args.state
+    if not state:
+        raise UsageError("--state FILE is required")
+    state_path = os.path.abspath(state)
+    if os.path.isdir(state_path):
+        raise RequestError(f"--state {state}: is a directory, not a state file")
+    return Request(
+        state_path=state_path,
+        state_shown=state,
+        root=os.path.abspath(args.root) if args.root is not None else None,
+        task=_read_task(args.task or "", args.task_file),
+        keywords=tuple(args.keywords),
+        patterns=tuple(args.patterns),
+        excludes=tuple(args.exclude),
+        judgements=tuple(parse_judge(v) for v in args.judge),
+        max_cycles=_at_least_one("--max-cycles", args.max_cycles),
+        limit=_at_least_one("--limit", args.limit) or DEFAULT_LIMIT,
+        max_file_kb=_at_least_one("--max-file-kb", args.max_file_kb),
+        reset=bool(args.reset),
+        text=bool(args.text),
+        full=bool(args.full),
+        use_cache=not args.no_cache,
+    )
+
+
+def check_root(root: str, shown: str) -> None:
+    """The tree to search must be an existing directory."""
+    if not os.path.exists(root):
+        raise RequestError(f"--root {shown}: no such directory")
+    if not os.path.isdir(root):
+        raise RequestError(f"--root {shown}: not a directory")
+
+
+def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
+                       own_files: tuple[str, ...] = ()) -> dict[str, float]:
+    """Judged paths as POSIX paths relative to the root, each checked: inside the root
+    (after following links), an existing regular file, not one of the tool's own files."""
+    root_real = os.path.realpath(root)
+    own = {_identity(p) for p in own_files} - {None}
+    out: dict[str, float] = {}
+    for j in judgements:
+        full = j.path if os.path.isabs(j.path) else os.path.join(root, j.path)
+        real = os.path.realpath(full)
+        if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+            raise RequestError(f"--judge {j.path}: path is outside the root {root}")
+        ident = _identity(real)
+        if ident is not None and ident in own:
+            raise RequestError(f"--judge {j.path}: is the loop's own state file, not a file of the tree")
+        if not os.path.isfile(real):
+            raise RequestError(f"--judge {j.path}: no such file under the root")
+        rel = os.path.relpath(os.path.abspath(full), os.path.abspath(root))
+        if rel.startswith(".."):
+            rel = os.path.relpath(real, root_real)
+        out[rel.replace(os.sep, "/")] = j.score
+    return out
+
+
+def _identity(path: str) -> Optional[tuple[int, int]]:
+    """(device, inode) of a path, or None when it does not exist: the same file under
+    any name, bind mount or link."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino
+
+
