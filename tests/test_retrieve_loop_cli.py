@@ -697,3 +697,65 @@ def test_a_huge_file_is_searched_whole_but_quoted_from_its_first_mib(tmp_path):
     assert set(result["matched"]) == {"alpha_handler", "beta_marker"}  # counted past the first MiB
     assert "alpha_handler" in result["summary"]
     assert "beta_marker" not in result["summary"]                     # quoted from the first MiB only
+
+
+# --- faults: no traceback, no lost update ---------------------------------------------
+
+def test_judge_on_a_finished_loop_checks_the_path_like_any_call(tmp_path, router):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "1")
+    before = state.read_bytes()
+    for bad, needle in (("app/nothere.py=0.5", "no such file"), ("../../../etc/passwd=1", "outside the root"),
+                        ("app=0.5", "no such file")):
+        assert_one_line_error(run_cli("--state", state, "--judge", bad), needle)
+    assert state.read_bytes() == before
+    out = run_json("--state", state, "--judge", "app/views.py=0.9")
+    assert _score_of(out, "app/views.py") == 0.9 and out["cycle"] == 1
+
+
+def test_task_file_from_a_closed_stdin_is_a_clean_error(tmp_path, router):
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", str(tmp_path / "s.json"),
+                           "--task-file", "-"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
+    # An empty stdin is an empty task: the call has nothing to search.
+    assert_one_line_error(proc, "no keywords and no task")
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_stdout_to_dev_full_is_one_line_and_the_state_is_saved(tmp_path, router):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", str(tmp_path / "s.json"),
+                               "--keywords", "route"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1
+    assert "cannot write the output" in proc.stderr
+    assert (tmp_path / "s.json").is_file()
+
+
+def test_ctrl_c_exits_130_quietly_and_keeps_the_state(tmp_path, router):
+    import signal
+    import time
+
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    before = state.read_bytes()
+    big = make_tree(tmp_path / "big", {f"d{i}/f{j}.py": "route = 1\n" * 50 for i in range(40) for j in range(50)})
+    proc = subprocess.Popen([sys.executable, str(SCRIPT), "--root", str(big), "--state", str(tmp_path / "b.json"),
+                             "--keywords", "route"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=60)
+    assert proc.returncode in (0, 130)  # 0 when the cycle finished before the signal landed
+    assert b"Traceback" not in err
+    assert state.read_bytes() == before
+
+
+def test_concurrent_cycles_on_one_state_lose_no_update(tmp_path, router):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "9")
+    procs = [subprocess.Popen([sys.executable, str(SCRIPT), "--state", str(state), "--judge", f"{rel}=0.{n + 1}"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+             for n, rel in enumerate(["app/views.py", "app/router.py", "lib/throttle.py"])]
+    for p in procs:
+        assert p.wait(timeout=120) == 0, p.stderr.read()
+    data = json.loads(state.read_text())
+    assert data["judgements"] == {"app/views.py": 0.1, "app/router.py": 0.2, "lib/throttle.py": 0.3}

@@ -221,15 +221,23 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     return Evaluation(tuple(judged), tuple(judged[:p.limit]), matches, corpus, related, gaps, assessment)
 
 
-def _expand_targets(ev: Evaluation, seen: set[str]) -> tuple[str, ...]:
-    """Files the leading files import that also match the task and were never shown."""
+def _names_the_task(m: FileMatch, keywords: Sequence[Keyword]) -> bool:
+    """The file defines, or its path names, a keyword the task named outright: following
+    an import to it is likely to pay (any import of a large tree matches some word)."""
+    return any(kw.kind in NAMED_KINDS and (m.defines[i] >= 1.0 or m.in_path[i] >= 1.0)
+               for i, kw in enumerate(keywords))
+
+
+def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str]) -> tuple[str, ...]:
+    """Files the leading files import or are imported by that name the task, never shown."""
     shown = {s.rel for s in ev.shown}
     out: list[str] = []
     for s in ev.scored[:EXPAND_FROM_TOP]:
         if s.score < RELATED:
             continue
         for r in ev.related.get(s.rel, ()):
-            if r in ev.matches and r not in seen and r not in shown and r not in out:
+            m = ev.matches.get(r)
+            if m is not None and r not in seen and r not in shown and r not in out and _names_the_task(m, keywords):
                 out.append(r)
     return tuple(out[:MAX_EXPAND])
 
@@ -307,7 +315,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     d = dispatch(root, p, env, state.max_file_bytes)
     ev = evaluate(p, d, state, env)
     seen = set(state.seen_ids)
-    expand_to = _expand_targets(ev, seen)
+    expand_to = _expand_targets(ev, p.query.keywords, seen)
     nq = _refine(p, ev, d, env, expand_to)
     results = _results(p, ev, d)
     new_ids = [r.id for r in results if r.id not in seen]

@@ -1,0 +1,147 @@
+"""cycle.py: the stages as functions (no subprocess), and how the caller's flags combine
+with the loop's own proposal on a later call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from _trees import write_tree
+
+from agentic_search.cycle import CycleError, Env, dispatch, evaluate, plan, rejudge, run_cycle
+from agentic_search.query import Kind, normalize
+from agentic_search.request import Judgement, Request, RequestError, resolve_judgements
+from agentic_search.state import LoopState, Query
+
+import hints
+
+THROTTLE_TREE = {
+    "src/middleware/throttle.ts": "export function throttle(limit: number) {\n  return limit;\n}\n",
+    "src/middleware/index.ts": "export { throttle } from './throttle';\nexport { cors } from './cors';\n",
+    "src/middleware/cors.ts": "export function cors() { return true; }\n",
+    "src/router-setup.ts": "import { throttle } from './middleware';\nexport function setupRouter(app) {\n"
+                           "  app.use(throttle(10));\n}\n",
+    "src/handlers/users.ts": "export function listUsers(req, res) { res.json([]); }\n",
+}
+ENV = Env(synonyms_for=hints.synonyms_for, compute_hints=hints.compute_hints)
+
+
+def request(tmp: Path, **kw) -> Request:
+    return Request(state_path=str(tmp / "s.json"), state_shown="s.json", **kw)
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "repo", THROTTLE_TREE)
+
+
+def test_plan_runs_the_last_proposal_plus_the_callers_keywords_first(tmp_path):
+    proposal = Query(("**",), (), ())
+    from agentic_search.query import make_keyword
+    st = LoopState(root="/r", cycle=1, proposal=Query(("**",), (make_keyword("route", Kind.LEARNED),), ("x.py",)))
+    p = plan(st, request(tmp_path, keywords=("throttle",), excludes=("y.py", "x.py")), {})
+    assert [k.text for k in p.query.keywords] == ["throttle", "route"]
+    assert p.query.keywords[0].kind == Kind.GIVEN
+    assert p.query.excludes == ("x.py", "y.py")
+    assert p.cycle == 2
+    del proposal
+
+
+def test_patterns_on_a_later_call_replace_the_proposal_so_a_caller_can_narrow(tmp_path):
+    from agentic_search.query import make_keyword
+    st = LoopState(root="/r", cycle=1, proposal=Query(("**", "src/**"), (make_keyword("x", Kind.GIVEN),), ()))
+    p = plan(st, request(tmp_path, patterns=("core/mapping/*.go",)), {})
+    assert p.query.patterns == ("core/mapping/*.go",)
+
+
+def test_a_narrowed_later_call_reads_only_the_files_the_pattern_names(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    first = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",)), {}, ENV)
+    assert first.view.stats.files_read == len(THROTTLE_TREE)
+    second = run_cycle(str(tree), first.state, request(tmp_path, patterns=("src/middleware/*.ts",)), {}, ENV)
+    assert second.view.stats.files_read == 3
+    assert second.view.patterns == ("src/middleware/*.ts",)
+
+
+def test_no_keywords_is_a_cycle_error(tmp_path):
+    with pytest.raises(CycleError, match="no keywords"):
+        plan(LoopState(root="/r"), request(tmp_path), {})
+
+
+def test_dispatch_reads_every_candidate_and_counts_exact_excludes(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    p = plan(st, request(tmp_path, keywords=("throttle",), excludes=("src/handlers/users.ts",)), {})
+    d = dispatch(str(tree), p, ENV, st.max_file_bytes)
+    # An excluded file is still read (so no keyword is ever called a gap while a file holds
+    # it) but never shown; the skip is counted.
+    assert "src/handlers/users.ts" in d.by_rel and d.hidden == {"src/handlers/users.ts"}
+    assert dict(d.stats.walk_skipped)["excluded"] == 1
+    ev = evaluate(p, d, st, ENV)
+    assert "src/handlers/users.ts" not in [s.rel for s in ev.scored]
+
+
+def test_a_gap_is_only_reported_when_no_file_read_holds_it(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    out = run_cycle(str(tree), st, request(tmp_path, keywords=("cors", "QuuxWidgetFactory"),
+                                           excludes=("src/middleware/cors.ts",)), {}, ENV)
+    assert out.view.gaps == ("QuuxWidgetFactory",)  # cors.ts is excluded from results, not from the search
+
+
+def test_cycle_two_searches_each_normalized_keyword_once(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    one = run_cycle(str(tree), st, request(tmp_path, task="add a rate limit to the api requests"), {}, ENV)
+    two = run_cycle(str(tree), one.state, request(tmp_path), {}, ENV)
+    keys = [normalize(k) for k in two.view.keywords]
+    assert len(keys) == len(set(keys))
+    for r in two.view.results:
+        parts = r.reason.split("; ")
+        assert len(parts) == len(set(parts)), r.reason
+
+
+def test_a_quoted_name_without_synonyms_is_reported_even_when_another_gap_has_synonyms(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    out = run_cycle(str(tree), st, request(tmp_path, task="rate limiting for `QuuxWidgetFactory`"), {}, ENV)
+    assert "QuuxWidgetFactory" in out.view.gaps
+    assert any("QuuxWidgetFactory" in f for f in out.view.change.focus)
+    # ... and neither gap is searched again: searching the same tree cannot find them.
+    assert "QuuxWidgetFactory" not in [k.text for k in out.state.proposal.keywords]
+
+
+def test_judgements_override_scores_and_enter_the_context(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    out = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",)), {"src/handlers/users.ts": 0.9}, ENV)
+    assert out.state.scores["src/handlers/users.ts"].score == 0.9
+    assert out.state.scores["src/handlers/users.ts"].judged
+
+
+def test_rejudge_on_a_finished_loop_changes_scores_not_the_cycle(tmp_path, tree):
+    st = LoopState(root=str(tree), max_cycles=1)
+    out = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)
+    assert out.state.done
+    again = rejudge(out.state, {"src/middleware/throttle.ts": 0.0})
+    assert again.cycle == out.state.cycle
+    assert again.scores["src/middleware/throttle.ts"].score == 0.0
+    shown = {r.id: r for r in again.last.results}
+    assert shown["src/middleware/throttle.ts"].score == 0.0
+    assert shown["src/middleware/throttle.ts"].reason.startswith("judged 0 by the caller")
+
+
+def test_judge_paths_are_checked_in_one_place(tmp_path, tree):
+    (tmp_path / "outside.py").write_text("x\n")
+    with pytest.raises(RequestError, match="outside the root"):
+        resolve_judgements(str(tree), (Judgement("../outside.py", 0.5),))
+    with pytest.raises(RequestError, match="no such file"):
+        resolve_judgements(str(tree), (Judgement("src/nope.ts", 0.5),))
+    with pytest.raises(RequestError, match="own state file"):
+        own = tree / "state.json"
+        own.write_text("{}")
+        resolve_judgements(str(tree), (Judgement("state.json", 0.5),), (str(own),))
+    assert resolve_judgements(str(tree), (Judgement("./src/../src/router-setup.ts", 0.5),)) == \
+        {"src/router-setup.ts": 0.5}
+
+
+def test_max_cycles_one_stops_with_the_documented_reason(tmp_path, tree):
+    out = run_cycle(str(tree), LoopState(root=str(tree), max_cycles=1),
+                    request(tmp_path, keywords=("listUsers", "cors", "throttle"), max_cycles=1), {}, ENV)
+    assert out.view.decision.done
+    assert out.view.decision.reason in ("sufficient", "max_cycles")

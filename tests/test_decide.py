@@ -1,0 +1,45 @@
+"""decide.py: the loop's one stop policy, rule by rule."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_search.decide import ENOUGH_HIGH_FILES, Evidence, decide
+from agentic_search.records import ACTIONS, STOP_REASONS
+
+
+def ev(**kw) -> Evidence:
+    base = dict(cycle=1, max_cycles=3, results=5, confidence=0.5)
+    base.update(kw)
+    return Evidence(**base)
+
+
+CASES = [
+    ("nothing matched, synonyms to try", ev(results=0, synonyms=("throttle",)), ("broaden", False, None)),
+    ("nothing matched, nothing to try", ev(results=0), ("broaden", True, "exhausted")),
+    ("nothing matched on the last cycle", ev(results=0, synonyms=("x",), cycle=3), ("broaden", True, "exhausted")),
+    ("a clear answer", ev(clear=True, learned=("x",)), ("synthesize", True, "sufficient")),
+    ("clear but generic", ev(clear=True, generic=True, learned=("x",)), ("refine", False, None)),
+    ("enough high files", ev(high=ENOUGH_HIGH_FILES), ("synthesize", True, "sufficient")),
+    ("enough high files but a named gap", ev(high=3, critical_gaps=("Foo",), learned=("x",)),
+     ("refine", False, None)),
+    ("enough high files, generic", ev(high=3, generic=True, learned=("x",)), ("refine", False, None)),
+    ("the cycle limit", ev(cycle=3, learned=("x",)), ("synthesize", True, "max_cycles")),
+    ("nothing new", ev(cycle=2, new_ids=0, learned=("x",)), ("synthesize", True, "saturated")),
+    ("a relation worth following", ev(new_ids=3, expand_to=("a.py",), learned=("x",)), ("expand", False, None)),
+    ("gaps with synonyms", ev(new_ids=3, synonyms=("y",), learned=("x",)), ("broaden", False, None)),
+    ("learned terms", ev(new_ids=3, learned=("x",)), ("refine", False, None)),
+    ("nothing left to change", ev(new_ids=3), ("synthesize", True, "exhausted")),
+]
+
+
+@pytest.mark.parametrize("name, evidence, expected", CASES, ids=[c[0] for c in CASES])
+def test_rules(name, evidence, expected):
+    d = decide(evidence)
+    assert (d.action, d.done, d.reason) == expected
+    assert d.action in ACTIONS and (d.reason is None or d.reason in STOP_REASONS)
+    assert d.why and "\n" not in d.why
+
+
+def test_confidence_is_passed_through_rounded():
+    assert decide(ev(confidence=0.123456, learned=("x",))).confidence == 0.123

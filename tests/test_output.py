@@ -1,0 +1,102 @@
+"""output.py: the default output is bounded and repeats nothing; --full adds the rest; a
+golden file pins the complete stdout of one cycle on a small tree."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from _trees import write_tree
+
+from agentic_search.output import LINE_CHARS, RESULTS_SHOWN, render_json, render_text
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+TREE = {
+    "lib/throttle.py": 'class Throttle:\n    """Throttle requests per client."""\n'
+                       "    def allow(self, client):\n        return True\n",
+    "app/router.py": "from lib.throttle import Throttle\n\ndef setup_routes(app):\n    app.use(Throttle())\n",
+    "app/views.py": 'def index(request):\n    return "hello"\n',
+}
+
+
+def run(*args, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, timeout=120,
+                          env=env)
+
+
+def test_golden_stdout_of_one_cycle(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    proc = run("--root", root, "--state", tmp_path / "s.json", "--keywords", "route", "throttle")
+    assert proc.returncode == 0 and proc.stderr == b""
+    got = proc.stdout.decode("utf-8")
+    want = (GOLDEN / "router-cycle1.json").read_text(encoding="utf-8")
+    if got != want:
+        diff = "".join(difflib.unified_diff(want.splitlines(True), got.splitlines(True), "golden", "stdout"))
+        pytest.fail("stdout differs from tests/golden/router-cycle1.json:\n" + diff)
+
+
+def test_default_output_describes_a_few_results_and_nothing_twice(tmp_path):
+    files = {f"pkg{i}/widget_{i}.py": f"def widget_{i}():\n    widget = {i}\n" + "# widget\n" * i for i in range(30)}
+    root = write_tree(tmp_path / "repo", files)
+    out = json.loads(run("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget").stdout)
+    assert len(out["results"]) == RESULTS_SHOWN
+    assert len(out["ranking"]) == 20
+    for r in out["results"]:
+        assert set(r) == {"id", "score", "reason", "lines"}
+        assert all(len(line) <= LINE_CHARS for line in r["lines"])
+    assert "hints" not in out and "matched" not in json.dumps(out["results"])
+
+
+def test_text_honours_limit_and_stays_short(tmp_path):
+    files = {f"pkg{i}/widget_{i}.py": "widget = 1\n" * (i + 1) for i in range(30)}
+    root = write_tree(tmp_path / "repo", files)
+    for limit in (3, 25):
+        text = run("--root", root, "--state", tmp_path / f"s{limit}.json", "--keywords", "widget", "--text",
+                   "--limit", limit).stdout.decode()
+        listed = [line for line in text.splitlines() if line.startswith("  0.") or line.startswith("  1.")]
+        assert len(listed) == limit
+        assert len(text) <= 3000
+
+
+def test_text_escapes_terminal_control_sequences_from_names_and_contents(tmp_path):
+    root = write_tree(tmp_path / "repo", {"evil\x1b[2Jname.py": "widget = '\x1b]0;pwned\x07'\n"})
+    text = run("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget", "--text").stdout.decode()
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b" in text
+
+
+def test_json_survives_an_ascii_only_stdout(tmp_path):
+    root = write_tree(tmp_path / "repo", {"caf\u00e9.py": "widget = 1  # \u2014 dash\n"})
+    env = dict(os.environ, PYTHONIOENCODING="ascii", LC_ALL="C")
+    proc = run("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget", env=env)
+    assert proc.returncode == 0, proc.stderr
+    proc.stdout.decode("ascii")
+    out = json.loads(proc.stdout)
+    assert out["ranking"][0]["id"] == "caf\u00e9.py"
+    text = run("--state", tmp_path / "s.json", "--text", env=env)
+    assert text.returncode == 0 and b"Traceback" not in text.stderr
+
+
+def test_render_json_is_one_object_with_a_line_per_entry():
+    out = {"a": 1, "b": [{"x": 1}, {"x": 2}], "c": [], "d": {"k": "v"}}
+    text = render_json(out)
+    assert json.loads(text) == out
+    assert text.splitlines()[3:6] == ['    {"x": 1},', '    {"x": 2}', "  ],"]
+    with pytest.raises(ValueError):
+        render_json({"a": float("nan")})
+
+
+def test_render_text_reports_the_decision_first():
+    out = {"cycle": 1, "max_cycles": 3, "done": True, "stop_reason": "sufficient", "next_action": "synthesize",
+           "why": "one file stands out", "confidence": 0.9, "query": {"keywords": ["a"]},
+           "stats": {"files_read": 3, "files_matched": 1}, "results": [], "ranking": [{"id": "a.py", "score": 0.9}],
+           "context": [{"id": "a.py", "score": 0.9}], "next_query": {"adds": []}, "gaps": []}
+    lines = render_text(out).splitlines()
+    assert lines[0] == "cycle 1/3 - done (sufficient): synthesize (confidence 0.90)"
+    assert "context (read these): a.py" in lines
