@@ -72,7 +72,7 @@ def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optio
             raise UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", path)
         if max_bytes is not None and st.st_size > max_bytes:
             raise UnsafeFile(errno.EFBIG, f"larger than {max_bytes} bytes", path)
-        data = _read_all(fd, st.st_size, max_bytes)
+        data = read_fd(fd, st.st_size, max_bytes)
     finally:
         os.close(fd)
     if max_bytes is not None and len(data) > max_bytes:
@@ -80,7 +80,7 @@ def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optio
     return data, st
 
 
-def _read_all(fd: int, size_hint: int, max_bytes: Optional[int]) -> bytes:
+def read_fd(fd: int, size_hint: int, max_bytes: Optional[int]) -> bytes:
     """Read to end of file (at most max_bytes + 1 bytes): one read for the common case."""
     cap = None if max_bytes is None else max_bytes + 1
     want = size_hint + 1  # one byte more than fstat said: sees EOF in the same call
