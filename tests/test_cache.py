@@ -114,9 +114,9 @@ def test_unchanged_files_are_not_read_again(tmp_path, monkeypatch, capsys):
     reads: list[str] = []
     real_read = engine.read_document
 
-    def counting_read(rel, path, identity=None):
+    def counting_read(rel, path):
         reads.append(rel)
-        return real_read(rel, path, identity)
+        return real_read(rel, path)
 
     monkeypatch.setattr(engine, "read_document", counting_read)
     state = str(tmp_path / "s.json")

@@ -54,6 +54,7 @@ Example::
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -317,8 +318,8 @@ class Cache:
 
     def read(self, cand: Any, reader: Callable[..., Optional[Document]]) -> Optional[Document]:
         """The document of a walked file (None when binary): from the cache when its
-        stat (:func:`stat_key`) is unchanged, else through ``reader`` (OSError
-        propagates), which gets the walk's (device, inode) to pin the read to."""
+        stat (:func:`stat_key`) is unchanged, else through ``reader(rel, path)`` (OSError
+        propagates); a document whose (device, inode) is not the walk's is refused."""
         if not self._loaded:
             self._load()
         key = stat_key(cand)
@@ -332,7 +333,10 @@ class Cache:
             low = self._slicer(entry)
             return Document(cand.rel, size=entry.length, load_low=low, path=cand.path, identity=ident)
         started = time.time_ns()
-        doc = reader(cand.rel, cand.path, ident) if ident is not None else reader(cand.rel, cand.path)
+        doc = reader(cand.rel, cand.path)
+        if doc is not None and ident is not None and doc.identity not in (None, ident):
+            # Another file than the walk saw (swapped meanwhile): its bytes go no further.
+            raise fsafe.UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", cand.path)
         if entry is not None and key is not None and entry.stat[2] == VERIFY_CTIME \
                 and key[:2] + key[3:] == entry.stat[:2] + entry.stat[3:] and self._same_content(entry, doc):
             checked = self._recorded_stat(key, started)

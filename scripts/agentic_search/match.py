@@ -121,6 +121,11 @@ class Document:
         return self._data
 
     @property
+    def identity(self) -> Optional[fsafe.FileId]:
+        """(device, inode) of the file read, when known: what a re-read must find again."""
+        return self._identity
+
+    @property
     def low(self) -> bytes:
         """The file's bytes lower-cased (ASCII), the text every keyword is counted in."""
         if self._low is None:
