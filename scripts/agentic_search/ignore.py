@@ -476,7 +476,7 @@ class _Table:
     matches is the deciding line), the rest in a list of linear matchers.
     """
 
-    __slots__ = ("literals", "regex", "deciders", "linear")
+    __slots__ = ("literals", "regex", "deciders", "linear", "only_regex")
 
     def __init__(self, patterns: Sequence[IgnorePattern], basename: bool) -> None:
         self.literals: Dict[str, IgnorePattern] = {}
@@ -497,9 +497,13 @@ class _Table:
         self.regex = re.compile("|".join(alts), re.DOTALL) if alts else None
         self.deciders = tuple(deciders)
         self.linear = tuple(linear)
+        self.only_regex = self.regex is not None and not self.literals and not self.linear
 
     def find(self, subject: str) -> Optional[IgnorePattern]:
         """The last line of this table matching ``subject``, or None."""
+        if self.only_regex:  # the common case, one C call
+            m = self.regex.fullmatch(subject)  # type: ignore[union-attr]
+            return None if m is None else self.deciders[m.lastindex - 1]  # type: ignore[operator]
         best = self.literals.get(subject) if self.literals else None
         if self.regex is not None:
             m = self.regex.fullmatch(subject)
@@ -659,10 +663,24 @@ class IgnoreRules:
         if not rel.isascii():
             rel = byte_view(rel)
         name = rel.rpartition("/")[2]
-        for ignore_file in self.files:
-            found = ignore_file.find(rel, name, is_dir)
-            if found is not None:
-                return found
+        d = 1 if is_dir else 0
+        for ignore_file in self.files:  # IgnoreFile.find, inlined: this runs for every entry
+            tables = ignore_file._tables
+            table = tables[d]
+            best = table.find(name) if table is not None else None
+            table = tables[2 + d]
+            if table is not None:
+                prefix = ignore_file._prefix
+                if not prefix:
+                    other = table.find(rel)
+                elif rel.startswith(prefix):
+                    other = table.find(rel[len(prefix):])
+                else:
+                    other = None
+                if other is not None and (best is None or other.line > best.line):
+                    best = other
+            if best is not None:
+                return best
         return None
 
 

@@ -319,9 +319,10 @@ def _may_hold_matches(dir_rel: str, prefixes: Optional[Tuple[str, ...]]) -> bool
 
 # A directory waiting to be listed: (OS path as reached, rel ("" for root), real
 # path, ignore rules in force before its own .gitignore, (device, inode) of the
-# directories above it, whether it was reached through a symlink).  A plain
-# tuple: thousands are made per walk.
-_Dir = Tuple[str, str, str, IgnoreRules, Tuple[Tuple[int, int], ...], bool]
+# directories above it, whether it was reached through a symlink, its own
+# (device, inode) or None when it must still be stat'ed).  A plain tuple:
+# thousands are made per walk.
+_Dir = Tuple[str, str, str, IgnoreRules, Tuple[Tuple[int, int], ...], bool, Optional[Tuple[int, int]]]
 _by_name = operator.attrgetter("name")
 _by_rel = operator.attrgetter("rel")
 
@@ -374,11 +375,11 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
     tally = _Tally()
     files: List[FileEntry] = []
     visited: set = set()  # (device, inode) of every directory listed
-    stack: List[_Dir] = [(root_abs, "", root_real, rules, (), False)]
+    stack: List[_Dir] = [(root_abs, "", root_real, rules, (), False, None)]
     deferred: List[_Dir] = []  # reached through a symlink: walked after the real tree
     while stack or deferred:
         d = stack.pop() if stack else deferred.pop()
-        key = _dir_key(d, tally)
+        key = d[6] or _dir_key(d, tally)
         if key is None:
             continue
         if key in visited:
@@ -397,7 +398,8 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
 
 
 def _dir_key(d: _Dir, tally: _Tally) -> Optional[Tuple[int, int]]:
-    """(device, inode) of a directory to list; None (counted) when it cannot be stat'ed."""
+    """(device, inode) of a directory reached through a symlink (or the root), by
+    ``stat``; None (counted) when it cannot be stat'ed."""
     try:
         st = os.stat(d[0])
     except OSError as exc:
@@ -417,7 +419,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
     The hot loop of DISPATCH: one ``scandir`` per directory, one ``stat`` per
     file, no per-entry work that the common case does not need.
     """
-    d_path, d_rel, d_real, rules, d_ancestors, via_link = d
+    d_path, d_rel, d_real, rules, d_ancestors, via_link, _ = d
     try:
         with os.scandir(d_path) as it:
             entries = sorted(it, key=_by_name)
@@ -469,7 +471,10 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
             if prefixes is not None and not _may_hold_matches(rel, prefixes):
                 tally.skip("unmatched", rel, "no pattern can match below this directory")
                 continue
-            subdirs.append((e.path, rel, real or real_prefix + name, rules, ancestors, via_link or is_link))
+            # A plain subdirectory is its parent's device and the inode the listing gave
+            # (no stat); one behind a symlink is stat'ed when its turn comes.
+            subdirs.append((e.path, rel, real or real_prefix + name, rules, ancestors, via_link or is_link,
+                            None if is_link else (key[0], e.inode())))
             continue
         try:
             st = e.stat()  # follows a symlink already vetted by _follow
