@@ -53,6 +53,16 @@ MIN_SUGGEST_SCORE = 0.15    # results below this are noise: their tags make no f
 MAX_SUGGESTED_QUERIES = 5   # enough alternatives to choose from, few enough to read at a glance
 MAX_BROADEN_QUERIES = 8     # room for two gap words with a few synonyms each, still one screen
 _SYNONYM_SPAN = 3           # longest run of adjacent gap keywords looked up as one phrase
+# Broadening candidates looked at before giving up on duplicates: 30,000 gap words would
+# otherwise build 30,000 queries of 30,000 words to keep eight.
+_MAX_BROADEN_ATTEMPTS = 64
+# Characters of result text searched for gap keywords, all keywords together (about a
+# second): keywords past it are not reported as gaps (a gap is a claim, never a guess).
+_MAX_GAP_SCAN_CHARS = 500_000_000
+# Longest rendering of a bad value in an error message.
+_SHOWN_CHARS = 40
+# Invisible characters that steer a terminal or reorder text: escaped in --text output.
+_BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 ACTIONS = ("broaden", "refine", "expand", "synthesize")
 STOP_REASONS = ("sufficient", "saturated", "max_rounds")
@@ -106,10 +116,29 @@ def _describe(value: object) -> str:
     if isinstance(value, dict):
         return "an object"
     if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
+        shown = value if len(value) <= _SHOWN_CHARS else value[:_SHOWN_CHARS - 3] + "..."
         shown = shown.replace("\\", "\\\\").replace('"', '\\"')
-        return '"' + shown.replace("\n", "\\n").replace("\r", "\\r") + '"'
-    return str(value)
+        return '"' + _printable(shown.replace("\n", "\\n").replace("\r", "\\r")) + '"'
+    try:
+        shown = str(value)
+    except ValueError:  # an integer beyond Python's digit limit for str()
+        return "a number too long to show"
+    return shown if len(shown) <= _SHOWN_CHARS else shown[:_SHOWN_CHARS - 3] + "..."
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters (C0, DEL, C1) and bidi overrides escaped as
+    ``\\xNN``/``\\uNNNN``, so that input cannot steer the terminal it is shown on."""
+    if text.isprintable():
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7f <= code < 0xa0 or ch in _BIDI_CONTROLS:
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
 
 
 def _as_list(value: object) -> list[str]:
@@ -151,7 +180,10 @@ def _as_score(value: object, where: str) -> float:
     if value is None:
         return 0.0
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        score = float(value)
+        try:
+            score = float(value)
+        except OverflowError:  # an integer of hundreds of digits
+            raise HintsInputError(f"{where}: expected a finite number, got {_describe(value)}") from None
     elif isinstance(value, str):
         try:
             score = float(value.strip())
@@ -285,15 +317,24 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
     # match across two of them.
     haystacks = parsed.haystacks
     joined = "\0".join(map(_norm, haystacks)) if haystacks else None
+    budget = _MAX_GAP_SCAN_CHARS
+    known: dict[str, bool] = {}  # folded keyword -> found
     gaps = []
     for keyword in keywords:
         folded = _norm(keyword)
-        if joined is None:
-            found = False
-        elif "\0" in folded:
-            found = any(folded in _norm(haystack) for haystack in haystacks)
-        else:
-            found = folded in joined
+        found = known.get(folded)
+        if found is None:
+            if joined is None:
+                found = False
+            else:
+                budget -= len(joined)
+                if budget < 0:
+                    break  # past the scan budget: the remaining keywords are not judged
+                if "\0" in folded:
+                    found = any(folded in _norm(haystack) for haystack in haystacks)
+                else:
+                    found = folded in joined
+            known[folded] = found
         if not found:
             gaps.append(keyword)
     return gaps
@@ -345,27 +386,19 @@ def suggest_broaden_queries(keywords: list[str], gaps: list[str],
     adjacent gap words, so "rate limit" is one phrase) replaced by each of its
     programming synonyms, interleaved across gaps; and, when every keyword is a gap, the
     query with one keyword dropped. Synonyms that merely contain the gap word are skipped
-    (they cannot match where the gap word did not). At most ``max_queries``.
+    (they cannot match where the gap word did not). At most ``max_queries``, built
+    lazily (at most _MAX_BROADEN_ATTEMPTS candidates are looked at).
     """
     words = _parse_keywords(keywords)
     gap_set = {_norm(g) for g in _parse_keywords(gaps)}
     is_gap = [_norm(w) in gap_set for w in words]
     if not any(is_gap):
         return []
-    candidates: list[str] = []
-    kept = [w for w, gap in zip(words, is_gap) if not gap]
-    if kept:
-        candidates.append(" ".join(kept))
-    replacements = _gap_replacements(words, is_gap)
-    for rank in range(max((len(r[2]) for r in replacements), default=0)):
-        for start, length, synonyms in replacements:
-            if rank < len(synonyms):
-                candidates.append(" ".join(words[:start] + [synonyms[rank]] + words[start + length:]))
-    if not kept and len(words) > 1:
-        candidates.extend(" ".join(words[:i] + words[i + 1:]) for i in range(len(words)))
     out: list[str] = []
     folded_seen = {_norm(" ".join(words))}
-    for candidate in candidates:
+    for attempt, candidate in enumerate(_broaden_candidates(words, is_gap)):
+        if attempt >= _MAX_BROADEN_ATTEMPTS:
+            break
         folded = _norm(candidate)
         if candidate and folded not in folded_seen:
             folded_seen.add(folded)
@@ -373,6 +406,21 @@ def suggest_broaden_queries(keywords: list[str], gaps: list[str],
             if len(out) >= max_queries:
                 break
     return out
+
+
+def _broaden_candidates(words: list[str], is_gap: list[bool]):
+    """suggest_broaden_queries' candidates in order, one at a time."""
+    kept = [w for w, gap in zip(words, is_gap) if not gap]
+    if kept:
+        yield " ".join(kept)
+    replacements = _gap_replacements(words, is_gap)
+    for rank in range(max((len(r[2]) for r in replacements), default=0)):
+        for start, length, synonyms in replacements:
+            if rank < len(synonyms):
+                yield " ".join(words[:start] + [synonyms[rank]] + words[start + length:])
+    if not kept and len(words) > 1:
+        for i in range(len(words)):
+            yield " ".join(words[:i] + words[i + 1:])
 
 
 def _gap_replacements(words: list[str], is_gap: list[bool]) -> list[tuple[int, int, list[str]]]:
@@ -579,7 +627,7 @@ def format_hints(hints: dict) -> str:
     """The hints as a few lines of text for people (keys that are absent or empty are
     left out, so the seed's seven-key dicts format too)."""
     sufficient = "true" if hints.get("sufficient") else "false"
-    action = hints.get("next_action", "")
+    action = _printable(str(hints.get("next_action", "")))
     lines = [
         "agentic search hints",
         f"  sufficient: {sufficient} (max_score={hints.get('max_score', 0.0)}, "
@@ -587,14 +635,14 @@ def format_hints(hints: dict) -> str:
         f"  next_action: {_ACTION_LABELS.get(action, action)}",
     ]
     if hints.get("stop_reason"):
-        lines.append(f"  stop_reason: {hints['stop_reason']}")
+        lines.append(f"  stop_reason: {_printable(str(hints['stop_reason']))}")
     for key in ("suggested_queries", "broaden_queries"):
         if hints.get(key):
             lines.append(f"  {key}:")
-            lines.extend(f"    - {query}" for query in hints[key])
+            lines.extend(f"    - {_printable(str(query))}" for query in hints[key])
     for key in ("related_ids", "gap_keywords", "new_ids"):
         if hints.get(key):
-            lines.append(f"  {key}: {', '.join(str(v) for v in hints[key])}")
+            lines.append(f"  {key}: {_printable(', '.join(str(v) for v in hints[key]))}")
     return "\n".join(lines)
 
 
@@ -690,6 +738,8 @@ def _load_payload(text: str) -> dict:
             f"input: malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     except RecursionError:
         raise HintsInputError("input: JSON nested too deeply") from None
+    except ValueError:  # an integer beyond Python's digit limit (int_max_str_digits)
+        raise HintsInputError("input: a number with too many digits") from None
     if not isinstance(payload, dict):
         raise HintsInputError(f"input: expected a JSON object, got {_describe(payload)}")
     return payload
@@ -729,12 +779,14 @@ def hints_from_payload(payload: dict, sufficient_score: float = SUFFICIENT_SCORE
 
 
 def _write(text: str) -> None:
+    """Write UTF-8 bytes whatever the locale (an ASCII-only stdout cannot break them);
+    a lone surrogate from the input becomes its JSON escape (``\\ud800``)."""
     out = sys.stdout.buffer if hasattr(sys.stdout, "buffer") else None
     if out is None:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        out.write(text.encode("utf-8"))
+        out.write(text.encode("utf-8", "backslashreplace"))
         out.flush()
 
 
@@ -764,6 +816,9 @@ def main(argv: list[str] | None = None) -> int:
         import json
 
         rendered = json.dumps(hints, ensure_ascii=False, indent=2) + "\n"
+    if sys.stdout is None:
+        print("hints.py: error: no stdout to write the hints to", file=sys.stderr)
+        return 1
     try:
         _write(rendered)
     except BrokenPipeError:
@@ -771,7 +826,21 @@ def main(argv: list[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
+    except OSError as error:  # /dev/full, a closed descriptor
+        print(f"hints.py: error: cannot write the hints: {error.strerror or error}", file=sys.stderr)
+        _silence_stdout()
+        return 1
     return 0
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

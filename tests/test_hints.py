@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -530,3 +531,71 @@ def test_output_schema_lists_exactly_the_keys_in_order():
     assert list(schema["properties"]) == ALL_KEYS == schema["required"]
     assert schema["properties"]["next_action"]["enum"] == list(hints.ACTIONS)
     assert schema["properties"]["stop_reason"]["enum"] == [*hints.STOP_REASONS, None]
+
+
+# --------------------------------------------------------------------------- hostile input (issue 14)
+
+
+def test_lone_surrogates_in_keywords_and_ids_become_json_escapes():
+    stdin = '{"keywords": ["a\\ud800"], "results": [{"id": "x\\udc80", "title": "t", "score": 0.9}]}'
+    code, out, err = run_cli(stdin=stdin)
+    assert (code, err) == (0, "")
+    hints_out = json.loads(out)
+    assert hints_out["new_ids"] == ["x\udc80"] and hints_out["gap_keywords"] == ["a\ud800"]
+
+
+@pytest.mark.parametrize("stdin, message", [
+    ('{"results": [{"id": "a", "title": "t", "score": ' + "9" * 400 + "}]}",
+     "results[0].score: expected a finite number"),
+    ('{"round": ' + "9" * 5001 + ', "results": []}', "input: a number with too many digits"),
+])
+def test_numbers_too_large_give_one_error_line(stdin, message):
+    code, out, err = run_cli(stdin=stdin)
+    assert (code, out) == (1, "") and err.count("\n") == 1 and message in err and "Traceback" not in err
+
+
+def test_thirty_thousand_gap_keywords_broaden_in_bounded_work():
+    words = [f"w{i}" for i in range(30_000)]
+    started = time.monotonic()
+    out = compute_hints([], words)
+    assert time.monotonic() - started < 10
+    assert len(out["broaden_queries"]) == hints.MAX_BROADEN_QUERIES
+    assert out["broaden_queries"][0] == " ".join(words[1:])
+    # all alike: every drop gives the same query; the search for a second one stops
+    assert compute_hints([], ["same"] * 30_000)["broaden_queries"] == [" ".join(["same"] * 29_999)]
+    assert time.monotonic() - started < 20
+
+
+def test_gap_scan_is_bounded_and_never_claims_an_unchecked_gap(monkeypatch):
+    monkeypatch.setattr(hints, "_MAX_GAP_SCAN_CHARS", 1000)
+    results = [item("a", 0.9, text="alpha " * 50)]  # 300 characters: three keywords' worth
+    out = compute_hints(results, ["zz1", "alpha", "zz2", "zz3", "zz4"])
+    assert out["gap_keywords"] == ["zz1", "zz2"]
+
+
+def test_ascii_only_stdout_survives(tmp_path):
+    stdin = '{"keywords": ["em\\u2014dash"], "results": [{"id": "x", "title": "t \\u2014 u", "score": 0.9}]}'
+    env = dict(os.environ, PYTHONIOENCODING="ascii", LC_ALL="C")
+    for args in ((), ("--text",)):
+        proc = subprocess.run([sys.executable, HINTS, *args], input=stdin.encode(), env=env,
+                              capture_output=True, timeout=60)
+        assert (proc.returncode, proc.stderr) == (0, b"")
+        assert "em\u2014dash" in proc.stdout.decode("utf-8")
+
+
+def test_text_escapes_terminal_control_sequences():
+    stdin = json.dumps({"keywords": ["x\x1b[31mred"], "results": [],
+                        "seen_ids": ["\u202e"]})
+    code, out, err = run_cli("--text", stdin=stdin)
+    assert (code, err) == (0, "")
+    assert "\x1b" not in out and "x\\x1b[31mred" in out
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+def test_unwritable_stdout_is_one_error_line(tmp_path):
+    path = tmp_path / "in.json"
+    path.write_text('{"keywords": ["a"], "results": []}')
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, HINTS, "--input", str(path)], stdout=full,
+                              stderr=subprocess.PIPE, timeout=60)
+    assert proc.returncode == 1 and proc.stderr.count(b"\n") == 1 and b"cannot write" in proc.stderr

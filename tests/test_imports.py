@@ -371,5 +371,5 @@ def test_importers_of_reverses_edges():
 
 def test_patterns_work_on_bytes():
     """The file is matched as bytes; only matched parts are decoded."""
-    assert isinstance(imports._PY_FROM.pattern, bytes)
+    assert isinstance(imports._PY_FROM_HEAD.pattern, bytes)
     assert isinstance(imports._JS_SPEC.pattern, bytes)

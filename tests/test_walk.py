@@ -159,13 +159,24 @@ def test_symlink_leaving_the_root_is_skipped(tmp_path) -> None:
 
 
 @needs_symlinks
-def test_symlink_inside_root_is_followed(tmp_path) -> None:
-    make(tmp_path, {"real/f.py": "", "g.py": ""})
-    os.symlink("real", str(tmp_path / "alias"))
+def test_symlink_inside_root_is_followed_and_each_directory_walked_once(tmp_path) -> None:
+    make(tmp_path, {"real/f.py": "", "g.py": "", "only/x.py": ""})
+    os.symlink("real", str(tmp_path / "alias"))  # 'real' is walked by its own name
     os.symlink("g.py", str(tmp_path / "h.py"))
+    os.mkdir(str(tmp_path / "hid"))
+    os.symlink("only", str(tmp_path / "zlink"))
     result = walk(str(tmp_path))
-    assert rels(result) == ["alias/f.py", "g.py", "h.py", "real/f.py"]
-    assert result.files[0].path == os.path.join(str(tmp_path), "alias", "f.py")
+    assert rels(result) == ["g.py", "h.py", "only/x.py", "real/f.py"]
+    assert skipped(result) == {"duplicate_directory": 2}
+    # A vetted file symlink is opened at its target, so the read never follows a link.
+    assert {f.rel: f.path for f in result.files}["h.py"] == os.path.join(str(tmp_path), "g.py")
+
+
+@needs_symlinks
+def test_directory_reached_only_through_a_symlink_is_walked(tmp_path) -> None:
+    make(tmp_path, {"_build/gen/f.py": "", ".gitignore": "_build/\n"})
+    os.symlink("_build/gen", str(tmp_path / "gen"))
+    assert rels(walk(str(tmp_path))) == ["gen/f.py"]
 
 
 @needs_symlinks
@@ -357,7 +368,9 @@ def test_file_entry_fields(tmp_path) -> None:
     (entry,) = walk(str(tmp_path)).files
     st = os.stat(str(tmp_path / "d" / "f.py"))
     assert entry == FileEntry("d/f.py", os.path.join(str(tmp_path), "d", "f.py"), 5,
-                              st.st_mtime_ns)
+                              st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
+    # The stat fields a read and the cache compare have defaults: older callers still work.
+    assert FileEntry("a", "/a", 1, 2).ino == 0
 
 
 def test_examples_are_bounded_per_reason(tmp_path) -> None:

@@ -4,8 +4,8 @@ A cycle reads every candidate file and counts every keyword in it. The next cycl
 walks the same tree with mostly the same keywords, so the cache keeps, beside
 ``--state FILE``:
 
-- ``FILE.cache`` (JSON): the file table -- path, size, ``mtime_ns``, where its
-  lower-cased bytes sit in the blob (length -1 marks a binary file) -- and, per
+- ``FILE.cache`` (JSON): the file table -- path, the stat git compares (size,
+  ``mtime_ns``, ``ctime_ns``, device, inode), where its lower-cased bytes sit in the blob (length -1 marks a binary file) -- and, per
   keyword, what it found in each file (count, path match, definition), keyed by
   what decides those: the keyword's needles, its path needle and whether it is a
   path keyword.
@@ -17,12 +17,16 @@ The rules, in the order they are applied:
 1. The cache is never inside the searched tree: :func:`open_cache` gives None when
    the state file's directory is inside ``--root`` (the state is then the only file
    the tool writes there).
-2. An entry is served only when the walk's size and ``mtime_ns`` for that path equal
-   the recorded ones. A changed, added or removed file is read from disk as without
-   the cache; files this cycle does not read leave the table.
-3. A file whose mtime lies within :data:`RACY_WINDOW_NS` of the moment it was read is
-   not recorded: a later write in the same timestamp tick would keep size and mtime
-   (git's "racily clean" entries).
+2. An entry is served only when the walk's stat for that path -- size, ``mtime_ns``,
+   ``ctime_ns``, device and inode, what git's index compares -- equals the recorded
+   one. An edit that restores the mtime still moves the ctime; ``cp -p`` and a rename
+   over the file bring a new inode. A changed, added or removed file is read from disk
+   as without the cache; files this cycle does not read leave the table.
+3. Racy entries (git's "racily clean" ones): a later write in the same timestamp tick
+   could keep the whole stat. A file whose mtime lies within :data:`RACY_WINDOW_NS` of
+   the moment it was read is not recorded; one whose ctime does (a tree just checked
+   out or copied) is recorded as "verify": before it is served its bytes are read and
+   compared with the recorded ones, as git compares content for such entries.
 4. A keyword's results cover every text file of the table; results no longer covering
    it are dropped. Keywords only counted when they are not in the cache, and then
    only in the files that hold one of their needles at all (found with one
@@ -32,6 +36,10 @@ The rules, in the order they are applied:
 5. A file that is not ours, of another version, for another root, written by another
    ``match.py`` (its hash is recorded), truncated or malformed is ignored and rebuilt:
    it is only a cache, never an error. No pickle: JSON and raw bytes only.
+   Before a byte is read, each file must be a regular file (opened without following
+   a symlink, never blocking on a FIFO), owned by the caller, writable by no group or
+   other user, and no larger than its header says (the blob) -- a cache planted by
+   someone else in a shared directory such as /tmp is ignored with one line on stderr.
 6. Writes go to a temporary file in the same directory, then ``os.replace``; the blob
    is rewritten only when new file contents must go in, the index when anything
    changed. No fsync: a crash leaves the previous files or ones rule 5 rejects.
@@ -46,14 +54,18 @@ Example::
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
+import stat as stat_mod
+import sys
 import time
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
+from . import fsafe
 from . import match as match_mod
 from .match import Document, FileMatch, compile_keywords, match_document, match_many
 from .query import Keyword
@@ -63,7 +75,7 @@ from .state import atomic_write
 CACHE_TMP_PREFIX = ".agentic-search-cache-"
 
 FORMAT_NAME = "agentic-search-cache"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: rows carry ctime, device and inode
 # Suffixes added to the state file's path.
 INDEX_SUFFIX = ".cache"
 BLOB_SUFFIX = ".cache.blob"
@@ -77,19 +89,45 @@ MAX_KEYWORDS = 160
 MIN_LIVE_SHARE = 0.5
 # Bytes of the blob's first line we look at.
 _BLOB_HEADER_MAX = 256
+# Recorded in place of a ctime too close to the read: the entry is served only after
+# its content has been compared.
+VERIFY_CTIME = -1
+# Mode bits that let someone else rewrite a cache file: such a file is not trusted.
+_FOREIGN_WRITE = stat_mod.S_IWGRP | stat_mod.S_IWOTH
 
 # (count, path match, definition) of one keyword in one file.
 Triple = tuple  # tuple[int, float, float]
+
+
+# (size, mtime_ns, ctime_ns, device, inode) of a file: what must be unchanged to serve it.
+Stat = tuple
 
 
 @dataclass(frozen=True)
 class Entry:
     """One recorded file: its stat when read and where its bytes sit in the blob."""
 
-    size: int
-    mtime_ns: int
+    stat: Stat
     offset: int  # absolute position in the blob file's bytes
     length: int  # -1: binary
+
+    @property
+    def size(self) -> int:
+        """The file's size when recorded."""
+        return self.stat[0]
+
+
+def stat_key(cand: Any) -> Optional[Stat]:
+    """The stat of a walked file to compare with the recorded one: the walk's own
+    (walk.FileEntry carries it); for a candidate without device and inode, an
+    ``lstat`` now; None when it cannot be had."""
+    if getattr(cand, "ino", 0):
+        return (cand.size, cand.mtime_ns, cand.ctime_ns, cand.dev, cand.ino)
+    try:
+        st = os.lstat(cand.path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
 
 
 def keyword_key(kw: Keyword) -> str:
@@ -122,6 +160,55 @@ def open_cache(state_path: str, root: str) -> Optional["Cache"]:
     return Cache(os.path.abspath(state_path) + INDEX_SUFFIX, root_real, fingerprint)
 
 
+def _untrusted_reason(st: os.stat_result) -> Optional[str]:
+    """Why a cache file must not be believed, or None: it must be the caller's own."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is not None and st.st_uid != geteuid():
+        return f"owned by uid {st.st_uid}, not by you"
+    if st.st_mode & _FOREIGN_WRITE:
+        return "writable by group or others"
+    return None
+
+
+def _read_trusted(path: str, blob: bool = False) -> Optional[bytes]:
+    """A cache file's bytes, or None: absent (silently), or not to be trusted (one line
+    on stderr), or -- the blob -- of another size than its header says (silently: a
+    damaged cache is rebuilt). The checks are made on the open descriptor."""
+    try:
+        fd = os.open(path, fsafe.OPEN_FLAGS)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        _warn(path, "a symlink" if os.path.islink(path) else (exc.strerror or str(exc)))
+        return None
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            _warn(path, "not a regular file")
+            return None
+        why = _untrusted_reason(st)
+        if why is not None:
+            _warn(path, why)
+            return None
+        head = b""
+        if blob:
+            head = os.read(fd, _BLOB_HEADER_MAX)
+            nl = head.find(b"\n")
+            parts = head[:nl].split(b" ") if nl > 0 else []
+            if len(parts) != 4 or not parts[3].isdigit() or nl + 1 + int(parts[3]) != st.st_size:
+                return None
+        rest = fsafe.read_fd(fd, st.st_size - len(head), st.st_size - len(head))
+        data = head + rest
+        return data if len(data) == st.st_size else None
+    finally:
+        os.close(fd)
+
+
+def _warn(path: str, why: str) -> None:
+    """One line on stderr for a cache file that is ignored as untrustworthy."""
+    sys.stderr.write(f"retrieve_loop.py: ignoring the cache {path}: {why}\n")
+
+
 def _path_may_match(rel: str, path_needles: Sequence[str]) -> bool:
     """match_document's own test for looking at a path at all: a file none of whose
     needles occur in its text and none of whose path needles pass this matches nothing."""
@@ -150,8 +237,8 @@ class Cache:
         # What this cycle saw.
         self._served: dict[str, Entry] = {}
         self._fresh: dict[str, Document] = {}
-        self._fresh_stat: dict[str, tuple[int, int]] = {}
-        self._fresh_binary: dict[str, tuple[int, int]] = {}
+        self._fresh_stat: dict[str, Stat] = {}
+        self._fresh_binary: dict[str, Stat] = {}
         self._untrusted: set[str] = set()
         self._matched_rels: Optional[set[str]] = None
         self._results: dict[str, dict[str, Triple]] = {}
@@ -167,10 +254,11 @@ class Cache:
         """Read the index and blob; anything wrong leaves the cache empty."""
         self._loaded = True
         try:
-            with open(self.path, "rb") as fh:
-                index = json.loads(fh.read().decode("utf-8"))
-            with open(self.blob_path, "rb") as fh:
-                blob = fh.read()
+            raw = _read_trusted(self.path)
+            blob = _read_trusted(self.blob_path, blob=True) if raw is not None else None
+            if raw is None or blob is None:
+                return
+            index = json.loads(raw.decode("utf-8"))
             table, kw = self._parse(index, blob)
         except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError, IndexError, AttributeError,
                 RecursionError):
@@ -200,14 +288,15 @@ class Cache:
         rels: list[str] = []
         table: dict[str, Entry] = {}
         for row in index["files"]:
-            rel, size, mtime_ns, offset, length = row
-            if not (isinstance(rel, str) and all(type(v) is int for v in (size, mtime_ns, offset, length))):
+            rel, size, mtime_ns, ctime_ns, dev, ino, offset, length = row
+            st = (size, mtime_ns, ctime_ns, dev, ino)
+            if not (isinstance(rel, str) and all(type(v) is int for v in st + (offset, length))):
                 raise ValueError("bad file row")
             if length >= 0 and (offset < 0 or length != size or base + offset + length > end):
                 raise ValueError("file row outside the blob")
             if rel in table:
                 raise ValueError("duplicate file row")
-            table[rel] = Entry(size, mtime_ns, base + offset, length)
+            table[rel] = Entry(st, base + offset, length)
             rels.append(rel)
         kw: dict[str, dict[str, Triple]] = {}
         for item in index["keywords"]:
@@ -227,32 +316,59 @@ class Cache:
 
     # ------------------------------------------------------------------ reading
 
-    def read(self, cand: Any, reader: Callable[[str, str], Optional[Document]]) -> Optional[Document]:
+    def read(self, cand: Any, reader: Callable[..., Optional[Document]]) -> Optional[Document]:
         """The document of a walked file (None when binary): from the cache when its
-        size and mtime are unchanged, else through ``reader`` (OSError propagates)."""
+        stat (:func:`stat_key`) is unchanged, else through ``reader(rel, path)`` (OSError
+        propagates); a document whose (device, inode) is not the walk's is refused."""
         if not self._loaded:
             self._load()
+        key = stat_key(cand)
+        ident = (key[3], key[4]) if key is not None else None
         entry = self._table.get(cand.rel)
-        if entry is not None and cand.size == entry.size and cand.mtime_ns == entry.mtime_ns:
+        if entry is not None and key is not None and key == entry.stat:
             if entry.length < 0:
-                self._fresh_binary[cand.rel] = (entry.size, entry.mtime_ns)
+                self._fresh_binary[cand.rel] = entry.stat
                 return None
             self._served[cand.rel] = entry
             low = self._slicer(entry)
-            return Document(cand.rel, size=entry.length, load_low=low, path=cand.path)
+            return Document(cand.rel, size=entry.length, load_low=low, path=cand.path, identity=ident)
         started = time.time_ns()
         doc = reader(cand.rel, cand.path)
-        trusted = (isinstance(cand.size, int) and isinstance(cand.mtime_ns, int)
-                   and cand.mtime_ns < started - RACY_WINDOW_NS
-                   and (doc is None or doc.size == cand.size))
+        if doc is not None and ident is not None and doc.identity not in (None, ident):
+            # Another file than the walk saw (swapped meanwhile): its bytes go no further.
+            raise fsafe.UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", cand.path)
+        if entry is not None and key is not None and entry.stat[2] == VERIFY_CTIME \
+                and key[:2] + key[3:] == entry.stat[:2] + entry.stat[3:] and self._same_content(entry, doc):
+            checked = self._recorded_stat(key, started)
+            if entry.length < 0:
+                self._fresh_binary[cand.rel] = checked
+            else:
+                self._served[cand.rel] = Entry(checked, entry.offset, entry.length)
+            return doc
+        trusted = (key is not None and all(isinstance(v, int) for v in key)
+                   and key[1] < started - RACY_WINDOW_NS
+                   and (doc is None or doc.size == key[0]))
         if not trusted:
             self._untrusted.add(cand.rel)
         elif doc is None:
-            self._fresh_binary[cand.rel] = (cand.size, cand.mtime_ns)
+            self._fresh_binary[cand.rel] = self._recorded_stat(key, started)
         else:
             self._fresh[cand.rel] = doc
-            self._fresh_stat[cand.rel] = (cand.size, cand.mtime_ns)
+            self._fresh_stat[cand.rel] = self._recorded_stat(key, started)
         return doc
+
+    @staticmethod
+    def _recorded_stat(key: Stat, started: int) -> Stat:
+        """The stat to record: a ctime too close to the read is recorded as "verify"."""
+        if key[2] < started - RACY_WINDOW_NS:
+            return key
+        return key[:2] + (VERIFY_CTIME,) + key[3:]
+
+    def _same_content(self, entry: Entry, doc: Optional[Document]) -> bool:
+        """Whether a file read now holds what the cache recorded for it."""
+        if entry.length < 0 or doc is None:
+            return entry.length < 0 and doc is None
+        return doc.size == entry.length and doc.low == self._blob[entry.offset:entry.offset + entry.length]
 
     def _slicer(self, entry: Entry) -> Callable[[], bytes]:
         blob = self._blob
@@ -356,8 +472,9 @@ class Cache:
         keywords = self._keywords_to_keep(set(text))
         same_table = (not rewrite and set(self._table) == set(text) | set(binary)
                       and all(self._table[r].length >= 0 for r in text)
-                      and all(self._table[r] == Entry(s, m, self._table[r].offset, -1)
-                              for r, (s, m) in self._fresh_binary.items()))
+                      and all(self._table[r] == e for r, e in self._served.items())
+                      and all(self._table[r] == Entry(st, self._table[r].offset, -1)
+                              for r, st in self._fresh_binary.items()))
         if same_table and list(keywords) == list(self._kw):
             return
         if rewrite:
@@ -372,10 +489,9 @@ class Cache:
         for rel in order:
             if rel in entries:
                 e = entries[rel]
-                files.append([rel, e.size, e.mtime_ns, e.offset - base, e.length])
+                files.append([rel, *e.stat, e.offset - base, e.length])
             else:
-                size, mtime_ns = self._fresh_binary[rel]
-                files.append([rel, size, mtime_ns, 0, -1])
+                files.append([rel, *self._fresh_binary[rel], 0, -1])
         kw_items = []
         for key, found in keywords.items():
             flat: list = []
@@ -411,13 +527,12 @@ class Cache:
             if rel in self._fresh:
                 doc = self._fresh[rel]
                 pieces.append(doc.low)
-                size, mtime_ns = self._fresh_stat[rel]
-                entry = Entry(size, mtime_ns, 0, doc.size)
+                entry = Entry(self._fresh_stat[rel], 0, doc.size)
             else:
                 e = self._served[rel]
                 pieces.append(view[e.offset:e.offset + e.length])
                 entry = e
-            entries[rel] = Entry(entry.size, entry.mtime_ns, pos, entry.length)
+            entries[rel] = Entry(entry.stat, pos, entry.length)
             pos += entry.length
         atomic_write(self.blob_path, pieces, fsync=False, prefix=CACHE_TMP_PREFIX)
         return entries, len(head)

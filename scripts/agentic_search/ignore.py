@@ -31,9 +31,25 @@ Deliberately left out, with the reason:
 * A ``.gitignore`` that is itself a symlink is not read: git (since 2.32) opens
   in-tree ``.gitignore`` files without following symlinks.
 
-Every pattern is translated to a Python regular expression once (no fnmatch),
-and a match keeps the pattern that decided (file and line), so a skip can
-explain itself.
+Matching is on bytes, as in git: a name and a pattern are compared as their
+UTF-8 bytes (``surrogateescape`` for names that are not UTF-8), so ``?`` is one
+byte and ``[é]`` a class of two bytes, exactly where git agrees.
+
+Every pattern is compiled once, when its file is read (no fnmatch).  A pattern
+with at most one unbounded wildcard becomes part of its file's regular
+expressions; one with more (``a*b*c*``, ``**/a/**/b``) would make a
+backtracking regex take exponential time, so it is matched by a set-of-positions
+automaton (:class:`LinearGlob`) whose time is linear in the name, as git's
+wildmatch is in practice.  Literal patterns are looked up in a table.  Each
+ignore file builds its tables once; a directory's rules are its own file on top
+of its parent's, so 300 nested ``.gitignore`` files cost 300 builds, not 45,000.
+A match keeps the pattern that decided (file and line), so a skip can explain
+itself.
+
+What is read: ``.gitignore`` files, ``info/exclude``, a ``.git`` file and
+``commondir`` -- only regular files (never a FIFO, socket or device, never
+through a symlink, at most MAX_IGNORE_BYTES).  A ``.git`` above the root owned
+by another user is not a work tree here (git's "dubious ownership").
 
 Example::
 
@@ -46,14 +62,33 @@ Example::
 """
 from __future__ import annotations
 
+import functools
 import os
 import re
+import stat
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+
+from . import fsafe
 
 IGNORE_FILE_NAME = ".gitignore"  # the per-directory source git reads
 GIT_DIR_NAME = ".git"  # marks a work-tree top; never descended into
 _NEVER = r"(?!)"  # regex that matches nothing: what git's WM_ABORT_ALL amounts to
+# git (2.39+) ignores a .gitignore larger than this (dir.c PATTERN_MAX_FILE_SIZE).
+MAX_IGNORE_BYTES = 100 * 1024 * 1024
+# A .git file ("gitdir: ...") or commondir is one short line; more is not one.
+MAX_GIT_FILE_BYTES = 64 * 1024
+# Unbounded wildcards a backtracking regex may hold; more go to the linear matcher.
+MAX_REGEX_WILDCARDS = 1
+# Remembered automaton steps per linear glob (cleared when full: memory stays bounded).
+MAX_LINEAR_MEMO = 20_000
+
+# Token kinds of a translated glob: (kind, regex fragment, literal character or None).
+_ONE = 0  # one character: a literal, '?' or a bracket class
+_STAR = 1  # '*': any run of characters inside one path component
+_ANY = 2  # a final '**': anything, '/' included
+_DIRS = 3  # '**/': zero or more whole directories
+_Token = Tuple[int, str, Optional[str]]
 
 _POSIX_CLASSES = {
     # [:name:] -> the characters git's wildmatch accepts for it (ASCII, via ctype).
@@ -98,14 +133,20 @@ def translate_glob(pattern: str, git_prefix_quirk: bool = False) -> str:
     >>> translate_glob("a/**/b")
     'a/(?:.*/)?b'
     """
+    tokens = _tokens(pattern, git_prefix_quirk)
+    return _NEVER if tokens is None else "".join(t[1] for t in tokens)
+
+
+def _tokens(pattern: str, git_prefix_quirk: bool) -> Optional[Tuple[_Token, ...]]:
+    """The glob as tokens, or None when git's wildmatch would abort on it."""
     try:
-        return "".join(_translate_parts(pattern, git_prefix_quirk))
+        return tuple(_translate_parts(pattern, git_prefix_quirk))
     except _Abort:
-        return _NEVER
+        return None
 
 
-def _translate_parts(p: str, git_prefix_quirk: bool) -> List[str]:
-    out: List[str] = []
+def _translate_parts(p: str, git_prefix_quirk: bool) -> List[_Token]:
+    out: List[_Token] = []
     i, n = 0, len(p)
     first_special = next((k for k, ch in enumerate(p) if ch in "*?[\\"), n)
     while i < n:
@@ -117,29 +158,152 @@ def _translate_parts(p: str, git_prefix_quirk: bool) -> List[str]:
             at_start = i == 0 or p[i - 1] == "/" or (git_prefix_quirk and i == first_special)
             if j - i >= 2 and at_start and (j == n or p[j] == "/" or p[j:j + 2] == "\\/"):
                 if j == n:
-                    out.append(".*")
+                    out.append((_ANY, ".*", None))
                     i = j
                 else:  # '**/' : zero or more whole directories
-                    out.append("(?:.*/)?")
+                    out.append((_DIRS, "(?:.*/)?", None))
                     i = j + (1 if p[j] == "/" else 2)
                 continue
-            out.append("[^/]*")
+            out.append((_STAR, "[^/]*", None))
             i = j
         elif c == "?":
-            out.append("[^/]")
+            out.append((_ONE, "[^/]", None))
             i += 1
         elif c == "[":
             rx, i = _translate_class(p, i)
-            out.append(rx)
+            out.append((_ONE, rx, None))
         elif c == "\\":
             if i + 1 >= n:
                 raise _Abort(p)  # wildmatch compares the NUL after '\' and fails
-            out.append(re.escape(p[i + 1]))
+            out.append((_ONE, re.escape(p[i + 1]), p[i + 1]))
             i += 2
         else:
-            out.append(re.escape(c))
+            out.append((_ONE, re.escape(c), c))
             i += 1
     return out
+
+
+# --------------------------------------------------------------------------- #
+# Matchers: a regex where backtracking is harmless, else a linear automaton.
+# --------------------------------------------------------------------------- #
+
+class LinearGlob:
+    """A translated glob run as a set of token positions over the subject.
+
+    Each character moves every live position at once (the way a Thompson NFA
+    does), so a match costs one step per character whatever the stars: no
+    backtracking, hence no exponential case.  Steps already taken are
+    remembered (a lazily built DFA, bounded by MAX_LINEAR_MEMO).
+    ``fullmatch`` answers like ``re.fullmatch`` of :func:`translate_glob`'s regex.
+    """
+
+    __slots__ = ("_kinds", "_preds", "_n", "_memo", "_start")
+
+    def __init__(self, tokens: Sequence[_Token]) -> None:
+        self._kinds = tuple(t[0] for t in tokens)
+        self._preds = tuple(t[2] if t[2] is not None else re.compile(t[1], re.DOTALL) if t[0] == _ONE
+                            else None for t in tokens)
+        self._n = len(tokens)
+        self._memo: Dict[Tuple[FrozenSet[int], str], FrozenSet[int]] = {}
+        self._start = self._closure([0])
+
+    def _closure(self, states: Sequence[int]) -> FrozenSet[int]:
+        """The positions reachable without reading: past wildcards that may match nothing."""
+        out = set()
+        todo = list(states)
+        kinds, n = self._kinds, self._n
+        while todo:
+            s = todo.pop()
+            if s in out:
+                continue
+            out.add(s)
+            if s < n and kinds[s] != _ONE:
+                todo.append(s + 1)
+        return frozenset(out)
+
+    def _step(self, states: FrozenSet[int], ch: str) -> FrozenSet[int]:
+        """The positions after reading ``ch``; position n + 1 + i is "inside the '**/' at i"."""
+        nxt: List[int] = []
+        kinds, preds, n = self._kinds, self._preds, self._n
+        for s in states:
+            if s == n:
+                continue
+            if s > n:
+                nxt.append(s)
+                if ch == "/":
+                    nxt.append(s - n)  # (s - n - 1) + 1: past the '**/'
+                continue
+            kind = kinds[s]
+            if kind == _ONE:
+                pred = preds[s]
+                if (ch == pred) if isinstance(pred, str) else pred.fullmatch(ch) is not None:  # type: ignore[union-attr]
+                    nxt.append(s + 1)
+            elif kind == _STAR:
+                if ch != "/":
+                    nxt.append(s)
+            elif kind == _ANY:
+                nxt.append(s)
+            else:  # _DIRS: any characters, and a '/' may end the run
+                nxt.append(n + 1 + s)
+                if ch == "/":
+                    nxt.append(s + 1)
+        return self._closure(nxt)
+
+    def fullmatch(self, subject: str) -> bool:
+        """Whether the whole of ``subject`` matches."""
+        states, memo = self._start, self._memo
+        for ch in subject:
+            key = (states, ch)
+            nxt = memo.get(key)
+            if nxt is None:
+                if len(memo) >= MAX_LINEAR_MEMO:
+                    memo.clear()
+                nxt = memo[key] = self._step(states, ch)
+            if not nxt:
+                return False
+            states = nxt
+        return self._n in states
+
+
+Matcher = Union["re.Pattern[str]", LinearGlob]  # both answer .fullmatch(subject)
+
+
+def _risky(tokens: Sequence[_Token], basename: bool) -> bool:
+    """More unbounded wildcards than a backtracking regex can afford.
+
+    A final ``**`` matches the rest at once, and so does a final ``*`` on a
+    basename (no ``/`` left to refuse): neither can make the regex backtrack.
+    """
+    wild = sum(1 for t in tokens if t[0] != _ONE)
+    if tokens and (tokens[-1][0] == _ANY or (basename and tokens[-1][0] == _STAR)):
+        wild -= 1
+    return wild > MAX_REGEX_WILDCARDS
+
+
+@functools.lru_cache(maxsize=4096)
+def compile_glob(glob: str, git_prefix_quirk: bool = False, basename: bool = False) -> Matcher:
+    """A matcher for a glob with ``.fullmatch(subject)``, as fast as is safe.
+
+    ``basename``: the subject never holds a ``/`` (lets a final ``*`` stay a regex).
+    The answer equals ``re.fullmatch(translate_glob(glob), subject, re.DOTALL)``.
+    """
+    tokens = _tokens(glob, git_prefix_quirk)
+    if tokens is None:
+        return re.compile(_NEVER)
+    if _risky(tokens, basename):
+        return LinearGlob(tokens)
+    return re.compile("".join(t[1] for t in tokens), re.DOTALL)
+
+
+def byte_view(text: str) -> str:
+    """``text`` as its UTF-8 bytes, one character per byte (latin-1): git compares bytes.
+
+    ASCII text is returned as is; names that are not UTF-8 (``surrogateescape``)
+    turn back into their original bytes.
+    """
+    if text.isascii():
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("latin-1")
 
 
 def _translate_class(p: str, i: int) -> Tuple[str, int]:
@@ -238,7 +402,8 @@ class IgnorePattern:
     negated: bool  # '!' prefix: a match re-includes
     dir_only: bool  # trailing '/': matches directories only
     anchored: bool  # matched against the path below base, not the basename
-    regex: str  # source of the translated glob, for re.fullmatch
+    regex: str  # source of the translated glob (on the UTF-8 byte view), for re.fullmatch
+    glob: str = ""  # the glob body as matched (byte view, no '!', '/' ends or base)
 
     def describe(self) -> str:
         """``source:line:text``, the way ``git check-ignore -v`` shows it."""
@@ -248,18 +413,12 @@ class IgnorePattern:
         """Whether this pattern matches ``sub`` (a path relative to its base)."""
         if self.dir_only and not is_dir:
             return False
+        sub = byte_view(sub)
         subject = sub if self.anchored else sub.rpartition("/")[2]
-        return _compile(self.regex).fullmatch(subject) is not None
+        return bool(self._matcher().fullmatch(subject))
 
-
-_REGEX_CACHE: Dict[str, "re.Pattern[str]"] = {}
-
-
-def _compile(rx: str) -> "re.Pattern[str]":
-    compiled = _REGEX_CACHE.get(rx)
-    if compiled is None:
-        compiled = _REGEX_CACHE[rx] = re.compile(rx, re.DOTALL)
-    return compiled
+    def _matcher(self) -> Matcher:
+        return compile_glob(self.glob, self.anchored, not self.anchored)
 
 
 def parse_pattern(line: str, source: str = "", lineno: int = 0) -> Optional[IgnorePattern]:
@@ -273,7 +432,7 @@ def parse_pattern(line: str, source: str = "", lineno: int = 0) -> Optional[Igno
     if not line or line.startswith("#"):
         return None
     text = line
-    body = _trim_trailing_spaces(line)
+    body = _trim_trailing_spaces(byte_view(line))
     negated = body.startswith("!")
     if negated:
         body = body[1:]
@@ -286,7 +445,7 @@ def parse_pattern(line: str, source: str = "", lineno: int = 0) -> Optional[Igno
     if body.startswith("/"):
         body = body[1:]
     return IgnorePattern(source, lineno, text, negated, dir_only, anchored,
-                         translate_glob(body, git_prefix_quirk=anchored))
+                         translate_glob(body, git_prefix_quirk=anchored), body)
 
 
 def _trim_trailing_spaces(line: str) -> str:
@@ -309,18 +468,96 @@ def _trim_trailing_spaces(line: str) -> str:
     return line if last_space is None else line[:last_space]
 
 
+class _Table:
+    """One source's patterns of one kind (basename or anchored; file or directory).
+
+    Literal patterns sit in a dict, the others with at most one unbounded
+    wildcard in one alternation (latest line first, so the first alternative that
+    matches is the deciding line), the rest in a list of linear matchers.
+    """
+
+    __slots__ = ("literals", "regex", "deciders", "linear", "only_regex")
+
+    def __init__(self, patterns: Sequence[IgnorePattern], basename: bool) -> None:
+        self.literals: Dict[str, IgnorePattern] = {}
+        alts: List[str] = []
+        deciders: List[IgnorePattern] = []
+        linear: List[Tuple[Matcher, IgnorePattern]] = []
+        for pat in reversed(patterns):  # last line first
+            tokens = _tokens(pat.glob, pat.anchored)
+            if tokens is None:
+                continue
+            if all(t[2] is not None for t in tokens):
+                self.literals.setdefault("".join(t[2] for t in tokens), pat)  # type: ignore[misc]
+            elif _risky(tokens, basename):
+                linear.append((compile_glob(pat.glob, pat.anchored, basename), pat))
+            else:
+                alts.append("(" + "".join(t[1] for t in tokens) + ")")
+                deciders.append(pat)
+        self.regex = re.compile("|".join(alts), re.DOTALL) if alts else None
+        self.deciders = tuple(deciders)
+        self.linear = tuple(linear)
+        self.only_regex = self.regex is not None and not self.literals and not self.linear
+
+    def find(self, subject: str) -> Optional[IgnorePattern]:
+        """The last line of this table matching ``subject``, or None."""
+        if self.only_regex:  # the common case, one C call
+            m = self.regex.fullmatch(subject)  # type: ignore[union-attr]
+            return None if m is None else self.deciders[m.lastindex - 1]  # type: ignore[operator]
+        best = self.literals.get(subject) if self.literals else None
+        if self.regex is not None:
+            m = self.regex.fullmatch(subject)
+            if m is not None:
+                pat = self.deciders[m.lastindex - 1]  # type: ignore[operator]
+                if best is None or pat.line > best.line:
+                    best = pat
+        for matcher, pat in self.linear:  # latest line first: the first hit is the last line
+            if best is not None and pat.line < best.line:
+                break
+            if matcher.fullmatch(subject):
+                return pat
+        return best
+
+
 @dataclass(frozen=True)
 class IgnoreFile:
     """The patterns of one source, relative to the directory ``base``.
 
     ``base`` is a POSIX path relative to the work-tree top ("" for the top).
-    Matching is :class:`IgnoreRules`' job: it merges the patterns of every source
-    in force into a few alternations, latest line first.
+    The matching tables are built once, here; :class:`IgnoreRules` asks each
+    source in force in turn, strongest first.
     """
 
     source: str
     base: str
     patterns: Tuple[IgnorePattern, ...]
+    # [basename file, basename dir, anchored file, anchored dir]: None when empty.
+    _tables: Tuple[Optional[_Table], ...] = field(default=(), repr=False, compare=False)
+    _prefix: str = field(default="", repr=False, compare=False)  # byte view of base + "/"
+
+    def __post_init__(self) -> None:
+        tables: List[Optional[_Table]] = []
+        for anchored in (False, True):
+            for is_dir in (False, True):
+                chosen = [p for p in self.patterns if p.anchored == anchored and (is_dir or not p.dir_only)]
+                tables.append(_Table(chosen, not anchored) if chosen else None)
+        object.__setattr__(self, "_tables", tuple(tables))
+        object.__setattr__(self, "_prefix", byte_view(self.base) + "/" if self.base else "")
+
+    def find(self, rel: str, name: str, is_dir: bool) -> Optional[IgnorePattern]:
+        """The deciding line for ``rel`` (byte view, relative to the top) whose
+        last component is ``name``, or None."""
+        d = 1 if is_dir else 0
+        table = self._tables[d]
+        best = table.find(name) if table is not None else None
+        table = self._tables[2 + d]
+        if table is not None:
+            prefix = self._prefix
+            if not prefix or rel.startswith(prefix):
+                other = table.find(rel[len(prefix):])
+                if other is not None and (best is None or other.line > best.line):
+                    best = other
+        return best
 
     def last_match(self, rel: str, is_dir: bool) -> Optional[IgnorePattern]:
         """The last pattern matching ``rel`` (relative to the work-tree top), or None.
@@ -344,19 +581,38 @@ def parse_ignore_file(text: str, source: str, base: str) -> IgnoreFile:
 
 
 def read_ignore_file(path: str, source: str, base: str) -> Optional[IgnoreFile]:
-    """Read and parse an ignore file; ``None`` if absent, a symlink or unreadable.
+    """Read and parse an ignore file; ``None`` if absent, a symlink, not a regular
+    file, too large or unreadable (see :func:`load_ignore_file`)."""
+    return load_ignore_file(path, source, base)[0]
 
+
+def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[IgnoreFile], Optional[str]]:
+    """Read and parse an ignore file: (the file or None, why it was refused or None).
+
+    Absent, unreadable and symlinked files are silently absent (git does not
+    follow an in-tree .gitignore symlink); a FIFO, socket or device is never
+    opened for reading and one larger than MAX_IGNORE_BYTES is never read --
+    those two come back with a reason, for the walk to count.
     Bytes are decoded as UTF-8 with ``surrogateescape``, the way Python decodes
     file names, so non-UTF-8 patterns still match the names they were written for.
     """
     try:
-        if os.path.islink(path):
-            return None
-        with open(path, "rb") as fh:
-            data = fh.read()
+        st = os.lstat(path)
     except OSError:
-        return None
-    return parse_ignore_file(data.decode("utf-8", "surrogateescape"), source, base)
+        return None, None
+    if stat.S_ISLNK(st.st_mode):
+        return None, None
+    if not stat.S_ISREG(st.st_mode):
+        return None, "not a regular file (fifo, socket or device): not read"
+    if st.st_size > MAX_IGNORE_BYTES:
+        return None, f"{st.st_size} bytes > {MAX_IGNORE_BYTES}: not read (as git)"
+    try:
+        data, _ = fsafe.read_checked(path, expect=fsafe.identity(st), max_bytes=MAX_IGNORE_BYTES)
+    except fsafe.UnsafeFile as exc:
+        return None, f"{exc.strerror}: not read"
+    except OSError:
+        return None, None
+    return parse_ignore_file(data.decode("utf-8", "surrogateescape"), source, base), None
 
 
 # --------------------------------------------------------------------------- #
@@ -385,35 +641,12 @@ class IgnoreRules:
     """The sources in force inside one directory, strongest first.
 
     The walker extends the rules with each directory's ``.gitignore`` as it
-    descends (:meth:`child`); info/exclude stays last, as in git.  All
-    patterns of all sources are merged into two alternations per entry kind
-    (basename patterns; anchored patterns prefixed with their base), ordered
-    strongest first, so one lookup costs two ``fullmatch`` calls however deep
-    the stack of .gitignore files is.
+    descends (:meth:`child`, which costs a tuple, not a rebuild: each source
+    compiled its own tables when read); info/exclude stays last, as in git.  A
+    lookup asks each source in turn and the first one with a match decides.
     """
 
     files: Tuple[IgnoreFile, ...] = ()
-    _tables: Tuple[Tuple[Optional["re.Pattern[str]"], Tuple[IgnorePattern, ...]], ...] = field(
-        default=(), repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        tables = []
-        for anchored in (False, True):
-            for is_dir in (False, True):
-                alts: List[str] = []
-                deciders: List[IgnorePattern] = []
-                for ignore_file in self.files:  # strongest source first
-                    prefix = re.escape(ignore_file.base + "/") if ignore_file.base else ""
-                    for pat in reversed(ignore_file.patterns):  # last line first
-                        if pat.anchored != anchored or pat.regex == _NEVER:
-                            continue
-                        if pat.dir_only and not is_dir:
-                            continue
-                        alts.append("(" + (prefix + pat.regex if anchored else pat.regex) + ")")
-                        deciders.append(pat)
-                rx = re.compile("|".join(alts), re.DOTALL) if alts else None
-                tables.append((rx, tuple(deciders)))
-        object.__setattr__(self, "_tables", tuple(tables))
 
     def child(self, ignore_file: Optional[IgnoreFile]) -> "IgnoreRules":
         """Rules for a subdirectory that has ``ignore_file`` (or none)."""
@@ -427,64 +660,103 @@ class IgnoreRules:
         Does not look at ancestors: callers walk top-down and prune excluded
         directories (see :meth:`GitIgnore.check` for a standalone query).
         """
-        tables = self._tables
-        if not tables:
-            return None
+        if not rel.isascii():
+            rel = byte_view(rel)
+        name = rel.rpartition("/")[2]
         d = 1 if is_dir else 0
-        hit = -1
-        rx, deciders = tables[d]
-        if rx is not None:
-            m = rx.fullmatch(rel.rpartition("/")[2])
-            if m is not None:
-                hit = m.lastindex - 1
-        rx2, deciders2 = tables[2 + d]
-        if rx2 is not None:
-            m = rx2.fullmatch(rel)
-            if m is not None:
-                other = deciders2[m.lastindex - 1]
-                if hit < 0 or self._rank(other) < self._rank(deciders[hit]):
-                    return other
-        return deciders[hit] if hit >= 0 else None
-
-    def _rank(self, pat: IgnorePattern) -> Tuple[int, int]:
-        """Strength of a pattern: (source position, -line); smaller is stronger."""
-        for k, ignore_file in enumerate(self.files):
-            if ignore_file.source == pat.source:
-                return (k, -pat.line)
-        return (len(self.files), 0)
+        for ignore_file in self.files:  # IgnoreFile.find, inlined: this runs for every entry
+            tables = ignore_file._tables
+            table = tables[d]
+            best = table.find(name) if table is not None else None
+            table = tables[2 + d]
+            if table is not None:
+                prefix = ignore_file._prefix
+                if not prefix:
+                    other = table.find(rel)
+                elif rel.startswith(prefix):
+                    other = table.find(rel[len(prefix):])
+                else:
+                    other = None
+                if other is not None and (best is None or other.line > best.line):
+                    best = other
+            if best is not None:
+                return best
+        return None
 
 
 def find_work_tree_top(root: str) -> Optional[str]:
-    """The nearest directory at or above ``root`` that holds a ``.git`` entry."""
-    cur = os.path.realpath(root)
+    """The nearest directory at or above ``root`` that holds a trusted ``.git`` entry.
+
+    The search stops at the first ``.git`` found, as git's does.  Like git
+    ("detected dubious ownership") it refuses a repository that belongs to
+    someone else: a ``.git`` (and the git directory a ``gitdir:`` file names)
+    must be owned by the caller -- or, for the root's own ``.git``, by root.
+    A refused one means no work tree: only the tree's own .gitignore files apply.
+    """
+    real = cur = os.path.realpath(root)
     while True:
-        if os.path.lexists(os.path.join(cur, GIT_DIR_NAME)):
-            return cur
+        dot_git = os.path.join(cur, GIT_DIR_NAME)
+        if os.path.lexists(dot_git):
+            return cur if _owned_well(dot_git, at_root=cur == real) else None
         parent = os.path.dirname(cur)
         if parent == cur:
             return None
         cur = parent
 
 
-def _git_dir(top: str) -> Optional[str]:
-    """The git directory of the work tree at ``top`` (a ``.git`` dir or ``gitdir:`` file)."""
-    dot_git = os.path.join(top, GIT_DIR_NAME)
-    if os.path.isdir(dot_git):
-        return dot_git
+def _owned_well(dot_git: str, at_root: bool) -> bool:
+    """Whether a ``.git`` entry (and a gitfile's git directory) belongs to the caller."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:  # no owners to compare (Windows)
+        return True
+    allowed = {geteuid(), 0} if at_root else {geteuid()}
     try:
-        with open(dot_git, "r", encoding="utf-8", errors="replace") as fh:
-            first = fh.readline().strip()
+        if os.lstat(dot_git).st_uid not in allowed:
+            return False
+    except OSError:
+        return False
+    git_dir = _git_dir(os.path.dirname(dot_git), common=False)
+    if git_dir is None or git_dir == dot_git:
+        return True
+    try:
+        return os.stat(git_dir).st_uid in allowed
+    except OSError:
+        return True  # a gitfile pointing nowhere: nothing of it is read
+
+
+def _small_text(path: str) -> Optional[str]:
+    """A short regular file's text (a .git file, commondir), or None: never a FIFO or device."""
+    try:
+        data, _ = fsafe.read_checked(path, max_bytes=MAX_GIT_FILE_BYTES, pre_lstat=True)
     except OSError:
         return None
+    return data.decode("utf-8", "replace")
+
+
+def _git_dir(top: str, common: bool = True) -> Optional[str]:
+    """The git directory of the work tree at ``top`` (a ``.git`` dir or ``gitdir:`` file).
+
+    With ``common``, a linked worktree's common directory (where info/exclude is).
+    """
+    dot_git = os.path.join(top, GIT_DIR_NAME)
+    try:
+        st = os.lstat(dot_git)
+    except OSError:
+        return None
+    if stat.S_ISDIR(st.st_mode):
+        return dot_git
+    text = _small_text(dot_git)
+    first = text.split("\n", 1)[0].strip() if text is not None else ""
     if not first.startswith("gitdir:"):
         return None
     git_dir = os.path.join(top, first[len("gitdir:"):].strip())
-    # A linked worktree keeps info/exclude in the common directory.
-    try:
-        with open(os.path.join(git_dir, "commondir"), "r", encoding="utf-8") as fh:
-            return os.path.normpath(os.path.join(git_dir, fh.read().strip()))
-    except OSError:
+    if not common:
         return git_dir
+    # A linked worktree keeps info/exclude in the common directory.
+    shared = _small_text(os.path.join(git_dir, "commondir"))
+    if shared is None:
+        return git_dir
+    return os.path.normpath(os.path.join(git_dir, shared.strip()))
 
 
 def root_rules(root: str) -> Tuple[IgnoreRules, str]:

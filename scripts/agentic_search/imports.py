@@ -31,7 +31,10 @@ Languages, chosen by file extension:
    then by path suffix; ``<x.h>`` only by path suffix.
 
 Unresolvable imports (the standard library, third-party packages) yield
-nothing.  Imports are found with regular expressions over bytes, so an import
+nothing.  Parsing is linear in the file: a bracket that is never closed (a
+Go ``import (`` or Python ``from x import (`` block) is looked for once, not
+once per opening, and Rust use trees nested deeper than MAX_USE_TREE_DEPTH are
+dropped.  Imports are found with regular expressions over bytes, so an import
 written inside a string or comment may count; that is the price of speed.
 
 Example::
@@ -52,6 +55,7 @@ from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional,
 
 # --- Tunables ---------------------------------------------------------------
 MAX_USE_TREE_CHARS = 2000  # a Rust `use` tree longer than this is not code we can trust
+MAX_USE_TREE_DEPTH = 16  # `use a::{b::{c::{...}}}` deeper than this is not hand-written code
 MAX_SPEC_CHARS = 300  # a quoted "module specifier" longer than this is prose, not a path
 JS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", ".d.ts", ".json")
 # why: a TypeScript file means `./x` as x.ts before x.js (compiled output may sit alongside)
@@ -68,23 +72,93 @@ C_EXTS = frozenset({"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h+
 
 # --- Patterns, compiled once ---------------------------------------------------
 _PY_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M)
-_PY_FROM = re.compile(
-    rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]*import\b[ \t]*"
-    rb"(\([^)]*\)|[^\n;#\\]*(?:\\\r?\n[^\n;#\\]*)*)",
-    re.M,
-)
+# `from M import` ... then a bracketed clause (its `)` found by _Closer) or one line.
+_PY_FROM_HEAD = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]*import\b[ \t]*", re.M)
+_PY_FROM_LINE = re.compile(rb"[^\n;#\\]*(?:\\\r?\n[^\n;#\\]*)*")
 _PY_IMPORT_MODULE = re.compile(rb"""\bimport_module\(\s*['"]([\w.]+)['"]""")
 _JS_SPEC = re.compile(
     rb"""(?:\b(?:from|import)\s*|\b(?:require|import)\s*\(\s*)(['"])([^'"\\\n]{1,%d})\1""" % MAX_SPEC_CHARS
 )
 _GO_SINGLE = re.compile(rb'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"', re.M)
-_GO_BLOCK = re.compile(rb"^[ \t]*import[ \t]*\(([^)]*)\)", re.M)
+_GO_BLOCK_HEAD = re.compile(rb"^[ \t]*import[ \t]*\(", re.M)  # the block runs to the next `)`
 _GO_BLOCK_PATH = re.compile(rb'"([^"\n]+)"')
 _RS_MOD = re.compile(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;", re.M)
-_RS_USE = re.compile(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+([^;]{1,%d});" % MAX_USE_TREE_CHARS, re.M)
+_RS_USE_HEAD = re.compile(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+", re.M)  # tree up to `;`
 _JVM_IMPORT = re.compile(rb"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)(\.\*)?[ \t]*(?:;|\bas\b|//|$)", re.M)
 _C_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*(?:include|import|include_next)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
+
+
+class _Closer:
+    """The next occurrence of one closing byte at or after a position, remembered.
+
+    Openings that are never closed all share one answer, so finding the closers of
+    every opening in a file costs one pass over it, not one per opening.
+    """
+
+    __slots__ = ("data", "char", "_from", "_at")
+
+    def __init__(self, data: bytes, char: bytes) -> None:
+        self.data, self.char = data, char
+        self._from, self._at = len(data) + 1, -1  # nothing searched yet
+
+    def after(self, pos: int) -> int:
+        """Index of the first ``char`` at or after ``pos``, or -1."""
+        if not (self._from <= pos and (self._at < 0 or pos <= self._at)):
+            self._from, self._at = pos, self.data.find(self.char, pos)
+        return self._at
+
+
+def _py_from_clauses(data: bytes) -> Iterable[Tuple[bytes, bytes, bytes]]:
+    """(dots, module, imported clause) of every ``from M import ...`` statement: the
+    clause is a bracketed ``(...)`` up to the first ``)``, else one (continued) line."""
+    closer = _Closer(data, b")")
+    pos = 0
+    while True:
+        head = _PY_FROM_HEAD.search(data, pos)
+        if head is None:
+            return
+        end = head.end()
+        close = closer.after(end) if data[end:end + 1] == b"(" else -1
+        if close >= 0:
+            clause, pos = data[end:close + 1], close + 1
+        else:
+            line = _PY_FROM_LINE.match(data, end)
+            clause, pos = line.group(0), line.end()  # type: ignore[union-attr]  # the head is never empty
+        yield head.group(1), head.group(2), clause
+
+
+def _go_blocks(data: bytes) -> Iterable[bytes]:
+    """The insides of every closed ``import ( ... )`` block."""
+    closer = _Closer(data, b")")
+    pos = 0
+    while True:
+        head = _GO_BLOCK_HEAD.search(data, pos)
+        if head is None:
+            return
+        close = closer.after(head.end())
+        if close < 0:
+            pos = head.end()
+            continue
+        yield data[head.end():close]
+        pos = close + 1
+
+
+def _rust_use_trees(data: bytes) -> Iterable[bytes]:
+    """The tree of every ``use ...;`` whose ``;`` comes within MAX_USE_TREE_CHARS."""
+    closer = _Closer(data, b";")
+    pos = 0
+    while True:
+        head = _RS_USE_HEAD.search(data, pos)
+        if head is None:
+            return
+        end = head.end()
+        close = closer.after(end)
+        if close < 0 or not 1 <= close - end <= MAX_USE_TREE_CHARS:
+            pos = end
+            continue
+        yield data[end:close]
+        pos = close + 1
 
 
 @dataclass(frozen=True)
@@ -249,10 +323,10 @@ def _python_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     for match in _PY_IMPORT.finditer(data):
         for dotted in _plain_import_names(_text(match.group(1))):
             found.update(_py_file(_py_resolve(dotted, here, index), index))
-    for match in _PY_FROM.finditer(data):
-        level = len(match.group(1))
-        module = _text(match.group(2))
-        names = _from_import_names(_text(match.group(3)))
+    for dots, module_raw, clause in _py_from_clauses(data):
+        level = len(dots)
+        module = _text(module_raw)
+        names = _from_import_names(_text(clause))
         found.update(_py_from(level, module, names, here, index))
     # why: a substring test is ~10x cheaper than scanning with an unanchored pattern
     matches = _PY_IMPORT_MODULE.finditer(data) if b"import_module" in data else ()
@@ -447,8 +521,8 @@ def _js_file(base: str, order: Sequence[str], index: ModuleIndex) -> Optional[st
 def _go_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """Non-test files of every imported package found in the tree."""
     paths = [_text(m.group(1)) for m in _GO_SINGLE.finditer(data)]
-    for block in _GO_BLOCK.finditer(data):
-        paths.extend(_text(m.group(1)) for m in _GO_BLOCK_PATH.finditer(block.group(1)))
+    for block in _go_blocks(data):
+        paths.extend(_text(m.group(1)) for m in _GO_BLOCK_PATH.finditer(block))
     found: Set[str] = set()
     module_prefixes: Set[str] = set()
     unresolved = []
@@ -531,8 +605,8 @@ def _rust_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
             found.add(target)
     crate_root = _rust_crate_root(here, index)
     current = _rust_module_path(rel, crate_root)
-    for match in _RS_USE.finditer(data):
-        for path in _expand_use_tree(_text(match.group(1))):
+    for tree in _rust_use_trees(data):
+        for path in _expand_use_tree(_text(tree)):
             target = _rust_use(path, crate_root, current, index)
             if target:
                 found.add(target)
@@ -587,8 +661,13 @@ def _split_top(text: str) -> List[str]:
     return [item.strip() for item in items if item.strip()]
 
 
-def _expand_use_tree(tree: str) -> List[List[str]]:
-    """``crate::a::{b::C, d as e, self}`` -> [[crate,a,b,C], [crate,a,d], [crate,a]]."""
+def _expand_use_tree(tree: str, depth: int = 0) -> List[List[str]]:
+    """``crate::a::{b::C, d as e, self}`` -> [[crate,a,b,C], [crate,a,d], [crate,a]].
+
+    Braces nested deeper than MAX_USE_TREE_DEPTH give nothing.
+    """
+    if depth > MAX_USE_TREE_DEPTH:
+        return []
     tree = " ".join(tree.split())
     brace = tree.find("{")
     if brace < 0:
@@ -603,7 +682,7 @@ def _expand_use_tree(tree: str) -> List[List[str]]:
     prefix = tree[:brace].rstrip(": ")
     paths = []
     for item in _split_top(tree[brace + 1 : -1]):
-        for path in _expand_use_tree(f"{prefix}::{item}" if prefix else item):
+        for path in _expand_use_tree(f"{prefix}::{item}" if prefix else item, depth + 1):
             paths.append(path)
     return paths
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+from . import fsafe
 from .query import Keyword
 
 # Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
@@ -83,7 +84,7 @@ class Document:
     way each is produced once and kept.
     """
 
-    __slots__ = ("rel", "size", "_data", "_low", "_load_data", "_load_low", "_path")
+    __slots__ = ("rel", "size", "_data", "_low", "_load_data", "_load_low", "_path", "_identity")
 
     def __init__(
         self,
@@ -95,6 +96,7 @@ class Document:
         load_data: Optional[Callable[[], bytes]] = None,
         load_low: Optional[Callable[[], bytes]] = None,
         path: Optional[str] = None,
+        identity: Optional[fsafe.FileId] = None,
     ) -> None:
         if (data is None and load_data is None and path is None) or (low is None and load_low is None):
             raise ValueError("Document needs data and low, or loaders for them")
@@ -105,6 +107,7 @@ class Document:
         self._load_data = load_data
         self._load_low = load_low
         self._path = path  # data, when neither given nor loadable, is read again from here
+        self._identity = identity  # (device, inode) the re-read must find at ``path``
 
     @property
     def data(self) -> bytes:
@@ -114,8 +117,13 @@ class Document:
                 self._data = self._load_data()
                 self._load_data = None
             else:
-                self._data = reread_bytes(self._path, self.low)  # type: ignore[arg-type]
+                self._data = reread_bytes(self._path, self.low, self._identity)  # type: ignore[arg-type]
         return self._data
+
+    @property
+    def identity(self) -> Optional[fsafe.FileId]:
+        """(device, inode) of the file read, when known: what a re-read must find again."""
+        return self._identity
 
     @property
     def low(self) -> bytes:
@@ -162,25 +170,41 @@ def is_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_SNIFF_BYTES]
 
 
-def read_document(rel: str, path: str) -> Optional[Document]:
+def read_document(rel: str, path: str, identity: Optional[fsafe.FileId] = None) -> Optional[Document]:
     """Read one file as a Document; None when it is binary. OSError propagates.
 
+    The file is opened by fsafe's rules: a symlink is not followed, only a regular
+    file is read, and with ``identity`` (the (device, inode) the walk saw) only that
+    very file -- one swapped meanwhile raises :class:`fsafe.UnsafeFile`.
     Only the lower-cased text is kept: every file is counted in, few are quoted. The
     bytes as written are read again for those few (summaries, imports, learned
-    vocabulary), or are the lower-cased text should the file have vanished meanwhile.
+    vocabulary) by the same rules, pinned to the file read here, or are the
+    lower-cased text should the file have vanished or changed meanwhile.
     """
-    with open(path, "rb") as fh:
-        data = fh.read()
+    data, st = fsafe.read_checked(path, expect=identity)
     if is_binary(data):
         return None
-    return Document(rel=rel, low=data.lower(), size=len(data), path=path)
+    return Document(rel=rel, low=data.lower(), size=len(data), path=path,
+                    identity=(st.st_dev, st.st_ino))
 
 
-def reread_bytes(path: str, fallback: bytes) -> bytes:
-    """A file's bytes read again; ``fallback`` when it can no longer be read."""
+def entry_identity(entry: object) -> Optional[fsafe.FileId]:
+    """The (device, inode) a walked entry carries (walk.FileEntry), or None if unknown."""
+    ino = getattr(entry, "ino", 0)
+    return (getattr(entry, "dev", 0), ino) if ino else None
+
+
+def read_entry(entry: object) -> Optional[Document]:
+    """:func:`read_document` for a walked entry (anything with rel, path, dev, ino):
+    what the walk saw is what is read."""
+    return read_document(entry.rel, entry.path, entry_identity(entry))  # type: ignore[attr-defined]
+
+
+def reread_bytes(path: str, fallback: bytes, identity: Optional[fsafe.FileId] = None) -> bytes:
+    """A file's bytes read again by fsafe's rules (pinned to ``identity`` when given);
+    ``fallback`` when it can no longer be read so."""
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        return fsafe.read_checked(path, expect=identity)[0]
     except OSError:
         return fallback
 

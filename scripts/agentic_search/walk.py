@@ -14,13 +14,25 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
    directory is pruned.
 5. symlinks are followed only when their real path stays inside the root:
    ``symlink_outside_root``, ``symlink_broken``, and ``symlink_loop`` (a
-   directory that is one of its own ancestors, by real path).
+   directory that is one of its own ancestors).  Every real directory is walked
+   once, by device and inode: symlinked directories wait until the tree has been
+   walked by real paths, and one whose target was walked already is
+   ``duplicate_directory`` (so is a bind mount seen twice).  Links fanning out
+   to the same directories thus cost one walk of each, not one per path.
 6. ``not_regular`` -- FIFOs, sockets, devices: reading one could block.
 7. ``unmatched``  -- no ``patterns`` glob selects the file (or, for a
    directory that no pattern can reach, the whole directory: counted once).
 8. ``too_large``  -- over ``max_bytes``.
 9. ``unreadable`` -- a directory that cannot be listed or an entry that
    cannot be stat'ed.
+
+A directory's ``.gitignore`` that is a FIFO, socket, device or larger than
+ignore.MAX_IGNORE_BYTES is not read (``bad_ignore_file``); a symlinked one is
+not read either, as in git.  Names that are not UTF-8 are kept losslessly
+(``surrogateescape``, the way ``os`` decodes them).
+
+Each file found carries the device, inode and ctime the walk saw: match.py
+reads exactly that file (fsafe.py) and the cache compares what git compares.
 
 File contents are never read here (only ``.gitignore`` files): binary
 detection belongs to the match stage, which reads each file once anyway.
@@ -42,28 +54,44 @@ from __future__ import annotations
 import functools
 import operator
 import os
-import re
 from stat import S_ISREG
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from .ignore import IGNORE_FILE_NAME, IgnoreRules, read_ignore_file, root_rules, translate_glob
+from .ignore import IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
 SKIP_EXAMPLES_PER_REASON = 5  # bounded "why" samples kept per reason; output stays small
 _GLOB_META = frozenset("*?[\\{")
+# Brace expansion bounds: a glob is a few alternatives, not a program.
+MAX_BRACE_ALTERNATIVES = 1024  # '{a,b}' sixteen times would be 65,536 globs
+MAX_BRACE_DEPTH = 32  # nesting deeper than this is not a hand-written glob
+# Characters escape_glob protects: what glob_match, expand_braces and gitignore treat as special.
+_ESCAPED_IN_GLOBS = frozenset("\\*?[]{},!#")
+
+
+class GlobError(ValueError):
+    """A ``patterns``/``excludes`` glob that cannot be used (its message says which and why)."""
 
 
 @dataclass(frozen=True)
 class FileEntry:
-    """One candidate file."""
+    """One candidate file, with the stat the walk saw (what a read and a cache compare)."""
 
-    __slots__ = ("rel", "path", "size", "mtime_ns")  # 100,000 of these must stay small
+    __slots__ = ("rel", "path", "size", "mtime_ns", "ctime_ns", "dev", "ino")  # 100,000 must stay small
 
     rel: str  # POSIX path relative to root
-    path: str  # absolute OS path (through any followed symlink)
+    path: str  # absolute OS path to open (a symlink's resolved target)
     size: int
     mtime_ns: int
+    ctime_ns: int  # default 0: unknown
+    dev: int  # default 0 (with ino 0: unknown)
+    ino: int  # default 0: unknown (no file has inode 0)
+
+
+# __slots__ and class-level defaults cannot be combined before Python 3.10's
+# dataclass(slots=True): give the generated __init__ its defaults instead.
+FileEntry.__init__.__defaults__ = (0, 0, 0)  # type: ignore[misc]
 
 
 @dataclass(frozen=True)
@@ -88,12 +116,53 @@ class WalkResult:
 # Globs for patterns and excludes.
 # --------------------------------------------------------------------------- #
 
+def escape_glob(name: str) -> str:
+    """A name written so that every glob here matches it literally.
+
+    For globs built from names found on disk (refine's ``dir/**``): a directory
+    called ``{a,b}`` or ``*`` must select itself, not expand or match anything.
+
+    >>> escape_glob("{a,b}") + "/**"
+    '\\{a\\,b\\}/**'
+    """
+    if not _ESCAPED_IN_GLOBS.intersection(name):
+        return name
+    return "".join("\\" + c if c in _ESCAPED_IN_GLOBS else c for c in name)
+
+
 def expand_braces(pattern: str) -> Tuple[str, ...]:
     """Expand ``{a,b}`` alternatives (nesting allowed); unbalanced braces stay literal.
+
+    Iterative and bounded: more than MAX_BRACE_ALTERNATIVES alternatives or braces
+    nested deeper than MAX_BRACE_DEPTH raise :class:`GlobError`.
 
     >>> expand_braces("*.{ts,tsx}")
     ('*.ts', '*.tsx')
     """
+    if "{" not in pattern:
+        return (pattern,)
+    out: Dict[str, None] = {}
+    work = [pattern]
+    while work:
+        p = work.pop()
+        split = _first_brace_group(p, pattern)
+        if split is None:
+            out[p] = None
+        else:
+            head, alts, tail = split
+            work.extend(head + alt + tail for alt in reversed(alts))
+        if len(out) + len(work) > MAX_BRACE_ALTERNATIVES:
+            raise GlobError(f"glob {_shown(pattern)}: braces expand to more than "
+                            f"{MAX_BRACE_ALTERNATIVES} alternatives")
+    return tuple(out)
+
+
+def _shown(pattern: str) -> str:
+    return repr(pattern if len(pattern) <= 60 else pattern[:57] + "...")
+
+
+def _first_brace_group(pattern: str, original: str) -> Optional[Tuple[str, List[str], str]]:
+    """(head, alternatives, tail) of the first top-level ``{..,..}``, or None if there is none."""
     depth, start = 0, -1
     commas: List[int] = []
     i = 0
@@ -106,6 +175,8 @@ def expand_braces(pattern: str) -> Tuple[str, ...]:
             if depth == 0:
                 start, commas = i, []
             depth += 1
+            if depth > MAX_BRACE_DEPTH:
+                raise GlobError(f"glob {_shown(original)}: braces nested deeper than {MAX_BRACE_DEPTH}")
         elif c == "}" and depth > 0:
             depth -= 1
             if depth == 0:
@@ -113,25 +184,20 @@ def expand_braces(pattern: str) -> Tuple[str, ...]:
                     start = -1
                     i += 1
                     continue
-                head, tail = pattern[:start], pattern[i + 1:]
                 bounds = [start] + commas + [i]
-                out: List[str] = []
-                for a, b in zip(bounds, bounds[1:]):
-                    for alt in expand_braces(head + pattern[a + 1:b] + tail):
-                        if alt not in out:
-                            out.append(alt)
-                return tuple(out)
+                return (pattern[:start], [pattern[a + 1:b] for a, b in zip(bounds, bounds[1:])],
+                        pattern[i + 1:])
         elif c == "," and depth == 1:
             commas.append(i)
         i += 1
-    return (pattern,)
+    return None
 
 
 @dataclass(frozen=True)
 class _Glob:
     """One brace-free user glob, normalised."""
 
-    regex: "re.Pattern[str]"
+    regex: "Matcher"  # a compiled regex, or ignore.py's linear matcher for risky globs
     anchored: bool  # has a '/': matched against the whole rel path
     dir_only: bool  # written with a trailing '/'
 
@@ -147,7 +213,7 @@ def _compile_glob(pattern: str) -> Tuple[_Glob, ...]:
         body = alt.rstrip("/") if dir_only else alt
         if not body:
             continue
-        globs.append(_Glob(re.compile(translate_glob(body), re.DOTALL), "/" in body, dir_only))
+        globs.append(_Glob(compile_glob(body), "/" in body, dir_only))
     return tuple(globs)
 
 
@@ -156,7 +222,7 @@ def _glob_hits(globs: Tuple[_Glob, ...], rel: str, is_dir: bool) -> bool:
     for g in globs:
         if g.dir_only and not is_dir:
             continue
-        if g.regex.fullmatch(rel if g.anchored else base) is not None:
+        if g.regex.fullmatch(rel if g.anchored else base):
             return True
     return False
 
@@ -252,9 +318,11 @@ def _may_hold_matches(dir_rel: str, prefixes: Optional[Tuple[str, ...]]) -> bool
 # --------------------------------------------------------------------------- #
 
 # A directory waiting to be listed: (OS path as reached, rel ("" for root), real
-# path, ignore rules in force before its own .gitignore, real paths of the
-# directories above it).  A plain tuple: thousands are made per walk.
-_Dir = Tuple[str, str, str, IgnoreRules, Tuple[str, ...]]
+# path, ignore rules in force before its own .gitignore, (device, inode) of the
+# directories above it, whether it was reached through a symlink, its own
+# (device, inode) or None when it must still be stat'ed).  A plain tuple:
+# thousands are made per walk.
+_Dir = Tuple[str, str, str, IgnoreRules, Tuple[Tuple[int, int], ...], bool, Optional[Tuple[int, int]]]
 _by_name = operator.attrgetter("name")
 _by_rel = operator.attrgetter("rel")
 
@@ -306,16 +374,43 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
         rules, top_prefix = IgnoreRules(), ""
     tally = _Tally()
     files: List[FileEntry] = []
-    stack: List[_Dir] = [(root_abs, "", root_real, rules, ())]
-    while stack:
-        subdirs = _scan(stack.pop(), root_real, skip_real, selected, prefixes, excluded,
+    visited: set = set()  # (device, inode) of every directory listed
+    stack: List[_Dir] = [(root_abs, "", root_real, rules, (), False, None)]
+    deferred: List[_Dir] = []  # reached through a symlink: walked after the real tree
+    while stack or deferred:
+        d = stack.pop() if stack else deferred.pop()
+        key = d[6] or _dir_key(d, tally)
+        if key is None:
+            continue
+        if key in visited:
+            loop = key in d[4]
+            tally.skip("symlink_loop" if loop else "duplicate_directory", d[1],
+                       "points at one of its own parent directories" if loop
+                       else "a directory already walked under another path")
+            continue
+        visited.add(key)
+        subdirs = _scan(d, key, root_real, skip_real, selected, prefixes, excluded,
                         use_gitignore, top_prefix, max_bytes, files, tally)
-        stack.extend(reversed(subdirs))
+        for sub in reversed(subdirs):
+            (deferred if sub[5] else stack).append(sub)
     files.sort(key=_by_rel)
     return WalkResult(tuple(files), tuple(sorted(tally.counts.items())), tuple(tally.examples))
 
 
-def _scan(d: _Dir, root_real: str, skip_real: FrozenSet[str],
+def _dir_key(d: _Dir, tally: _Tally) -> Optional[Tuple[int, int]]:
+    """(device, inode) of a directory reached through a symlink (or the root), by
+    ``stat``; None (counted) when it cannot be stat'ed."""
+    try:
+        st = os.stat(d[0])
+    except OSError as exc:
+        if not d[1]:
+            raise
+        tally.skip("unreadable", d[1], f"cannot stat: {exc.strerror or exc}")
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[str],
           selected: _GlobSet, prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet,
           use_gitignore: bool, top_prefix: str, max_bytes: int,
           files: List[FileEntry], tally: _Tally) -> List[_Dir]:
@@ -324,7 +419,7 @@ def _scan(d: _Dir, root_real: str, skip_real: FrozenSet[str],
     The hot loop of DISPATCH: one ``scandir`` per directory, one ``stat`` per
     file, no per-entry work that the common case does not need.
     """
-    d_path, d_rel, d_real, rules, d_ancestors = d
+    d_path, d_rel, d_real, rules, d_ancestors, via_link, _ = d
     try:
         with os.scandir(d_path) as it:
             entries = sorted(it, key=_by_name)
@@ -334,8 +429,8 @@ def _scan(d: _Dir, root_real: str, skip_real: FrozenSet[str],
         tally.skip("unreadable", d_rel, f"cannot list directory: {exc.strerror or exc}")
         return []
     if use_gitignore:
-        rules = _with_own_gitignore(rules, entries, d_rel, top_prefix)
-    ancestors = d_ancestors + (d_real,)
+        rules = _with_own_gitignore(rules, entries, d_rel, top_prefix, tally)
+    ancestors = d_ancestors + (key,)
     subdirs: List[_Dir] = []
     rel_prefix = d_rel + "/" if d_rel else ""
     top_rel_prefix = f"{top_prefix}/{rel_prefix}" if top_prefix else rel_prefix
@@ -368,7 +463,7 @@ def _scan(d: _Dir, root_real: str, skip_real: FrozenSet[str],
             continue
         real = ""
         if is_link:
-            real, why = _follow(e.path, root_real, skip_real, ancestors, is_dir)
+            real, why = _follow(e.path, root_real, skip_real)
             if why is not None:
                 tally.skip(why[0], rel, why[1])
                 continue
@@ -376,7 +471,10 @@ def _scan(d: _Dir, root_real: str, skip_real: FrozenSet[str],
             if prefixes is not None and not _may_hold_matches(rel, prefixes):
                 tally.skip("unmatched", rel, "no pattern can match below this directory")
                 continue
-            subdirs.append((e.path, rel, real or real_prefix + name, rules, ancestors))
+            # A plain subdirectory is its parent's device and the inode the listing gave
+            # (no stat); one behind a symlink is stat'ed when its turn comes.
+            subdirs.append((e.path, rel, real or real_prefix + name, rules, ancestors, via_link or is_link,
+                            None if is_link else (key[0], e.inode())))
             continue
         try:
             st = e.stat()  # follows a symlink already vetted by _follow
@@ -390,24 +488,31 @@ def _scan(d: _Dir, root_real: str, skip_real: FrozenSet[str],
         elif st.st_size > max_bytes:
             tally.skip("too_large", rel, f"{st.st_size} bytes > max_bytes {max_bytes}")
         else:
-            files.append(FileEntry(rel, e.path, st.st_size, st.st_mtime_ns))
+            # A vetted symlink is opened at its target: the read never follows a link.
+            files.append(FileEntry(rel, real or e.path, st.st_size, st.st_mtime_ns,
+                                   st.st_ctime_ns, st.st_dev, st.st_ino))
     return subdirs
 
 
 def _with_own_gitignore(rules: IgnoreRules, entries: List["os.DirEntry[str]"], d_rel: str,
-                        top_prefix: str) -> IgnoreRules:
+                        top_prefix: str, tally: _Tally) -> IgnoreRules:
     """Rules for a directory's entries: the inherited ones plus its own .gitignore."""
     for e in entries:
         if e.name == IGNORE_FILE_NAME:
             base = f"{top_prefix}/{d_rel}" if top_prefix and d_rel else (top_prefix or d_rel)
             src = f"{base}/{IGNORE_FILE_NAME}" if base else IGNORE_FILE_NAME
-            return rules.child(read_ignore_file(e.path, src, base))
+            found, problem = load_ignore_file(e.path, src, base)
+            if problem is not None:
+                tally.skip("bad_ignore_file", f"{d_rel}/{e.name}" if d_rel else e.name, problem)
+            return rules.child(found)
     return rules
 
 
-def _follow(path: str, root_real: str, skip_real: FrozenSet[str], ancestors: Tuple[str, ...],
-            is_dir: bool) -> Tuple[str, Optional[Tuple[str, str]]]:
-    """Resolve a symlink: its real path, or (reason, detail) when it must be skipped."""
+def _follow(path: str, root_real: str, skip_real: FrozenSet[str]) -> Tuple[str, Optional[Tuple[str, str]]]:
+    """Resolve a symlink: its real path, or (reason, detail) when it must be skipped.
+
+    Loops and directories reached twice are caught by device and inode when listed.
+    """
     real = os.path.realpath(path)
     if not os.path.exists(real):
         return real, ("symlink_broken", "target does not exist")
@@ -415,6 +520,4 @@ def _follow(path: str, root_real: str, skip_real: FrozenSet[str], ancestors: Tup
         return real, ("symlink_outside_root", "points outside the root")
     if real in skip_real:
         return real, ("skip_path", "the tool's own state or cache")
-    if is_dir and real in ancestors:
-        return real, ("symlink_loop", "points at one of its own parent directories")
     return real, None

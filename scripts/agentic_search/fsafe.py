@@ -1,0 +1,110 @@
+"""Safe opening: the check and the read of a file are one act.
+
+Every file the tool reads from a searched tree (candidate files, their re-reads
+for summaries, ``.gitignore`` files, ``.git`` files, the cache beside the
+state) is opened here, by these rules:
+
+1. ``O_NOFOLLOW``: a last path component that is a symlink is never followed
+   (the open fails with ELOOP); the walk hands over the resolved path of a
+   symlink it vetted.
+2. ``O_NONBLOCK`` and ``O_NOCTTY``: opening a FIFO or a terminal never blocks
+   and never takes a controlling terminal.
+3. After the open, ``fstat`` on the descriptor decides: not a regular file,
+   another file than the walk saw (device and inode differ: it was swapped
+   between the walk and the read, or a directory above it was), or larger than
+   the caller allows, and nothing is read -- :class:`UnsafeFile` (an OSError)
+   is raised instead.
+4. At most the caller's limit is read, even from a file that grows meanwhile.
+
+A caller that has no identity to compare (an ignore file, a git file) may ask
+for a cheap ``lstat`` first, so that devices are never even opened.
+
+Example::
+
+    >>> data, st = read_checked("/repo/a.py", expect=(2049, 131))  # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from typing import Optional, Tuple
+
+# Flags for every read: never follow the last component, never block on a FIFO,
+# never become a controlling terminal, never leak the descriptor to a child.
+OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+              | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0))
+# Bytes asked of os.read at a time once a file turns out longer than fstat said.
+READ_CHUNK = 1024 * 1024
+
+FileId = Tuple[int, int]  # (st_dev, st_ino): what a file is, whatever its name
+
+
+class UnsafeFile(OSError):
+    """A file that must not be read: not regular, not the one expected, or too large."""
+
+
+def identity(st: os.stat_result) -> FileId:
+    """The (device, inode) pair of a stat result."""
+    return (st.st_dev, st.st_ino)
+
+
+def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optional[int] = None,
+                 pre_lstat: bool = False) -> Tuple[bytes, os.stat_result]:
+    """Read a regular file safely; returns (bytes, fstat of the descriptor read).
+
+    ``expect`` is the (device, inode) the walk saw; ``max_bytes`` bounds both the
+    size fstat reports and what is read; ``pre_lstat`` refuses non-regular files
+    before opening them at all (devices have open side effects).  Raises
+    :class:`UnsafeFile` for a file that must not be read, OSError when it
+    cannot be opened (ELOOP for a symlink).
+    """
+    if pre_lstat:
+        pre = os.lstat(path)
+        if not stat.S_ISREG(pre.st_mode):
+            raise UnsafeFile(errno.EINVAL, "not a regular file", path)
+    fd = os.open(path, OPEN_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise UnsafeFile(errno.EINVAL, "not a regular file", path)
+        if expect is not None and (st.st_dev, st.st_ino) != expect:
+            raise UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", path)
+        if max_bytes is not None and st.st_size > max_bytes:
+            raise UnsafeFile(errno.EFBIG, f"larger than {max_bytes} bytes", path)
+        data = read_fd(fd, st.st_size, max_bytes)
+    finally:
+        os.close(fd)
+    if max_bytes is not None and len(data) > max_bytes:
+        raise UnsafeFile(errno.EFBIG, f"grew beyond {max_bytes} bytes while read", path)
+    return data, st
+
+
+def read_fd(fd: int, size_hint: int, max_bytes: Optional[int]) -> bytes:
+    """Read to end of file (at most max_bytes + 1 bytes): one read for the common case."""
+    cap = None if max_bytes is None else max_bytes + 1
+    want = size_hint + 1  # one byte more than fstat said: sees EOF in the same call
+    chunks = []
+    total = 0
+    while True:
+        n = want if cap is None else min(want, cap - total)
+        if n <= 0:
+            break
+        chunk = os.read(fd, n)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+        want = READ_CHUNK
+    if len(chunks) == 1:
+        return chunks[0]
+    return b"".join(chunks)
+
+
+def lstat_regular(path: str) -> Optional[os.stat_result]:
+    """``lstat`` of ``path`` when it is a regular file (no symlink), else None."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
