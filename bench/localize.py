@@ -44,15 +44,16 @@ import loopreport  # noqa: E402
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def find_shared_bench(start: str) -> str:
-    """The nearest ``shared/bench`` beside the checkout or an ancestor of it (the main
-    checkout has it at ``../shared``, a worktree under ``wt/`` at ``../../shared``)."""
-    here = os.path.dirname(start)
-    while True:
-        cand = os.path.join(here, "shared", "bench")
-        if os.path.isdir(cand) or os.path.dirname(here) == here:
-            return cand if os.path.isdir(cand) else os.path.join(os.path.dirname(start), "shared", "bench")
+def find_shared_bench(project: str) -> str:
+    """The nearest ``shared/bench`` in an ancestor of the checkout (the main checkout has
+    it at ``../shared``, a worktree under ``wt/`` at ``../../shared``); else ``../shared``."""
+    here = project
+    while os.path.dirname(here) != here:
         here = os.path.dirname(here)
+        cand = os.path.join(here, "shared", "bench")
+        if os.path.isdir(cand):
+            return cand
+    return os.path.join(os.path.dirname(project), "shared", "bench")
 
 
 SHARED_BENCH = find_shared_bench(PROJECT)
@@ -284,10 +285,11 @@ def run_tool(cmd: Sequence[str], root: str, task: str, timeout: float = TOOL_TIM
              gold: Optional[Sequence[str]] = None) -> ToolRun:
     """Run the loop as an accepting agent: cycle 1 with --task, then --state alone.
 
-    With ``gold`` the agent is the simulated reader: after each cycle it reads the
-    READS_PER_CYCLE best files of the ranking it has not read and judges them on the next
-    call (``--judge PATH=1.0`` for a gold file, ``PATH=0.0`` otherwise); after the loop it
-    reads down the final ranking. ``reads`` is the order in which it opened files.
+    ``reads`` is the order in which a reader opens files: after each cycle the
+    READS_PER_CYCLE best files of the ranking it has not read, after the loop down the
+    final ranking. With ``gold`` the agent is that simulated reader and judges what it read
+    on the next call (``--judge PATH=1.0`` for a gold file, ``PATH=0.0`` otherwise);
+    without, the same reads are recorded and nothing is sent.
     """
     state_dir = tempfile.mkdtemp(prefix="localize-state-")
     state = os.path.join(state_dir, "state.json")
@@ -316,17 +318,16 @@ def run_tool(cmd: Sequence[str], root: str, task: str, timeout: float = TOOL_TIM
                                    f"{err[-1][:300] if err else 'no stderr'}")
             out, info = parse_cycle(proc.stdout, cycle)
             cycles.append(info)
+            new = [fid for fid, _ in info.ranking if fid not in reads][:READS_PER_CYCLE]
+            reads += new
             if gold is not None:
-                new = [fid for fid, _ in info.ranking if fid not in reads][:READS_PER_CYCLE]
-                reads += new
                 pending = [(fid, 1.0 if fid in gold_set else 0.0) for fid in new]
             if info.done:
                 break
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
     final = cycles[-1].ranking
-    if gold is not None:
-        reads += [fid for fid, _ in final if fid not in reads]
+    reads += [fid for fid, _ in final if fid not in reads]
     cycle_no = out.get("cycle", len(seconds))
     return ToolRun(
         ranking=final,
@@ -450,9 +451,9 @@ def tool_row(job: Job, tree: str, task: str, gold: List[str]) -> dict:
                ranking=pairs(run.ranking),
                cycle1={"ranking": pairs(run.first.ranking), "next_action": run.first.next_action,
                        "done": run.first.done},
-               reader=job.reader)
+               reader=job.reader, reads=list(run.reads))
     if job.reader:
-        rec.update(reads=list(run.reads), judged_per_call=list(run.judged))
+        rec.update(judged_per_call=list(run.judged))
     return rec
 
 
@@ -586,7 +587,9 @@ def table(rows: Sequence[dict]) -> str:
                 ("Cycle-1 decisions", loopreport.decision_table(rows)),
                 ("Cycles that add (cycle 1's ranking against the final one)", loopreport.cycles_table(rows)),
                 ("Characters printed (the tool's stdout)", loopreport.chars_table(rows)),
-                ("Simulated reader: all gold files read within k reads", loopreport.reader_table(rows))]
+                ("Simulated reader: all gold files read within k reads"
+                 + (", judging what it reads" if judged else ", no judgments sent"),
+                 loopreport.reader_table(rows))]
     for title, body in sections:
         if body:
             lines += ["", f"#### {title}", "", body.rstrip("\n")]

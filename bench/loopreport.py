@@ -11,7 +11,8 @@ those per-issue rows (plain dicts, as written to ``--out``) into markdown tables
 - ``chars_table`` — characters printed per cycle and per issue.
 - ``cycles_table`` — do the cycles after the first add anything (cycle 1's ranking against
   the final one)?
-- ``reader_table`` — the simulated reader against reading cycle 1's ranking in order.
+- ``reader_table`` — the simulated reader (judging or not) against reading cycle 1's
+  ranking in order.
 
 Every function returns ``""`` when the rows hold none of what it needs (rows written by an
 older harness, a ``--no-tool`` run), so a report never fails on old files.
@@ -219,8 +220,14 @@ def cycles_table(rows: Sequence[dict]) -> str:
 
 
 def reader_table(rows: Sequence[dict]) -> str:
-    """All gold read within 3 / 5 / 10 reads: the simulated reader against cycle 1 in order."""
-    recs = [(row, rec) for row, rec in tool_recs(rows) if rec.get("reader")]
+    """All gold read within 3 / 5 / 10 reads: the simulated reader against cycle 1 in order.
+
+    The reader's reads are recorded in every run; ``reader`` in a record says whether its
+    judgments were sent to the tool (``--reader``), so a run without it measures the same
+    reading order with the tool left unjudged.
+    """
+    recs = [(row, rec) for row, rec in tool_recs(rows)
+            if "reads" in rec and isinstance(rec.get("cycle1"), dict)]
     if not recs:
         return ""
     scopes: List[Tuple[str, List[Tuple[dict, dict]]]] = [("all", recs)]

@@ -537,3 +537,19 @@ def test_from_rows_reads_an_older_harness_file(tmp_path):
                           str(tmp_path / "rows.json")], stdout=subprocess.PIPE, text=True, check=True).stdout
     assert "| go | 1 | 0 | tool | 100.0% |" in out
     assert "| bm25-py |" not in out and "| bm25-lang |" not in out  # *.py is no baseline for Go
+
+
+@needs_git
+def test_without_reader_the_same_reads_are_recorded_and_nothing_is_judged(repo):
+    fake = repo["tmp"] / "fake_tool.py"
+    fake.write_text(FAKE_TOOL)
+    log = repo["tmp"] / "calls.jsonl"
+    out_json = os.path.join(str(repo["tmp"]), "rows.json")
+    proc = run_localize(repo, "--no-baseline", "--jobs", "1", "--out", out_json,
+                        "--instances", "demo__svc-2", "--tool-cmd", f"{sys.executable} {fake} --log {log}")
+    assert proc.returncode == 0, proc.stderr
+    assert not any("--judge" in json.loads(line) for line in log.read_text().splitlines())
+    rec = json.load(open(out_json))["rows"][0]["systems"]["tool"]
+    assert rec["reader"] is False and "judged_per_call" not in rec
+    assert rec["reads"][5] == "src/db/models.py"  # unjudged, cycle 2 ranks as cycle 1 did
+    assert "no judgments sent" in proc.stdout
