@@ -5,8 +5,9 @@ Definition (exact, so a figure can be reproduced):
 - **Documents** — every regular file under the root, walked in sorted order, skipping
   hidden directories (a name starting with ``.``), symlinks, files over ``MAX_BYTES``
   (1 MiB) and files holding a NUL byte (binary). Variant ``all`` keeps every such file;
-  variant ``py`` keeps only names ending in ``.py``. Ids are POSIX paths relative to
-  the root.
+  variant ``lang`` keeps only the names ending in one of the issue's language's suffixes
+  (``LANG_SUFFIXES``: ``python`` is ``.py``, so on a Python tree ``lang`` is the old
+  ``py`` variant). Ids are POSIX paths relative to the root.
 - **Tokens** — the bytes are matched with ``[A-Za-z0-9_]+`` (so any non-ASCII byte is a
   separator). Each match yields its lowercase form and, when the identifier splits into
   something else, its lowercase parts too: first at ``_``, then each piece at camelCase
@@ -30,7 +31,7 @@ Library::
 
     from bm25 import index_tree, rank
     files = index_tree(root, query_terms(text))
-    rank(files, query_terms(text), py_only=True)[:10]
+    rank(files, query_terms(text), suffixes=LANG_SUFFIXES["python"])[:10]
 """
 from __future__ import annotations
 
@@ -49,6 +50,18 @@ B = 0.75  # the textbook length-normalisation default
 MAX_BYTES = 1 << 20  # files over 1 MiB are skipped: generated data, not code
 WORD = re.compile(rb"[A-Za-z0-9_]+")
 CAMEL = re.compile(rb"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+# The source files of each language of the dev splits (the ``language`` field; the first
+# split has none and is Python). Headers and inline-implementation files count for C/C++,
+# Kotlin for the JVM, and every module flavour of JavaScript/TypeScript.
+LANG_SUFFIXES: Dict[str, Tuple[str, ...]] = {
+    "python": (".py",),
+    "rust": (".rs",),
+    "go": (".go",),
+    "java": (".java", ".kt"),
+    "c/c++": (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".ipp", ".inl"),
+    "js/ts": (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"),
+}
 
 _EXPANSIONS: Dict[bytes, Tuple[bytes, ...]] = {}
 
@@ -143,9 +156,17 @@ def index_tree(root: str, query: Iterable[bytes]) -> List[FileStats]:
     return out
 
 
-def rank(files: Sequence[FileStats], query: Counter, py_only: bool = False) -> List[Tuple[str, float]]:
-    """Score ``files`` (or their ``*.py`` subset) against ``query``; best first."""
-    docs = [f for f in files if f.id.endswith(".py")] if py_only else list(files)
+def rank(files: Sequence[FileStats], query: Counter, py_only: bool = False,
+         suffixes: Optional[Sequence[str]] = None) -> List[Tuple[str, float]]:
+    """Score ``files`` against ``query``; best first.
+
+    ``suffixes`` keeps only the files whose name ends in one of them (N, df and the
+    average length are then those of that subset); ``py_only`` is ``suffixes=(".py",)``.
+    """
+    if py_only:
+        suffixes = (".py",)
+    ends = tuple(suffixes) if suffixes else None
+    docs = [f for f in files if f.id.endswith(ends)] if ends else list(files)
     n = len(docs)
     if n == 0:
         return []
@@ -176,6 +197,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     src.add_argument("--query", help="query text")
     src.add_argument("--query-file", help="file holding the query text")
     ap.add_argument("--py", action="store_true", help="rank *.py files only")
+    ap.add_argument("--lang", choices=sorted(LANG_SUFFIXES),
+                    help="rank only the files of this language (suffixes: LANG_SUFFIXES)")
     ap.add_argument("--limit", type=int, default=20, help="ranked files to print")
     args = ap.parse_args(argv)
     if not os.path.isdir(args.root):
@@ -190,7 +213,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"bm25: --query-file: {exc.strerror}", file=sys.stderr)
         return 1
     query = query_terms(text)
-    ranked = rank(index_tree(args.root, query), query, py_only=args.py)
+    ranked = rank(index_tree(args.root, query), query, py_only=args.py,
+                  suffixes=LANG_SUFFIXES[args.lang] if args.lang else None)
     out = {"ranking": [{"id": i, "score": round(s, 4)} for i, s in ranked[: args.limit]]}
     sys.stdout.write(json.dumps(out) + "\n")
     return 0

@@ -22,6 +22,7 @@ if BENCH not in sys.path:
 
 import bm25  # noqa: E402
 import localize  # noqa: E402
+import loopreport  # noqa: E402
 import speed  # noqa: E402
 
 TOOL = os.path.join(ROOT, "scripts", "retrieve_loop.py")
@@ -248,19 +249,26 @@ FAKE_TOOL = '''
 import argparse, json, os, sys
 ap = argparse.ArgumentParser()
 ap.add_argument("--root"); ap.add_argument("--state"); ap.add_argument("--task")
-ap.add_argument("--keywords", nargs="*")
+ap.add_argument("--keywords", nargs="*"); ap.add_argument("--judge", nargs="*", default=[])
+ap.add_argument("--log")
 a = ap.parse_args()
+if a.log:
+    with open(a.log, "a") as fh:
+        fh.write(json.dumps(sys.argv[1:]) + "\\n")
 if a.task and "overwrites" in a.task:
     sys.exit("fake: cannot handle this one")
-state = {"cycle": 0}
+state = {"cycle": 0, "root": a.root, "judged": {}}
 if os.path.exists(a.state) and not a.task and not a.keywords:
     state = json.load(open(a.state))
 state["cycle"] += 1
+state["judged"].update(j.rsplit("=", 1) for j in a.judge)
 json.dump(state, open(a.state, "w"))
-ids = sorted(os.path.relpath(os.path.join(d, f), a.root).replace(os.sep, "/")
-             for d, _, fs in os.walk(a.root) for f in fs)
+root = state["root"]
+ids = sorted(os.path.relpath(os.path.join(d, f), root).replace(os.sep, "/")
+             for d, _, fs in os.walk(root) for f in fs)
+ids.sort(key=lambda i: state["judged"].get(i) == "0.0")  # files judged irrelevant go last
 print(json.dumps({"cycle": state["cycle"], "done": state["cycle"] >= 2, "stop_reason": "fake",
-                  "query": {"keywords": ["token", "route"]},
+                  "query": {"keywords": ["token", "route"]}, "hints": {"next_action": "expand"},
                   "ranking": [{"id": i, "score": 0.5} for i in ids],
                   "context": [{"id": "src/auth/tokens.py", "score": 0.9, "reason": "fake"},
                               {"id": "README.md", "score": 0.8, "reason": "fake"}]}))
@@ -280,10 +288,12 @@ def test_harness_baselines_only(repo):
     proc = run_localize(repo, "--no-tool", "--out", out_json, "--jobs", "2")
     assert proc.returncode == 0, proc.stderr
     assert "| bm25-all | 100.0% | 100.0% | 100.0% |" in proc.stdout
-    assert "| bm25-py | 100.0% |" in proc.stdout and "| tool |" not in proc.stdout
+    assert "| bm25-lang | 100.0% |" in proc.stdout and "| tool |" not in proc.stdout
+    assert "| python | 3 | 0 | bm25-lang | 100.0% |" in proc.stdout  # no language field: Python
     rows = json.load(open(out_json))["rows"]
     assert [r["instance"] for r in rows] == [i[0] for i in ISSUES]
-    assert rows[0]["systems"]["bm25-py"]["ranks"] == {"src/auth/tokens.py": 1}
+    assert rows[0]["systems"]["bm25-lang"]["ranks"] == {"src/auth/tokens.py": 1}
+    assert rows[0]["language"] == "python"
     assert proc.stderr.count("[") >= 3  # one progress line per instance
 
 
@@ -339,4 +349,207 @@ def test_harness_runs_the_real_tool(repo):
     errors = [(r["instance"], r["systems"]["tool"]["error"]) for r in rows]
     assert all(not e for _, e in errors), errors
     assert all(1 <= r["systems"]["tool"]["cycles"] <= 3 for r in rows)
-    assert "| tool |" in proc.stdout and "| tool ÷ bm25-py |" in proc.stdout
+    assert "| tool |" in proc.stdout and "| tool ÷ bm25-lang |" in proc.stdout
+    assert "#### Score reliability" in proc.stdout and "#### Cycle-1 decisions" in proc.stdout
+    assert all(r["systems"]["tool"]["chars_per_cycle"] for r in rows)
+
+
+# ---------------------------------------------------------------- languages, mirrors, snapshots
+
+def test_bm25_lang_ranks_only_the_languages_files(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("fn refresh_token() {}\n")
+    (tmp_path / "src" / "token.h").write_text("int refresh_token(void);\n")
+    (tmp_path / "NOTES.md").write_text("refresh_token refresh_token refresh_token\n")
+    q = bm25.query_terms("refresh_token")
+    files = bm25.index_tree(str(tmp_path), q)
+    assert [i for i, _ in bm25.rank(files, q, suffixes=bm25.LANG_SUFFIXES["rust"])] == ["src/lib.rs"]
+    assert [i for i, _ in bm25.rank(files, q, suffixes=bm25.LANG_SUFFIXES["c/c++"])] == ["src/token.h"]
+    assert bm25.rank(files, q)[0][0] == "NOTES.md"  # every text file: the note repeats it most
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "bm25.py"), "--root", str(tmp_path),
+                          "--query", "refresh_token", "--lang", "rust"],
+                         stdout=subprocess.PIPE, text=True, check=True)
+    assert [r["id"] for r in json.loads(out.stdout)["ranking"]] == ["src/lib.rs"]
+
+
+def test_mirror_lookup_ignores_case(tmp_path):
+    (tmp_path / "FasterXML+jackson-core" / "repo").mkdir(parents=True)
+    want = os.path.join(str(tmp_path), "FasterXML+jackson-core", "repo")
+    assert localize.git_dir_for("fasterxml/jackson-core", str(tmp_path), {}) == want
+    assert localize.git_dir_for("FasterXML/jackson-core", str(tmp_path), {}) == want
+    over = localize.parse_git_dirs(["FasterXML/Jackson-Core=/x.git"])
+    assert localize.git_dir_for("fasterxml/jackson-core", str(tmp_path), over) == "/x.git"
+
+
+@needs_git
+def test_lay_out_leaves_out_blobs_the_snapshot_lacks(repo):
+    work = os.path.dirname(repo["git_dir"])
+    big = os.path.join(work, "data", "huge file.json")
+    os.makedirs(os.path.dirname(big))
+    with open(big, "w") as fh:
+        fh.write('{"big": true}\n')
+    git = ["git", "-C", work, "-c", "user.name=t", "-c", "user.email=t@example.com"]
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "big"], check=True)
+    head = subprocess.run(git[:3] + ["rev-parse", "HEAD"], check=True, stdout=subprocess.PIPE,
+                          text=True).stdout.strip()
+    sha = subprocess.run(git[:3] + ["rev-parse", "HEAD:data/huge file.json"], check=True,
+                         stdout=subprocess.PIPE, text=True).stdout.strip()
+    os.remove(os.path.join(repo["git_dir"], "objects", sha[:2], sha[2:]))  # as a snapshot lacks it
+    assert localize.missing_blobs(repo["git_dir"], head) == ["data/huge file.json"]
+    dest = os.path.join(repo["trees"], "partial")
+    assert localize.lay_out(repo["git_dir"], head, dest) is True
+    assert os.path.isfile(os.path.join(dest, "src", "auth", "tokens.py"))
+    assert not os.path.exists(os.path.join(dest, "data", "huge file.json"))
+    assert localize.missing_blobs(repo["git_dir"], repo["commit"]) == []
+
+
+def test_load_instances_reads_several_files_and_checks_languages(tmp_path):
+    def write(name, *insts):
+        path = tmp_path / name
+        path.write_text("".join(json.dumps(i) + "\n" for i in insts))
+        return str(path)
+    base = {"repo": "Own/Proj", "base_commit": "c", "problem_statement": "t", "gold_files": ["a.rs"]}
+    a = write("a.jsonl", dict(base, instance_id="p-1"))
+    b = write("b.jsonl", dict(base, instance_id="r-1", language="rust"))
+    rows = localize.load_instances([a, b], [], [], None)
+    assert [localize.language_of(r) for r in rows] == ["python", "rust"]
+    assert len(localize.load_instances([a, b], ["own/proj"], [], None)) == 2  # --repo ignores case
+    with pytest.raises(SystemExit, match="is also in"):
+        localize.load_instances([a, a], [], [], None)
+    bad = write("c.jsonl", dict(base, instance_id="x-1", language="cobol"))
+    with pytest.raises(SystemExit, match="line 1: language 'cobol'"):
+        localize.load_instances(bad, [], [], None)
+    with pytest.raises(SystemExit, match="line 1: no gold_files"):
+        localize.load_instances(write("d.jsonl", {"instance_id": "y", "repo": "o/n", "base_commit": "c",
+                                                   "problem_statement": "t"}), [], [], None)
+
+
+# ---------------------------------------------------------------- the loop's tables
+
+def tool_rec(ranking, cycle1=None, cycles=1, chars=(100,), **extra):
+    """A tool record as localize writes it; ranking is [[id, score], ...]."""
+    rec = {"ranks": {}, "error": "", "ranking": ranking, "cycles": cycles,
+           "chars_per_cycle": list(chars),
+           "cycle1": cycle1 or {"ranking": ranking, "next_action": "expand", "done": cycles == 1}}
+    rec.update(extra)
+    return rec
+
+
+def loop_rows():
+    """Three issues: a confident right answer, a confident wrong one, and no evidence."""
+    return [
+        {"instance": "i1", "repo": "r", "language": "go", "gold": ["a.go"], "systems": {"tool": tool_rec(
+            [["a.go", 0.95], ["b.go", 0.6]],
+            cycle1={"ranking": [["a.go", 0.95]], "next_action": "synthesize", "done": True},
+            chars=(300,))}},
+        {"instance": "i2", "repo": "r", "language": "go", "gold": ["c.go", "d.go"], "systems": {"tool": tool_rec(
+            [["b.go", 0.85], ["c.go", 0.75], ["d.go", 0.3]],
+            cycle1={"ranking": [["b.go", 0.9], ["x.go", 0.5], ["c.go", 0.4]], "next_action": "expand",
+                    "done": False},
+            cycles=3, chars=(1000, 200, 100), reader=True, reads=["b.go", "x.go", "c.go", "d.go"])}},
+        {"instance": "i3", "repo": "r", "language": "rust", "gold": ["z.rs"], "systems": {"tool": tool_rec(
+            [["q.rs", 0.1]], cycles=2, chars=(50, 50))}},
+        {"instance": "i4", "repo": "r", "language": "rust", "gold": ["z.rs"],
+         "systems": {"tool": {"ranks": {}, "error": "boom"}}},
+    ]
+
+
+def test_reliability_table_bands_and_claims():
+    out = loopreport.reliability_table(loop_rows())
+    assert "| 0.8–1.0 | 2 | 1 | 50.0% |" in out       # a.go (gold), b.go
+    assert "| 0.7–0.8 | 1 | 1 | 100.0% |" in out      # c.go
+    assert "| 0.5–0.7 | 1 | 0 | 0.0% |" in out
+    assert "| 0.2–0.5 | 1 | 1 | 100.0% |" in out      # d.go
+    assert "| < 0.2 | 1 | 0 | 0.0% |" in out
+    assert "top file scores ≥ 0.8 | 2 of 3 (66.7%) |" in out   # the failed issue is left out
+    assert "whose top file is gold | 1 of 2 (50.0%) |" in out
+    assert "scoring < 0.5 that are gold | 1 of 2 (50.0%) |" in out
+    assert "no gold file in the top 20 | 1 of 3 |" in out
+    assert "their top score: median; by band | 0.10; < 0.2: 1 |" in out
+
+
+def test_decision_table_counts_cycle_one_decisions():
+    out = loopreport.decision_table(loop_rows())
+    assert "| expand | no | 2 (66.7%) | 0.0% | 0.0% |" in out     # i2 and i3; i3 uses its final ranking
+    assert "| synthesize | yes | 1 (33.3%) | 100.0% | 100.0% |" in out
+    assert "| stopped after cycle 1 | | 1 (33.3%) | 100.0% | |" in out
+
+
+def test_chars_cycles_and_reader_tables():
+    rows = loop_rows()
+    chars = loopreport.chars_table(rows)
+    assert "| per cycle | 6 | 150 | 1,000 |" in chars        # 50 50 100 200 300 1000
+    assert "| per issue (whole loop) | 3 | 300 | 1,300 |" in chars
+    cyc = loopreport.cycles_table(rows)
+    assert "| cycle 1, issues where cycle 2+ ran | 2 | 0.0% | 0.0% | 0.0% |" in cyc
+    assert "| final, issues where cycle 2+ ran | 2 | 0.0% | 50.0% | 50.0% |" in cyc
+    assert "| final, all issues | 3 | 33.3% | 66.7% | 66.7% |" in cyc
+    reader = loopreport.reader_table(rows)   # only i2 ran with the reader: all gold at read 4
+    assert "| all | 1 | 0.0% | 0.0% | 0.0% | 0.0% | 100.0% | 100.0% |" in reader
+    assert "| multi-file fixes | 1 |" in reader
+    assert loopreport.reader_table(rows[:1]) == ""  # no reader run: no table
+    assert loopreport.reads_needed(["a", "b", "a"], ["b"]) == 2
+    assert loopreport.reads_needed(["a"], ["a", "b"]) is None
+
+
+def test_next_action_read_from_top_level_then_hints():
+    assert localize.next_action_of({"next_action": "synthesize", "hints": {"next_action": "expand"}}) == "synthesize"
+    assert localize.next_action_of({"hints": {"next_action": "expand"}}) == "expand"
+    assert localize.next_action_of({"next_action": {"action": "refine", "why": "x"}}) == "refine"
+    assert localize.next_action_of({}) == ""
+    _out, cyc = localize.parse_cycle(b'{"ranking": [{"id": "a", "score": 1}, "b", 3], "done": true}', 1)
+    assert cyc.ranking == (("a", 1.0), ("b", None)) and cyc.done and cyc.chars == 60
+    with pytest.raises(RuntimeError, match="not an object"):
+        localize.parse_cycle(b"[1]", 2)
+
+
+@needs_git
+def test_reader_judges_the_top_three_unread_files_on_the_next_call(repo):
+    fake = repo["tmp"] / "fake_tool.py"
+    fake.write_text(FAKE_TOOL)
+    log = repo["tmp"] / "calls.jsonl"
+    out_json = os.path.join(str(repo["tmp"]), "rows.json")
+    proc = run_localize(repo, "--no-baseline", "--jobs", "1", "--out", out_json, "--reader",
+                        "--instances", "demo__svc-1", "--tool-cmd", f"{sys.executable} {fake} --log {log}")
+    assert proc.returncode == 0, proc.stderr
+    calls = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(calls) == 2 and "--judge" not in calls[0]
+    judged = calls[1][calls[1].index("--judge") + 1:]
+    assert judged == [".hidden/secret.py=0.0", "README.md=0.0", "assets/logo.png=0.0"]
+    rec = json.load(open(out_json))["rows"][0]["systems"]["tool"]
+    # cycle 2 ranks the judged files last; the reader reads 3 more, then down the final ranking
+    assert rec["reads"][:6] == [".hidden/secret.py", "README.md", "assets/logo.png",
+                                "docs/guide.txt", "src/auth/tokens.py", "src/db/models.py"]
+    assert rec["judged_per_call"] == [3] and rec["cycle1"]["next_action"] == "expand"
+    assert len(rec["chars_per_cycle"]) == 2 and rec["ranking"][-1] == ["assets/logo.png", 0.5]
+    assert "#### Simulated reader" in proc.stdout and "| all | 1 | 0.0% | 100.0% | 100.0% |" in proc.stdout
+
+
+def test_from_rows_reads_an_older_harness_file(tmp_path):
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"instance_id": "g-1", "repo": "o/g", "language": "go", "base_commit": "c",
+                                "problem_statement": "t", "gold_files": ["a.go"]}) + "\n")
+    old = {"data": str(data), "rows": [{"instance": "g-1", "repo": "o/g", "gold": ["a.go"], "systems": {
+        "tool": {"ranks": {"a.go": 1}, "error": ""}, "bm25-py": {"ranks": {"a.go": None}, "error": ""}}}]}
+    (tmp_path / "rows.json").write_text(json.dumps(old))
+    out = subprocess.run([sys.executable, os.path.join(BENCH, "localize.py"), "--from-rows",
+                          str(tmp_path / "rows.json")], stdout=subprocess.PIPE, text=True, check=True).stdout
+    assert "| go | 1 | 0 | tool | 100.0% |" in out
+    assert "| bm25-py |" not in out and "| bm25-lang |" not in out  # *.py is no baseline for Go
+
+
+@needs_git
+def test_without_reader_the_same_reads_are_recorded_and_nothing_is_judged(repo):
+    fake = repo["tmp"] / "fake_tool.py"
+    fake.write_text(FAKE_TOOL)
+    log = repo["tmp"] / "calls.jsonl"
+    out_json = os.path.join(str(repo["tmp"]), "rows.json")
+    proc = run_localize(repo, "--no-baseline", "--jobs", "1", "--out", out_json,
+                        "--instances", "demo__svc-2", "--tool-cmd", f"{sys.executable} {fake} --log {log}")
+    assert proc.returncode == 0, proc.stderr
+    assert not any("--judge" in json.loads(line) for line in log.read_text().splitlines())
+    rec = json.load(open(out_json))["rows"][0]["systems"]["tool"]
+    assert rec["reader"] is False and "judged_per_call" not in rec
+    assert rec["reads"][5] == "src/db/models.py"  # unjudged, cycle 2 ranks as cycle 1 did
+    assert "no judgments sent" in proc.stdout
