@@ -115,6 +115,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     r.add_argument("--fit", choices=["both", "python", "multilang"], help="refit the weights first (exploration)")
     r.add_argument("--l2", type=float, default=1.0)
     r.add_argument("--knots", type=float, nargs=2)
+    r.add_argument("--cv", type=int, default=0, help="after = held-out predictions of a k-fold fit")
     r.add_argument("--standing", type=float)
     f = sub.add_parser("fit", help="fit trust.WEIGHTS on the dump (both splits, each alone)")
     f.add_argument("--cache", default=DEFAULT_CACHE)
@@ -291,22 +292,45 @@ def bands(views: List[dict]) -> List[tuple]:
     return out
 
 
+def fit_into_trust(recs: List[dict], l2: float) -> None:
+    """Set trust.WEIGHTS and the knots to what a fit on ``recs`` gives."""
+    data = [f for f in map(features, recs) if f]
+    w = fit_logistic([x for x, _ in data], [y for _, y in data], l2)
+    trust.WEIGHTS = tuple((n, v) for (n, _), v in zip(trust.WEIGHTS, w))
+    trust.P_RELATED, trust.P_IMPLEMENTS = fit_knots(recs)
+
+
+def cross_validated(recs: Dict[str, List[dict]], folds: int, l2: float) -> Dict[str, List[dict]]:
+    """Per split, each issue's after-view from a model fitted without its fold (both
+    splits pooled, issues dealt to folds in a fixed order)."""
+    pooled = [(s, i) for s in sorted(recs) for i in range(len(recs[s]))]
+    views: Dict[str, List[Optional[dict]]] = {s: [None] * len(recs[s]) for s in recs}
+    saved = (trust.WEIGHTS, trust.P_RELATED, trust.P_IMPLEMENTS)
+    for k in range(folds):
+        held = {key for j, key in enumerate(pooled) if j % folds == k}
+        fit_into_trust([recs[s][i] for s, i in pooled if (s, i) not in held], l2)
+        for s, i in held:
+            views[s][i] = issue_view(recs[s][i], True)
+    trust.WEIGHTS, trust.P_RELATED, trust.P_IMPLEMENTS = saved
+    return views  # type: ignore[return-value]
+
+
 def cmd_report(ns: argparse.Namespace) -> int:
     recs = {s: [r for r in load_dump(ns.cache, s) if r["scored"]] for s in SPLITS}
+    cv = cross_validated(recs, ns.cv, ns.l2) if ns.cv else None
     if ns.fit:
         use = list(SPLITS) if ns.fit == "both" else [ns.fit]
-        data = [f for s in use for f in map(features, recs[s]) if f]
-        w = fit_logistic([x for x, _ in data], [y for _, y in data], ns.l2)
-        trust.WEIGHTS = tuple((n, v) for (n, _), v in zip(trust.WEIGHTS, w))
-        trust.P_RELATED, trust.P_IMPLEMENTS = ns.knots or fit_knots([r for s in use for r in recs[s]])
+        fit_into_trust([r for s in use for r in recs[s]], ns.l2)
+        if ns.knots:
+            trust.P_RELATED, trust.P_IMPLEMENTS = ns.knots
         if ns.standing is not None:
             trust.STANDING_EXP = ns.standing
         print("weights fitted on " + ns.fit + ": " + ", ".join(f"{n}={v:+.3f}" for n, v in trust.WEIGHTS))
-    groups = [("python", recs["python"]), ("multilang", recs["multilang"]),
-              ("both", recs["python"] + recs["multilang"])]
-    for label, rs in groups:
+    groups = [("python", ["python"]), ("multilang", ["multilang"]), ("both", ["python", "multilang"])]
+    for label, use in groups:
+        rs = [r for s in use for r in recs[s]]
         before = [issue_view(r, False) for r in rs]
-        after = [issue_view(r, True) for r in rs]
+        after = [v for s in use for v in cv[s]] if cv else [issue_view(r, True) for r in rs]
         print(f"\n### {label} ({len(rs)} issues, cycle 1)\n")
         print("| target | before | after |\n|---|---|---|")
         for (name, b), (_, a) in zip(targets(before), targets(after)):

@@ -90,3 +90,21 @@ def test_same_input_same_answer(tmp_path):
 def test_nothing_scored_is_no_answer():
     a = trust.assess([], {}, [], trust.Corpus(n_docs=0, avg_size=1.0, idfs=()))
     assert a.scores == () and a.confidence == 0.0 and not a.clear
+
+
+def test_a_quoted_name_found_everywhere_is_no_specific_evidence(tmp_path):
+    # `value` is quoted but every file holds it: hitting it says no more than a plain word.
+    task = "`value` comes back wrong"
+    files = dict(FILLER, **{"src/dates.py": "print(value, value + value)\n" * 20})
+    a, scored = assess_tree(tmp_path, files, task)
+    assert scored[0].rel == "src/dates.py"
+    assert a.generic and not a.clear
+
+
+def test_calibrated_rows_keep_order_and_evidence(tmp_path):
+    files = dict(FILLER, **{"src/dates.py": DATES, "src/cli.py": "parse_iso_date timezone\n"})
+    a, scored = assess_tree(tmp_path, files, TASK)
+    rows = trust.calibrated(scored, a)
+    assert [r.rel for r in rows] == [s.rel for s in scored]
+    assert [r.score for r in rows] == list(a.scores)
+    assert [r.signals for r in rows] == [s.signals for s in scored]

@@ -1,37 +1,35 @@
-"""TRUST: how far a cycle's ranking can be believed, as calibrated scores and one flag.
+"""TRUST: how far a cycle's ranking can be believed, as rubric scores and one flag.
 
 score.py's relevance is relative to the best file, so the best file always scores high
 and the number says nothing about whether the tree holds an answer at all. This module
 reads the same evidence (each file's raw evidence, what it matched, defines or names in
-its path) and answers two questions an agent acts on:
+its path) and answers what an agent acts on:
 
-* how likely is the first file an answer? (``confidence``, a probability fitted on the
-  dev splits), and every file's score on the seed's rubric, on that footing;
-* is the answer clear, so the loop can stop after this cycle? (``clear``)
+* ``confidence``: the probability that the first file is one the fix changes (a
+  logistic model of the first file's evidence against its rivals, fitted on dev);
+* ``scores``: every file's score on the seed's rubric (0.8+ implements the target,
+  below 0.5 related at most), the first file's from its probability, the others' from
+  their standing against it (a monotone map of the input, so the ranking is unchanged);
+* ``clear``: the answer is clear, the loop can stop after this cycle;
+* ``generic``: the first file holds only plain or common words (no definition, path or
+  uncommon hit of a quoted name); such evidence is never ``clear``.
 
-Evidence read for the first file, each a feature of one fitted logistic model:
+Features of the first file (Evidence): its lead over the best rival, how many files
+hold half its evidence, whether it defines a quoted name, its share of the heaviest
+keywords, of the title's keywords and of the whole query, what its path names, on how
+many signals it is first, whether it is source, and how short the query is.
 
-* margin: how far its raw evidence leads the second file's (log ratio);
-* crowd: how many files hold nearly as much evidence (a tie among many is no answer);
-* a definition of a name the task quotes (identifier, path or caller-given keyword),
-  and whether no rival among the next files defines it too;
-* its path naming a quoted path;
-* its share of the quoted names' rarity mass and of the rarest keywords' mass;
-* whether it is source (tests, docs and data files are rarely what a fix changes).
-
-A file's calibrated score is the confidence scaled by its standing against the first
-file (``(score / first score) ** STANDING_EXP``): a monotone map of the input scores, so
-the ranking is unchanged. Evidence that is only plain words (no quoted identifier,
-path or definition among the first file's hits) is ``generic`` and never ``clear``.
-
-The parameters were fitted by ``bench/trust_features.py fit`` on cycle 1 of both dev
-splits (214 Python issues, 108 in other languages); see the constants below.
+Use: call :func:`assess` on ``rank_documents``' output (before judgements reorder it)
+and :func:`calibrated` for the Scored rows with the rubric scores. The model was fitted
+on cycle 1 (``bench/trust_features.py``: ``dump`` caches cycle 1 of both dev splits,
+``fit`` prints the parameters, ``report`` the targets before and after); a change to
+score.py or query.py shifts the features, so re-dump and refit after one.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Sequence
 
 from .match import FileMatch
@@ -80,9 +78,11 @@ WEIGHTS = (
 P_RELATED = 0.492
 # ... and the probability that scores 0.8 (fit: bench/trust_features.py fit).
 P_IMPLEMENTS = 0.681
-# Other files' calibrated score is the confidence times their standing to this power.
+# Other files score the first file's score times (their score / its score) to this
+# power; of 1, 2 and 4 tried on dev, 1 keeps the 0.5-0.8 and 0.2-0.5 bands closest to
+# the rubric (41% and 10% gold against 43% and 16% with 2).
 STANDING_EXP = 1.0
-# Clear: stop after this cycle when the confidence reaches this and evidence is specific.
+# Clear: the first file's rubric score reaches this and its evidence is not generic ...
 CLEAR_AT = 0.8
 # ... and its raw evidence leads the next file's by at least this factor: files tied on
 # evidence name no single answer (on dev no clear first file leads by less than 1.02).
@@ -241,6 +241,11 @@ def assess(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
         prev = value
     clear = top >= CLEAR_AT and not ev.generic and ev.margin >= math.log(CLEAR_LEAD)
     return Assessment(tuple(scores), round(prob, 4), clear, ev.generic, _why(ev), ev)
+
+
+def calibrated(scored: Sequence[Scored], assessment: Assessment) -> list[Scored]:
+    """The Scored rows with their rubric scores, in the same order."""
+    return [replace(s, score=v) for s, v in zip(scored, assessment.scores)]
 
 
 def _why(ev: Evidence) -> tuple[str, ...]:
