@@ -6,12 +6,19 @@ turned into a query, the tree walked and read, every document matched and scored
 ``FileMatch`` rows with the keywords and the corpus, so that ``trust.assess`` can be
 re-run offline on exactly what cycle 1 hands it. ``report`` runs ``assess`` on the dump
 and prints, per split and for both together, every target of issue 12 sections 1-2,
-before (score.py's scores) and after (trust.py's).
+before (score.py's scores) and after (trust.py's); ``fit`` prints the weights and
+knots that a fit on both splits, and on each alone, gives (paste the first into
+trust.py). The dump is of one ranking: after a change to score.py or query.py, dump
+again into a fresh ``--cache``. "Before" for clear is cycle.py's sufficient rule
+(three files at 0.7+ and no quoted name unmatched), hints' synthesize left out.
 
 Usage::
 
-    python3 bench/trust_features.py dump --data /work/shared/bench/multilang-dev.jsonl
-    python3 bench/trust_features.py report
+    python3 bench/trust_features.py dump --jobs 2          # both splits, ~10 min
+    python3 bench/trust_features.py fit
+    python3 bench/trust_features.py report                 # the shipped parameters
+    python3 bench/trust_features.py report --cv 10         # held-out, 10-fold
+    python3 bench/trust_features.py report --fit python    # multilang = out of split
 """
 from __future__ import annotations
 
