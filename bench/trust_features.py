@@ -53,6 +53,22 @@ KEEP_FILES = 200
 TOP = 20
 
 
+def cycle1_inputs(root: str, task: str) -> tuple:
+    """(documents, keywords, task text) of cycle 1, by the cycle's own stages: the typed
+    stages (plan -> dispatch) where cycle.py has them, the earlier helpers otherwise."""
+    if hasattr(cycle_mod, "plan"):
+        from agentic_search.request import Request
+        from agentic_search.state import LoopState
+        state = LoopState(root=root)
+        p = cycle_mod.plan(state, Request(state_path="", state_shown="", task=task), {})
+        d = cycle_mod.dispatch(root, p, cycle_mod.Env(), state.max_file_bytes)
+        return [doc for doc in d.docs if doc.rel not in d.hidden], list(p.query.keywords), p.task
+    steer = cycle_mod.Steering(task=task)
+    patterns, keywords, excludes = cycle_mod._initial_query({}, steer)
+    _walked, _entries, docs, _b, _u = cycle_mod._dispatch(root, cycle_mod._Query(patterns, keywords, excludes), steer)
+    return docs, keywords, task
+
+
 def dump_one(args: tuple) -> str:
     inst, trees, cache_dir, split = args
     out = os.path.join(cache_dir, split, inst["instance_id"] + ".pkl")
@@ -62,11 +78,8 @@ def dump_one(args: tuple) -> str:
     if not os.path.isdir(root):
         return f"{inst['instance_id']} no tree"
     t0 = time.perf_counter()
-    steer = cycle_mod.Steering(task=inst["problem_statement"])
-    patterns, keywords, excludes = cycle_mod._initial_query({}, steer)
-    query = cycle_mod._Query(patterns, keywords, excludes)
-    _walked, _entries, docs, _b, _u = cycle_mod._dispatch(root, query, steer)
-    scored, matches, corpus = rank_documents(docs, keywords, task_words(inst["problem_statement"]), {}, None)
+    docs, keywords, task = cycle1_inputs(root, inst["problem_statement"])
+    scored, matches, corpus = rank_documents(docs, keywords, task_words(task), {}, None)
     kept = scored[:KEEP_FILES]
     rec = {
         "instance": inst["instance_id"], "repo": inst["repo"], "split": split,
@@ -229,6 +242,10 @@ def cmd_fit(ns: argparse.Namespace) -> int:
         print(f"fit on {label} ({len(xs)} issues): " + ", ".join(
             f"{n}={w:+.3f}" for n, w in zip(names, fits[label]))
             + f"; P_RELATED={knots[0]:.3f} P_IMPLEMENTS={knots[1]:.3f}")
+        if label == "both":
+            block = ["WEIGHTS = ("] + [f"    (\"{n}\", {w:.3f})," for n, w in zip(names, fits[label])]
+            block += [")", f"P_RELATED = {knots[0]:.3f}", f"P_IMPLEMENTS = {knots[1]:.3f}"]
+            print("\n".join(block), file=sys.stderr)  # paste-ready for trust.py
     return 0
 
 
