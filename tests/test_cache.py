@@ -87,7 +87,8 @@ def cache_files(state: Path) -> list[Path]:
 
 
 def results_ids(out: dict) -> list[str]:
-    return [r["id"] for r in out["results"]]
+    """Every file the loop ranks (the default output describes only the best few)."""
+    return [r["id"] for r in out["ranking"]]
 
 
 # --------------------------------------------------------------------------- identity

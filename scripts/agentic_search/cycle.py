@@ -31,8 +31,10 @@ from .refine import NextQuery, learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
-from .score import Corpus, Scored, Signal, SignalKind, coverage_share, reason_text, task_words
+from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
+    task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry
+from .trust import Assessment, assess
 from .walk import walk
 
 # The best files whose imports are parsed to find related files (both directions).
@@ -82,18 +84,6 @@ class Dispatched:
     walked_rels: tuple[str, ...]
     hidden: frozenset[str]       # read and scored, never shown: the loop's exact-file excludes
     stats: Stats
-
-
-@dataclass(frozen=True)
-class Assessment:
-    """How far the ranking can be trusted: calibrated scores (one per scored file, same
-    order), the confidence in the best file, whether it clearly stands out, and whether
-    the evidence is only generic words."""
-
-    scores: tuple[float, ...]
-    confidence: float
-    clear: bool
-    generic: bool
 
 
 @dataclass(frozen=True)
@@ -184,13 +174,19 @@ def _related_graph(scored: Sequence[Scored], docs: Mapping[str, Document],
     return {rel: tuple(sorted(set(graph[rel]) | set(importers.get(rel, ())))) for rel in graph}
 
 
-def _interim_assess(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
-                    keywords: Sequence[Keyword], corpus: Corpus) -> Assessment:
-    """Scores as the scorer gives them; generic when the best file holds only plain words."""
-    top = scored[0] if scored else None
-    kinds = {kw.text: kw.kind for kw in keywords}
-    generic = top is not None and all(kinds.get(t) == Kind.WORD for t in top.matched_keywords)
-    return Assessment(tuple(s.score for s in scored), top.score if top else 0.0, False, generic)
+def _rubric_scores(scored: Sequence[Scored], assessment: Assessment, keywords: Sequence[Keyword],
+                   corpus: Corpus) -> tuple[float, ...]:
+    """The scores to show. On a short request (at most SHORT_QUERY_KEYWORDS keywords of
+    the task's own that matched, not counting what the loop derived) the scorer's
+    relevance is already a claim on the rubric - how much of what was asked a file
+    holds - and stands; on a long task text it only says how close a file comes to the
+    best one, so the assessment's calibrated scores (fitted on issue texts) replace it."""
+    asked = {kw.group or f"#{i}" for i, kw in enumerate(keywords)
+             if kw.kind not in DERIVED_KINDS and corpus.idfs and i < len(corpus.idfs)
+             and corpus.idfs[i] < idf(0, max(corpus.n_docs, 1)) - 1e-12}
+    if len(asked) <= SHORT_QUERY_KEYWORDS:
+        return tuple(s.score for s in scored)
+    return assessment.scores
 
 
 def _rescored(s: Scored, score: float, signals: tuple[Signal, ...] = ()) -> Scored:
@@ -207,9 +203,9 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     gaps = tuple(kw for i, kw in enumerate(p.query.keywords)
                  if corpus.idfs and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
     visible = [s for s in scored if s.rel not in d.hidden]
-    assessment = _interim_assess(visible, matches, p.query.keywords, corpus)
+    assessment = assess(visible, matches, p.query.keywords, corpus)
     calibrated = [_rescored(s, score) if score != s.score else s
-                  for s, score in zip(visible, assessment.scores)]
+                  for s, score in zip(visible, _rubric_scores(visible, assessment, p.query.keywords, corpus))]
     judged = []
     for s in calibrated:
         if s.rel in p.judgements:
@@ -325,7 +321,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
         high=sum(1 for s in ev.scored if s.score >= HIGH_RELEVANCE), critical_gaps=named_gaps,
         new_ids=len(new_ids), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
-        top=ev.scored[0].rel if ev.scored else "",
+        top=ev.scored[0].rel if ev.scored else "", top_why=ev.assessment.why,
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}

@@ -51,6 +51,7 @@ class Evidence:
     learned: tuple[str, ...] = ()         # codebase terms the next cycle searches
     expand_to: tuple[str, ...] = ()       # related files worth following
     top: str = ""                         # the best file, for the sentence
+    top_why: tuple[str, ...] = ()         # what makes it stand out, in a few words each
 
 
 def decide(e: Evidence) -> Decision:
@@ -69,7 +70,8 @@ def decide(e: Evidence) -> Decision:
         return stop("broaden", "exhausted",
                     "no file matches any keyword; rephrase the task with the words the code would use")
     if e.clear and not e.generic:
-        return stop("synthesize", "sufficient", f"one file stands out: {e.top}; read it")
+        because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
+        return stop("synthesize", "sufficient", f"one file stands out: {e.top}{because}; read it")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:
