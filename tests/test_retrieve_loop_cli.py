@@ -741,7 +741,10 @@ def test_ctrl_c_exits_130_quietly_and_keeps_the_state(tmp_path, router):
     big = make_tree(tmp_path / "big", {f"d{i}/f{j}.py": "route = 1\n" * 50 for i in range(40) for j in range(50)})
     proc = subprocess.Popen([sys.executable, str(SCRIPT), "--root", str(big), "--state", str(tmp_path / "b.json"),
                              "--keywords", "route"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    time.sleep(0.3)
+    # Interrupt once the cycle has begun (its lock exists), not while Python itself starts.
+    deadline = time.monotonic() + 60
+    while not (tmp_path / "b.json.lock").exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=60)
     assert proc.returncode in (0, 130)  # 0 when the cycle finished before the signal landed

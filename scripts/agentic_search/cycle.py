@@ -16,7 +16,7 @@ No stage touches the state file; :mod:`.cli` loads and saves it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import imports as imports_mod
@@ -156,8 +156,10 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     skipped = dict(walked.skipped)
     if hidden:
         skipped["excluded"] = skipped.get("excluded", 0) + len(hidden)
+    examples = tuple(f"{x.reason}: {x.rel}" + (f" ({x.detail})" if x.detail else "") for x in walked.examples)
     stats = Stats(files_considered=len(walked.files), files_read=len(docs), binary_skipped=binary,
-                  unreadable_skipped=unreadable, walk_skipped=tuple(sorted(skipped.items())))
+                  unreadable_skipped=unreadable, walk_skipped=tuple(sorted(skipped.items())),
+                  skip_examples=examples)
     return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats)
 
 
@@ -328,8 +330,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     view = CycleView(
         cycle=p.cycle, max_cycles=p.max_cycles, patterns=p.query.patterns,
         keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes,
-        stats=Stats(d.stats.files_considered, d.stats.files_read, len(ev.matches), d.stats.binary_skipped,
-                    d.stats.unreadable_skipped, d.stats.walk_skipped),
+        stats=replace(d.stats, files_matched=len(ev.matches)),
         results=results, decision=decision, change=_change(p, nq),
         gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS),
         related=expand_to if decision.action == "expand" else (), hints=hints,

@@ -848,8 +848,3 @@ class GitIgnore:
         """True when git would ignore ``rel``."""
         found = self.check(rel, is_dir)
         return found is not None and found.ignored
-
-
-def explain_rules(rules: IgnoreRules) -> Sequence[str]:
-    """Every pattern in force, strongest source first (for debugging output)."""
-    return tuple(p.describe() for f in rules.files for p in reversed(f.patterns))

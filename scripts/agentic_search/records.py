@@ -136,11 +136,13 @@ class Stats:
     binary_skipped: int = 0
     unreadable_skipped: int = 0
     walk_skipped: tuple[tuple[str, int], ...] = ()
+    skip_examples: tuple[str, ...] = ()   # the first few skips per reason: "reason: path (why)"
 
     def to_json(self) -> dict[str, Any]:
         return {"files_considered": self.files_considered, "files_read": self.files_read,
                 "files_matched": self.files_matched, "binary_skipped": self.binary_skipped,
-                "unreadable_skipped": self.unreadable_skipped, "walk_skipped": dict(self.walk_skipped)}
+                "unreadable_skipped": self.unreadable_skipped, "walk_skipped": dict(self.walk_skipped),
+                "skip_examples": list(self.skip_examples)}
 
     @classmethod
     def from_json(cls, data: Any) -> "Stats":
@@ -154,7 +156,7 @@ class Stats:
             pairs.append((reason, n))
         return cls(get_int(data, "files_considered"), get_int(data, "files_read"),
                    get_int(data, "files_matched"), get_int(data, "binary_skipped"),
-                   get_int(data, "unreadable_skipped"), tuple(pairs))
+                   get_int(data, "unreadable_skipped"), tuple(pairs), get_strs(data, "skip_examples"))
 
 
 @dataclass(frozen=True)
