@@ -121,6 +121,7 @@ def escape_glob(name: str) -> str:
 
     For globs built from names found on disk (refine's ``dir/**``): a directory
     called ``{a,b}`` or ``*`` must select itself, not expand or match anything.
+    A whole POSIX path may be given: ``/`` is left as it is.
 
     >>> escape_glob("{a,b}") + "/**"
     '\\{a\\,b\\}/**'
