@@ -452,6 +452,37 @@ def test_racy_ctime_entries_are_verified_by_content(tmp_path) -> None:
                                                                    "--keywords", "throttle")
 
 
+# --------------------------------------------------------------------------- 5. own files
+
+
+@pytest.fixture
+def alias_of(tmp_path):
+    """Bind-mount a directory elsewhere (skips when mounts are not allowed)."""
+    mounted = []
+
+    def make(src: Path) -> Path:
+        dst = tmp_path / "alias"
+        dst.mkdir()
+        proc = subprocess.run(["mount", "--bind", str(src), str(dst)], capture_output=True)
+        if proc.returncode != 0:
+            pytest.skip("bind mounts are not allowed here")
+        mounted.append(dst)
+        return dst
+
+    yield make
+    for dst in mounted:
+        subprocess.run(["umount", str(dst)], capture_output=True)
+
+
+def test_the_tools_own_files_are_skipped_under_a_bind_mount_alias(tmp_path, alias_of) -> None:
+    root = write_tree(tmp_path / "root", {"a.py": "", "state/s.json": "{}", "state/s.json.cache": ""})
+    alias = alias_of(root)
+    own = [str(alias / "state" / "s.json"), str(alias / "state" / "s.json.cache")]
+    result = walk(str(root), skip_paths=own)
+    assert rels(result) == ["a.py"] and dict(result.skipped)["skip_path"] == 2
+    assert cache_mod.open_cache(own[0], str(root)) is None  # no cache written into the tree
+
+
 # --------------------------------------------------------------------------- 6. ownership
 
 

@@ -5,7 +5,8 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
 
 1. ``skip_path``  -- the tool's own files (state file, cache dir), given as
    absolute paths; compared by real path, so they are skipped even when
-   reached through a symlink.
+   reached through a symlink, and a file by device and inode too, so they are
+   skipped when reached through a bind mount or another alias.
 2. ``hidden``     -- a name starting with ``.`` (this covers ``.git``).  The
    directory's ``.gitignore`` is still read.
 3. ``ignored``    -- .gitignore / info/exclude say so (ignore.py); an ignored
@@ -366,6 +367,7 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
         raise NotADirectoryError(f"root is not a directory: {root}")
     root_real = os.path.realpath(root_abs)
     skip_real = frozenset(os.path.realpath(os.path.abspath(p)) for p in skip_paths)
+    skip_ids = _identities(skip_paths)
     selected = _GlobSet(tuple(patterns) or ("**",))
     prefixes = None if selected.everything else _literal_dirs(tuple(patterns))
     excluded = _GlobSet(tuple(excludes))
@@ -390,7 +392,7 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
                        else "a directory already walked under another path")
             continue
         visited.add(key)
-        subdirs = _scan(d, key, root_real, skip_real, selected, prefixes, excluded,
+        subdirs = _scan(d, key, root_real, skip_real, skip_ids, selected, prefixes, excluded,
                         use_gitignore, top_prefix, max_bytes, files, tally)
         for sub in reversed(subdirs):
             (deferred if sub[5] else stack).append(sub)
@@ -411,8 +413,20 @@ def _dir_key(d: _Dir, tally: _Tally) -> Optional[Tuple[int, int]]:
     return (st.st_dev, st.st_ino)
 
 
+def _identities(paths: Sequence[str]) -> FrozenSet[Tuple[int, int]]:
+    """(device, inode) of each of ``paths`` that exists now."""
+    out = set()
+    for p in paths:
+        try:
+            st = os.stat(p)
+        except (OSError, ValueError):
+            continue
+        out.add((st.st_dev, st.st_ino))
+    return frozenset(out)
+
+
 def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[str],
-          selected: _GlobSet, prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet,
+          skip_ids: FrozenSet[Tuple[int, int]], selected: _GlobSet, prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet,
           use_gitignore: bool, top_prefix: str, max_bytes: int,
           files: List[FileEntry], tally: _Tally) -> List[_Dir]:
     """List one directory: append its files, return its subdirectories to walk.
@@ -482,7 +496,9 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
         except OSError as exc:
             tally.skip("unreadable", rel, f"cannot stat: {exc.strerror or exc}")
             continue
-        if not S_ISREG(st.st_mode):
+        if skip_ids and (st.st_dev, st.st_ino) in skip_ids:
+            tally.skip("skip_path", rel, "the tool's own state or cache (the same file under another path)")
+        elif not S_ISREG(st.st_mode):
             tally.skip("not_regular", rel, "not a regular file (fifo, socket or device)")
         elif check_select and not selected.file_hit(rel):
             tally.skip("unmatched", rel, "no pattern selects this file")
