@@ -57,7 +57,7 @@ import operator
 import os
 from stat import S_ISREG
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from .ignore import IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
 
@@ -93,6 +93,30 @@ class FileEntry:
 # __slots__ and class-level defaults cannot be combined before Python 3.10's
 # dataclass(slots=True): give the generated __init__ its defaults instead.
 FileEntry.__init__.__defaults__ = (0, 0, 0)  # type: ignore[misc]
+
+
+def _entry_maker() -> "Callable[..., FileEntry]":
+    """A FileEntry constructor for the hot loop: the slots' own setters, not the frozen
+    __init__'s seven object.__setattr__ calls (2 us an entry, 13 ms a django walk)."""
+    setters = tuple(FileEntry.__dict__[name].__set__ for name in FileEntry.__slots__)
+    s_rel, s_path, s_size, s_mtime, s_ctime, s_dev, s_ino = setters
+    new = object.__new__
+
+    def make(rel: str, path: str, size: int, mtime_ns: int, ctime_ns: int, dev: int, ino: int) -> FileEntry:
+        entry = new(FileEntry)
+        s_rel(entry, rel)
+        s_path(entry, path)
+        s_size(entry, size)
+        s_mtime(entry, mtime_ns)
+        s_ctime(entry, ctime_ns)
+        s_dev(entry, dev)
+        s_ino(entry, ino)
+        return entry
+
+    return make
+
+
+_file_entry = _entry_maker()
 
 
 @dataclass(frozen=True)
@@ -506,8 +530,8 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
             tally.skip("too_large", rel, f"{st.st_size} bytes > max_bytes {max_bytes}")
         else:
             # A vetted symlink is opened at its target: the read never follows a link.
-            files.append(FileEntry(rel, real or e.path, st.st_size, st.st_mtime_ns,
-                                   st.st_ctime_ns, st.st_dev, st.st_ino))
+            files.append(_file_entry(rel, real or e.path, st.st_size, st.st_mtime_ns,
+                                     st.st_ctime_ns, st.st_dev, st.st_ino))
     return subdirs
 
 
