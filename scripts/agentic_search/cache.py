@@ -154,10 +154,34 @@ def open_cache(state_path: str, root: str) -> Optional["Cache"]:
     root_real = os.path.realpath(root)
     if state_dir == root_real or state_dir.startswith(root_real.rstrip(os.sep) + os.sep):
         return None
+    if inside_by_identity(state_dir, root_real):  # a bind mount or other alias of the tree
+        return None
     fingerprint = matcher_fingerprint()
     if fingerprint is None:
         return None
     return Cache(os.path.abspath(state_path) + INDEX_SUFFIX, root_real, fingerprint)
+
+
+def inside_by_identity(path: str, root: str) -> bool:
+    """Whether ``path`` or a directory above it is ``root`` itself by device and inode
+    (so a bind-mount alias of the tree counts as inside it)."""
+    try:
+        st = os.stat(root)
+    except OSError:
+        return False
+    target = (st.st_dev, st.st_ino)
+    cur = path
+    while True:
+        try:
+            here = os.stat(cur)
+            if (here.st_dev, here.st_ino) == target:
+                return True
+        except OSError:
+            pass
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return False
+        cur = parent
 
 
 def _untrusted_reason(st: os.stat_result) -> Optional[str]:
