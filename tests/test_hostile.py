@@ -144,15 +144,6 @@ def test_swap_between_walk_and_read_leaks_nothing_end_to_end(tmp_path, monkeypat
     assert SECRET not in out and SECRET.lower() not in out
 
 
-def _glue_passes_identity() -> bool:
-    """Whether the cycle hands the walk's device and inode on to the read (see
-    match.read_entry); until it does, only O_NOFOLLOW guards the last component."""
-    from agentic_search import engine
-    return "ino" in getattr(engine.Candidate, "__dataclass_fields__", {})
-
-
-@pytest.mark.xfail(not _glue_passes_identity(), strict=False,
-                   reason="the glue must pass FileEntry's dev/ino to the read (match.read_entry)")
 @pytest.mark.parametrize("cache", [True, False])
 def test_directory_swapped_between_walk_and_read_leaks_nothing_end_to_end(tmp_path, monkeypatch, capsys,
                                                                           cache) -> None:

@@ -20,7 +20,7 @@ from .progress import Progress
 from .records import CycleView
 from .request import DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, resolve_judgements
 from .state import LOCK_SUFFIX, LoopState, StateError, check_writable_target, load_state, locked, save_state
-from .walk import MAX_FILE_BYTES
+from .walk import MAX_FILE_BYTES, GlobError
 
 CliError = RequestError
 CliUsageError = UsageError
@@ -78,7 +78,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     )
     try:
         outcome = run_cycle(root, state, request, judgements, env)
-    except CycleError as exc:
+    except (CycleError, GlobError) as exc:
         raise RequestError(str(exc)) from None
     except OSError as exc:
         raise RequestError(f"--root {root}: {exc.strerror or exc}") from None

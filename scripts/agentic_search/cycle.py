@@ -92,6 +92,7 @@ class Evaluation:
 
     scored: tuple[Scored, ...]          # every matched file, best first, judgements applied
     shown: tuple[Scored, ...]           # the best ``limit`` of them
+    relative: tuple[Scored, ...]        # the same with the scorer's own (relative) scores
     matches: Mapping[str, FileMatch]
     corpus: Corpus
     related: Mapping[str, tuple[str, ...]]
@@ -208,15 +209,22 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     assessment = assess(visible, matches, p.query.keywords, corpus)
     calibrated = [_rescored(s, score) if score != s.score else s
                   for s, score in zip(visible, _rubric_scores(visible, assessment, p.query.keywords, corpus))]
-    judged = []
-    for s in calibrated:
-        if s.rel in p.judgements:
-            v = p.judgements[s.rel]
-            s = _rescored(s, v, (Signal(SignalKind.JUDGED, value=v),))
-        judged.append(s)
-    judged.sort(key=lambda s: (-s.score, -s.raw, s.rel))
+    judged = _judged(calibrated, p.judgements)
     related = _related_graph(judged, d.by_rel, d.walked_rels)
-    return Evaluation(tuple(judged), tuple(judged[:p.limit]), matches, corpus, related, gaps, assessment)
+    return Evaluation(tuple(judged), tuple(judged[:p.limit]), tuple(_judged(visible, p.judgements)), matches,
+                      corpus, related, gaps, assessment)
+
+
+def _judged(scored: Sequence[Scored], judgements: Mapping[str, float]) -> list[Scored]:
+    """The caller's scores replace the tool's for the files it judged; best first."""
+    out = []
+    for s in scored:
+        if s.rel in judgements:
+            v = judgements[s.rel]
+            s = _rescored(s, v, (Signal(SignalKind.JUDGED, value=v),))
+        out.append(s)
+    out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
+    return out
 
 
 def _names_the_task(m: FileMatch, keywords: Sequence[Keyword]) -> bool:
@@ -241,9 +249,14 @@ def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str])
 
 
 def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequence[str]) -> NextQuery:
-    """REFINE: learned vocabulary, synonyms for gaps, excludes, focus areas."""
-    top = [s.rel for s in ev.scored[:3]]
-    learned = learn_vocabulary(ev.scored, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
+    """REFINE: learned vocabulary, synonyms for gaps, excludes, focus areas.
+
+    Vocabulary is learned from the files that lead the ranking by the scorer's own
+    standing (how close each comes to the best file), whatever the calibrated score says
+    about the ranking as a whole: a ranking the tool is unsure of is where the codebase's
+    own terms are needed most."""
+    top = [s.rel for s in ev.relative[:3]]
+    learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords)
     syns = synonym_keywords(ev.gaps, env.synonyms_for, p.query.keywords) if ev.gaps else []
     lam = coverage_share(p.query.keywords, ev.corpus)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .progress import QUIET, Progress
-from .match import Document, FileMatch, compile_keywords, match_many, read_document
+from .match import Document, FileMatch, compile_keywords, match_many, read_document, read_entry
 from .query import Keyword
 from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
 
@@ -31,7 +31,7 @@ def load_documents(
     for n, cand in enumerate(candidates):
         progress.tick("reading", n, len(candidates))
         try:
-            doc = cache.read(cand, read_document) if cache is not None else read_document(cand.rel, cand.path)
+            doc = cache.read(cand, read_document) if cache is not None else read_entry(cand)
         except OSError:
             unreadable += 1
             continue
