@@ -401,3 +401,26 @@ def test_unreadable_directory_is_skipped_and_counted(tmp_path) -> None:
         os.chmod(str(tmp_path / "locked"), 0o755)
     assert rels(result) == ["b.py"]
     assert skipped(result) == {"unreadable": 1}
+
+
+def test_a_hidden_directory_a_negation_re_includes_is_walked_as_ripgrep_does(tmp_path):
+    make(tmp_path, {".gitignore": "!.github/\n", ".github/workflows/ci.yml": "on: push\n",
+                    ".hidden/x.py": "", ".git/config": "", "a.py": ""})
+    assert rels(walk(str(tmp_path))) == [".github/workflows/ci.yml", "a.py"]
+
+
+def test_a_file_named_exactly_by_a_pattern_bypasses_the_hidden_and_ignore_filters(tmp_path):
+    make(tmp_path, {".gitignore": "*.log\n", "a.log": "boom\n", ".env": "KEY=1\n", "b.log": "", "src/x.py": ""})
+    assert rels(walk(str(tmp_path), ["a.log", ".env", "src/**"])) == [".env", "a.log", "src/x.py"]
+    # A wildcard does not: ignored and hidden files stay out.
+    assert rels(walk(str(tmp_path), ["*.log", ".*"])) == []
+
+
+def test_a_named_file_outside_the_root_or_of_the_tool_is_not_added(tmp_path):
+    (tmp_path / "out.txt").write_text("x")
+    make(tmp_path / "r", {"a.py": ""})
+    os.symlink(tmp_path / "out.txt", tmp_path / "r" / "link.txt")
+    (tmp_path / "r" / "state.json").write_text("{}")
+    got = rels(walk(str(tmp_path / "r"), ["link.txt", "../out.txt", "state.json"],
+                    skip_paths=[str(tmp_path / "r" / "state.json")]))
+    assert got == []

@@ -8,7 +8,8 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
    reached through a symlink, and a file by device and inode too, so they are
    skipped when reached through a bind mount or another alias.
 2. ``hidden``     -- a name starting with ``.`` (this covers ``.git``).  The
-   directory's ``.gitignore`` is still read.
+   directory's ``.gitignore`` is still read.  As in ripgrep, a hidden entry that a
+   ``.gitignore`` negation re-includes (``!.github/``) is not hidden; ``.git`` always is.
 3. ``ignored``    -- .gitignore / info/exclude say so (ignore.py); an ignored
    directory is pruned, so nothing below it can be re-included, as in git.
 4. ``excluded``   -- an ``excludes`` glob matches the entry; a matching
@@ -35,6 +36,10 @@ not read either, as in git.  Names that are not UTF-8 are kept losslessly
 Each file found carries the device, inode and ctime the walk saw: match.py
 reads exactly that file (fsafe.py) and the cache compares what git compares.
 
+A pattern that names a file exactly (no wildcard: ``a.log``, ``.env``) bypasses the
+hidden and ignore filters, as a path named on ripgrep's command line does: the file is
+a candidate if it exists, is regular, stays inside the root and is not the tool's own.
+
 File contents are never read here (only ``.gitignore`` files): binary
 detection belongs to the match stage, which reads each file once anyway.
 
@@ -55,11 +60,12 @@ from __future__ import annotations
 import functools
 import operator
 import os
+import posixpath
 from stat import S_ISREG
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from .ignore import IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
+from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
 SKIP_EXAMPLES_PER_REASON = 5  # bounded "why" samples kept per reason; output stays small
@@ -420,8 +426,40 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
                         use_gitignore, top_prefix, max_bytes, files, tally)
         for sub in reversed(subdirs):
             (deferred if sub[5] else stack).append(sub)
+    _add_named_files(root_abs, root_real, patterns, skip_real, skip_ids, max_bytes, files)
     files.sort(key=_by_rel)
     return WalkResult(tuple(files), tuple(sorted(tally.counts.items())), tuple(tally.examples))
+
+
+def _reincluded(rules: IgnoreRules, rel: str, e: "os.DirEntry[str]") -> bool:
+    """A hidden entry that a .gitignore negation re-includes (``!.github/``)."""
+    try:
+        is_dir = e.is_dir()
+    except OSError:
+        return False
+    pat = rules.match(rel, is_dir)
+    return pat is not None and pat.negated
+
+
+def _add_named_files(root_abs: str, root_real: str, patterns: Sequence[str], skip_real: FrozenSet[str],
+                     skip_ids: FrozenSet[Tuple[int, int]], max_bytes: int, files: List[FileEntry]) -> None:
+    """Files that a pattern names exactly, whatever the hidden and ignore filters said."""
+    have = {f.rel for f in files}
+    for pat in patterns:
+        rel = posixpath.normpath(pat).strip("/")
+        if rel in ("", ".") or rel in have or _GLOB_META.intersection(pat) or ".." in rel.split("/"):
+            continue
+        path = os.path.join(root_abs, *rel.split("/"))
+        real = os.path.realpath(path)
+        if not _inside(real, root_real) or real in skip_real:
+            continue
+        try:
+            st = os.stat(real)
+        except (OSError, ValueError):
+            continue
+        if S_ISREG(st.st_mode) and st.st_size <= max_bytes and (st.st_dev, st.st_ino) not in skip_ids:
+            files.append(_file_entry(rel, real, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino))
+            have.add(rel)
 
 
 def _dir_key(d: _Dir, tally: _Tally) -> Optional[Tuple[int, int]]:
@@ -483,7 +521,8 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
         if skip_real and real_prefix + name in skip_real:
             tally.skip("skip_path", rel, "the tool's own state or cache")
             continue
-        if name[0] == ".":
+        if name[0] == "." and not (check_ignore and name != GIT_DIR_NAME
+                                   and _reincluded(rules, top_rel_prefix + name, e)):
             tally.skip("hidden", rel, "name starts with '.'")
             continue
         try:
