@@ -581,9 +581,11 @@ def table(rows: Sequence[dict]) -> str:
         lines.append(f"Failures, scored 0 ({len(failed)}):")
         lines += [f"- {inst} [{sys_}]: {err[:200]}" for inst, sys_, err in failed]
     judged = any(r["systems"].get("tool", {}).get("reader") for r in rows)
-    mark = " — reader run: judged files carry the reader's 1.0 / 0.0" if judged else ""
+    # a reader run's final ranking carries the reader's 1.0 / 0.0: its cycle 1 is the tool's own
+    which = "cycle1" if judged else "final"
     sections = [("Per language", language_table(rows)),
-                ("Score reliability (tool, final ranking)" + mark, loopreport.reliability_table(rows)),
+                ("Score reliability (tool, " + ("cycle 1's ranking" if judged else "final ranking") + ")",
+                 loopreport.reliability_table(rows, which)),
                 ("Cycle-1 decisions", loopreport.decision_table(rows)),
                 ("Cycles that add (cycle 1's ranking against the final one)", loopreport.cycles_table(rows)),
                 ("Characters printed (the tool's stdout)", loopreport.chars_table(rows)),

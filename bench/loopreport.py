@@ -99,10 +99,20 @@ def top_is_gold(ranking: Sequence, gold: Sequence[str]) -> bool:
 
 # ---------------------------------------------------------------- tables
 
-def reliability_table(rows: Sequence[dict]) -> str:
-    """Per score band of the final ranking: files and the share that are gold; then the
-    top file at >= HIGH, files below LOW, and the top score where no gold is in the top DEEP."""
-    recs = [(row, rec) for row, rec in tool_recs(rows) if "ranking" in rec]
+def ranking_of(rec: dict, which: str) -> Optional[list]:
+    """The recorded ranking ``which`` ("final" or "cycle1") of a tool record, or None."""
+    if which == "cycle1":
+        c1 = rec.get("cycle1")
+        return c1.get("ranking") if isinstance(c1, dict) else None
+    return rec.get("ranking")
+
+
+def reliability_table(rows: Sequence[dict], which: str = "final") -> str:
+    """Per score band of a ranking (the final one, or cycle 1's): files and the share that
+    are gold; then the top file at >= HIGH, files below LOW, and the top score where no
+    gold is in the top DEEP."""
+    recs = [(row, dict(rec, ranking=ranking_of(rec, which))) for row, rec in tool_recs(rows)
+            if ranking_of(rec, which) is not None]
     if not recs:
         return ""
     files = {label: [0, 0] for _, _, label in BANDS}

@@ -553,3 +553,11 @@ def test_without_reader_the_same_reads_are_recorded_and_nothing_is_judged(repo):
     assert rec["reader"] is False and "judged_per_call" not in rec
     assert rec["reads"][5] == "src/db/models.py"  # unjudged, cycle 2 ranks as cycle 1 did
     assert "no judgments sent" in proc.stdout
+
+
+def test_reliability_of_cycle_one_ranking():
+    out = loopreport.reliability_table(loop_rows(), "cycle1")
+    assert "| 0.8–1.0 | 2 | 1 | 50.0% |" in out      # a.go (gold) and b.go at 0.9
+    assert "| 0.5–0.7 | 1 | 0 | 0.0% |" in out       # x.go at 0.5: a band holds its lower bound
+    assert "| 0.2–0.5 | 1 | 1 | 100.0% |" in out     # c.go (gold) at 0.4 in cycle 1
+    assert "top file scores ≥ 0.8 | 2 of 3 (66.7%) |" in out
