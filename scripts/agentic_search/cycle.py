@@ -284,20 +284,24 @@ def _results(p: Plan, ev: Evaluation, d: Dispatched) -> tuple[ResultView, ...]:
                               ev.related.get(s.rel, ())) for s in ev.shown)
 
 
-def merge_scores(state: LoopState, scored: Sequence[Scored], judgements: Mapping[str, float],
+def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, float],
                  cycle_no: int) -> dict[str, ScoreEntry]:
     """The loop's memory of every file scored so far (the seed's mergeContext).
 
-    A file once at the rubric's high relevance keeps its best score; others take the
-    latest (a weak match of cycle 1 that the refined query no longer supports sinks).
-    The caller's judgements override both and are never lost.
+    Across cycles files are ordered by their standing (the scorer's relevance against
+    the best file of the cycle that scored them): a file once at the rubric's high
+    relevance by standing keeps its best entry; others take the latest (a weak match
+    of cycle 1 that the refined query no longer supports sinks). The caller's
+    judgements override both and are never lost.
     """
+    standing = {s.rel: s.score for s in ev.relative}
     scores = dict(state.scores)
-    for s in scored:
+    for s in ev.scored:
         prev = scores.get(s.rel)
-        if prev is not None and (prev.judged or (prev.score >= HIGH_RELEVANCE and prev.score >= s.score)):
+        new_standing = standing.get(s.rel, s.score)
+        if prev is not None and (prev.judged or (prev.rank_key >= HIGH_RELEVANCE and prev.rank_key >= new_standing)):
             continue
-        scores[s.rel] = ScoreEntry(s.score, cycle_no, reason_text(s.signals))
+        scores[s.rel] = ScoreEntry(s.score, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
 
 
@@ -357,7 +361,7 @@ def next_state(state: LoopState, p: Plan, ev: Evaluation, nq: NextQuery, view: C
     return state.with_(
         task=p.task, max_cycles=p.max_cycles, cycle=p.cycle, done=view.decision.done,
         proposal=Query(nq.patterns, nq.keywords, nq.excludes),
-        scores=merge_scores(state, ev.scored, p.judgements, p.cycle),
+        scores=merge_scores(state, ev, p.judgements, p.cycle),
         judgements=dict(p.judgements),
         seen_ids=state.seen_ids + tuple(new_ids),
         pending_related=view.related,

@@ -41,23 +41,31 @@ TEXT_REASON_CHARS = 70
 TEXT_LINES = 3
 
 
-def _ordered(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, ScoreEntry]]:
-    """Best score first; on ties the file found in the earlier cycle, then by path."""
-    return sorted(scores.items(), key=lambda kv: (-kv[1].score, kv[1].cycle, kv[0]))
+def _ordered(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:
+    """Files best first - by standing, then the earlier cycle, then path - each with the
+    score to show: its rubric score, never above the score of a file ranked before it
+    (a ranking's scores read downward)."""
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1].rank_key, kv[1].cycle, kv[0]))
+    out = []
+    ceiling = 1.0
+    for rel, e in ranked:
+        ceiling = min(ceiling, e.score)
+        out.append((rel, ceiling, e))
+    return out
 
 
 def ranking_entries(scores: Mapping[str, ScoreEntry], limit: int) -> list[dict[str, Any]]:
     """Every file scored so far, best first, at most ``limit``."""
-    return [{"id": rel, "score": e.score} for rel, e in _ordered(scores)[:limit]]
+    return [{"id": rel, "score": shown} for rel, shown, _e in _ordered(scores)[:limit]]
 
 
 def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: bool) -> list[dict[str, Any]]:
     """The files to read: the rubric's high relevance and above, best first."""
     out = []
-    for rel, e in _ordered(scores):
-        if e.score < HIGH_RELEVANCE or len(out) >= limit:
+    for rel, shown, e in _ordered(scores):
+        if shown < HIGH_RELEVANCE or len(out) >= limit:
             break
-        out.append({"id": rel, "score": e.score, "reason": e.reason} if with_reason else {"id": rel, "score": e.score})
+        out.append({"id": rel, "score": shown, "reason": e.reason} if with_reason else {"id": rel, "score": shown})
     return out
 
 

@@ -87,25 +87,38 @@ def _keyword(item: Any) -> Keyword:
 
 @dataclass(frozen=True)
 class ScoreEntry:
-    """A file's score in the loop's memory: the cycle that gave it, and why."""
+    """A file's score in the loop's memory: the cycle that gave it, and why.
+
+    ``score`` is on the rubric (what the output shows); ``standing`` is the scorer's
+    own relevance of the file against the best file of that cycle, which orders the
+    loop's ranking across cycles (see cycle.merge_scores). A judged file has both at
+    the caller's score."""
 
     score: float
     cycle: int
     reason: str
     judged: bool = False
+    standing: Optional[float] = None   # None: the same as ``score``
+
+    @property
+    def rank_key(self) -> float:
+        return self.score if self.standing is None else self.standing
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"score": self.score, "cycle": self.cycle, "reason": self.reason}
         if self.judged:
             out["judged"] = True
+        if self.standing is not None and self.standing != self.score:
+            out["standing"] = self.standing
         return out
 
     @classmethod
     def from_json(cls, data: Any) -> "ScoreEntry":
         if not isinstance(data, dict):
             raise FormatError("scores")
+        standing = get_float(data, "standing") if "standing" in data else None
         return cls(get_float(data, "score"), get_int(data, "cycle"), get_str(data, "reason"),
-                   data.get("judged") is True)
+                   data.get("judged") is True, standing)
 
 
 @dataclass(frozen=True)
