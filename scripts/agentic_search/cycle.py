@@ -27,7 +27,7 @@ from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
     keywords_from_list, merge_keywords, normalize
 from .records import Change, CycleView, Decision, ResultView, Stats
-from .refine import NextQuery, learn_vocabulary, refine_query, synonym_keywords
+from .refine import LEARN_MAX_FILES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
@@ -255,7 +255,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     standing (how close each comes to the best file), whatever the calibrated score says
     about the ranking as a whole: a ranking the tool is unsure of is where the codebase's
     own terms are needed most."""
-    top = [s.rel for s in ev.relative[:3]]
+    top = [s.rel for s in ev.relative[:LEARN_MAX_FILES]]
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords)
     syns = synonym_keywords(ev.gaps, env.synonyms_for, p.query.keywords) if ev.gaps else []
