@@ -23,6 +23,8 @@ import unicodedata
 from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
+from . import lang
+
 # Kinds of keyword, and the prior weight each carries into scoring.
 KIND_WEIGHTS = {
     "given": 1.0,       # the caller named it explicitly (--keywords)
@@ -80,11 +82,7 @@ _STOP_WORDS = frozenset(
     """.split()
 )
 
-_PATH_EXTENSIONS = (
-    "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
-    "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
-    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
-).split()
+_PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 
 _TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
@@ -170,7 +168,6 @@ def is_code_identifier(token: str) -> bool:
     return any(c.isupper() for c in inner) and any(c.islower() for c in token)
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ed", "es", "s", "y")
 # A stem shorter than this matches too much ("us" from "using").
 MIN_STEM_LEN = 4
 
@@ -178,7 +175,7 @@ MIN_STEM_LEN = 4
 def stem_prefix(word: str) -> str:
     """A light English stem that is always a prefix of the word: ``limiting`` -> ``limit``,
     ``expiry`` -> ``expir``, ``queries`` -> ``quer``; short words are kept whole."""
-    for suffix in _SUFFIXES:
+    for suffix in lang.SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM_LEN:
             return word[: len(word) - len(suffix)]
     return word
