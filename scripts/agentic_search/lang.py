@@ -67,11 +67,13 @@ class Language:
 
 
 PYTHON = Language("python", _WORDS_PY)
-JS = Language("js", _WORDS_JS)
+JS = Language("js", _WORDS_JS, body_words=frozenset((b"function ",)), calls=True, bare_calls=True,
+              bare_indented=True, exports=True)
 GO = Language("go", _WORDS_GO, go_methods=True)
-RUST = Language("rust", _WORDS_RS)
-JVM = Language("jvm", _WORDS_JVM)
-C = Language("c", _WORDS_C)
+RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ",)), impls=True)
+JVM = Language("jvm", _WORDS_JVM, calls=True)
+C = Language("c", _WORDS_C, body_words=frozenset((b"struct ", b"class ", b"union ", b"enum ")), calls=True,
+             bare_calls=True)
 # A file of an unknown extension: every language's definition keywords, nothing more.
 ANY = Language("any", _WORDS_ANY)
 # Prose and data: no definitions at all.
@@ -125,7 +127,7 @@ def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
     head = low[ls:i]
     if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False
-    if False and lang is RUST and word == b"fn ":
+    if lang is RUST and word == b"fn ":
         return all(w in MODIFIERS or w in _FN_MODIFIERS for w in head.split())
     return all(w in MODIFIERS for w in head.split())
 
@@ -154,25 +156,16 @@ def _close_paren(low: bytes, j: int, limit: int) -> int:
 
 
 def body_follows(low: bytes, end: int) -> float:
-    """After a defined name ending at ``end``: :data:`DEFINES` when a body (``{``) or a
-    value (``=``, not ``==``) comes before any ``;``, :data:`DECLARES` when a ``;`` comes
-    first (a prototype, a forward declaration, a required trait method), and DEFINES
-    when neither shows within :data:`MAX_SIGNATURE_BYTES` (no evidence against it)."""
+    """After a defined name (or a signature's ``)``) ending at ``end``: :data:`DEFINES`
+    when a body (``{``) comes before any ``;``, :data:`DECLARES` when a ``;`` comes first
+    (a prototype, a forward declaration, a required trait method), and DEFINES when
+    neither shows within :data:`MAX_SIGNATURE_BYTES` (no evidence against it)."""
     limit = min(len(low), end + MAX_SIGNATURE_BYTES)
-    depth = 0
-    j = end
-    while j < limit:
-        c = low[j]
-        if c in b"(<[":
-            depth += 1
-        elif c in b")>]":
-            depth = max(0, depth - 1)
-        elif c == 0x7B:  # {
-            return DEFINES
-        elif c == 0x3B and depth == 0:  # ;
-            return DECLARES
-        j += 1
-    return DEFINES
+    semi = low.find(b";", end, limit)
+    if semi < 0:
+        return DEFINES
+    brace = low.find(b"{", end, semi)
+    return DEFINES if brace >= 0 else DECLARES
 
 
 # A return type and qualifiers before a function's name: identifiers, ``::``, pointers,
@@ -207,8 +200,8 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
         return 0.0
     ls = low.rfind(b"\n", 0, start) + 1
     head = low[ls:start]
-    if head.endswith(b"."):
-        return 0.0  # obj.f( is a call; Class::f( keeps its "::"
+    if head.endswith(b".") or low[start:end] in _STATEMENT_WORDS:
+        return 0.0  # obj.f( is a call (Class::f( keeps its "::"); if ( is a statement
     if not _HEAD_RE.match(head):
         return 0.0
     words = head.replace(b"::", b" ").replace(b"*", b" ").replace(b"&", b" ").split()
@@ -245,19 +238,35 @@ def export_definition(low: bytes, start: int, end: int) -> float:
         j += 1
     if head in (b"exports.", b"module.exports."):
         return DEFINES if j < n and low[j] == 0x3D and low[j + 1:j + 2] != b"=" else 0.0
+    if head.endswith(b".") and _MEMBER_RE.fullmatch(head):
+        # proto.format = function (…) / Foo.prototype.bar = (…) => …: a method attached.
+        if j < n and low[j] == 0x3D and low[j + 1:j + 2] not in (b"=", b">"):
+            return DEFINES if _is_function_value(low[j + 1:j + 1 + MAX_SIGNATURE_BYTES]) else 0.0
+        return 0.0
     if head == b"module.exports =" or head == b"export default":
         k = j
         return DEFINES if k >= n or low[k] in b";\n\r" else 0.0
     if head or j >= n or low[j] != 0x3A:
         return 0.0
-    rest = low[j + 1:j + 1 + MAX_SIGNATURE_BYTES].lstrip(b" \t")
+    return DEFINES if _is_function_value(low[j + 1:j + 1 + MAX_SIGNATURE_BYTES]) else 0.0
+
+
+# An object or ``this`` and its members before an attached method's name (``proto.``).
+_MEMBER_RE = re.compile(rb"[\w$]+(?:\.[\w$]+)*\.")
+# A single-parameter arrow function: ``x => …``.
+_ARROW_PARAM_RE = re.compile(rb"[\w$]+[ \t]*=>")
+
+
+def _is_function_value(rest: bytes) -> bool:
+    """Whether JS text after ``=`` or ``:`` starts a function: ``function``, ``async``,
+    ``(…) =>``, ``x =>``."""
+    rest = rest.lstrip(b" \t")
     if rest.startswith((b"function", b"async ", b"async(")):
-        return DEFINES
+        return True
     if rest.startswith(b"("):
         close = _close_paren(rest, 0, len(rest))
-        if close > 0 and rest[close:].lstrip(b" \t").startswith(b"=>"):
-            return DEFINES
-    return 0.0
+        return close > 0 and rest[close:].lstrip(b" \t").startswith(b"=>")
+    return _ARROW_PARAM_RE.match(rest) is not None
 
 
 def impl_definition(low: bytes, start: int, end: int) -> float:
@@ -329,3 +338,78 @@ def file_role(rel: str) -> tuple[str, float]:
         if pattern.search(rel):
             return role, factor
     return "source", 1.0
+
+
+# --- Defined names (tags) -----------------------------------------------------------------
+
+_NAME = rb"([A-Za-z_$][A-Za-z0-9_$]*)"
+# The first name before ``(`` on a line, after what a return type may hold: the only
+# place a call-shaped definition's name can be (anything else before it is a statement).
+_LINE_TO_PAREN_RE = re.compile(rb"^[\w$@*&:<>,.\[\]? \t~]*\(", re.M)
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+# An attached or exported JS definition's name: ``a.b.name =``, ``name:``, ``module.exports = name``.
+_EXPORT_CANDIDATE_RE = re.compile(
+    rb"^(?:module\.exports[ \t]*=|export default)[ \t]*" + _NAME + rb"|^[ \t]*(?:[\w$]+(?:\.[\w$]+)*\.)?" + _NAME + rb"[ \t]*[:=]",
+    re.M,
+)
+_GO_METHOD_RE = re.compile(rb"^func[ \t]*\([^)\n]*\)[ \t]*" + _NAME, re.M)
+
+def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
+    """(name, DEFINES or DECLARES) for each name the file defines or declares, in file
+    order, first sighting only: the definitions ``match`` checks, found line by line."""
+    language = language_of(rel)
+    if not language.words:
+        return []
+    low = data.lower()
+    found: dict[str, float] = {}
+    order: list[tuple[int, str]] = []
+
+    def note(pos: int, name: bytes, value: float) -> None:
+        if value <= 0:
+            return
+        text = name.decode("ascii", "replace")
+        if text not in found:
+            order.append((pos, text))
+            found[text] = value
+        else:
+            found[text] = max(found[text], value)
+
+    for word in language.words:
+        pos = low.find(word)
+        while pos >= 0:
+            j = pos + len(word)
+            while j < len(low) and low[j] in b" \t*":
+                j += 1
+            e = j
+            while e < len(low) and low[e] in _NAME_BYTES:
+                e += 1
+            if e > j and not low[j:j + 1].isdigit() and (pos == 0 or low[pos - 1] not in _NAME_BYTES) \
+                    and head_ok(low, pos, word, language):
+                value = body_follows(low, e) if word in language.body_words else DEFINES
+                note(j, data[j:e], value)
+            pos = low.find(word, pos + 1)
+    if language.go_methods:
+        for m in _GO_METHOD_RE.finditer(data):
+            note(m.start(1), m.group(1), DEFINES)
+    if language.calls:
+        for m in _LINE_TO_PAREN_RE.finditer(data):
+            e = m.end() - 1
+            while e > m.start() and data[e - 1] in b" \t":
+                e -= 1
+            s = e
+            while s > m.start() and data[s - 1] in _NAME_BYTES:
+                s -= 1
+            if s < e and not data[s:s + 1].isdigit():
+                note(s, data[s:e], call_definition(low, s, e, language))
+    if language.exports:
+        for m in _EXPORT_CANDIDATE_RE.finditer(data):
+            g = 1 if m.group(1) else 2
+            note(m.start(g), m.group(g), export_definition(low, m.start(g), m.end(g)))
+    if language.impls:
+        for m in re.finditer(rb"^[ \t]*(?:unsafe[ \t]+)?impl\b[^\n{;]*", data, re.M):
+            for n in re.finditer(_NAME, m.group(0)):
+                if n.group(1).lower() not in (b"impl", b"for", b"where", b"unsafe", b"dyn", b"mut", b"const"):
+                    v = impl_definition(low, m.start() + n.start(1), m.start() + n.end(1))
+                    note(m.start() + n.start(1), n.group(1), v)
+    order.sort()
+    return [(name, found[name]) for _, name in order]
