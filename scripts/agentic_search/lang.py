@@ -313,13 +313,21 @@ PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
 # (role, pattern over the relative path, factor its evidence is scaled by), first match
 # wins. Factors: how often a file of that role is where a fix lands, roughly.
 ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
-    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man)/|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|authors|license|notice)[^/]*$", re.I), 0.3),
-    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/"), 0.4),
+    # Tests as each ecosystem lays them out: tests/ and test/ (Python, Rust crates' tests/,
+    # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
+    # and the fixtures beside them (Go's testdata/, fixtures/, __mocks__/).
+    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
+    # Build and tool set-up: Makefiles, CMake, Meson, IDE projects, bundler/test-runner configs.
+    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+    # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?)/|\.(md|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
+    # Examples and benchmarks (Rust's benches/ too).
+    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench|benches)/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     ("vendored", re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
-    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map)$|(^|/)(dist|build)/"), 0.2),
+    # Generated files, and patches (a copy of code in another form).
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff)$|(^|/)(dist|build)/"), 0.2),
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
 )
@@ -329,6 +337,8 @@ TASK_ROLE_WORDS = {
     "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
     "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
     "migration": ("migration", "migrations", "migrate", "makemigrations"),
+    "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
+    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations"),
 }
 
 
