@@ -422,3 +422,21 @@ def test_short_imported_name_is_found_where_it_is_defined(tmp_path):
     doc = read_document("app/query_utils.py", write(tmp_path, "app/query_utils.py",
                                                     "import tree\n\nclass Q(tree.Node):\n    pass\n"))
     assert match_document(doc, compile_keywords([kw])).defines == (1.0,)
+
+
+
+def test_code_vocabulary_is_a_word_of_prose() -> None:
+    # "html escaping is broken" is about html; print( in pasted code is no quoted name.
+    assert "html" in [k.text for k in extract_keywords("html escaping is broken in templates")]
+    assert "print" not in [k.text for k in extract_keywords("x\n```\nprint(value)\n```") if k.kind == "identifier"]
+
+
+def test_stop_words_come_from_the_data_file_without_duplicates() -> None:
+    import json
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "agentic_search", "data", "stopwords.json")
+    with open(path, encoding="utf-8") as fh:
+        groups = json.load(fh)["groups"]
+    words = [w for g in groups for w in g["words"].split()]
+    assert all(g["why"] for g in groups)
+    assert len(words) == len(set(words))
+    assert not {"print", "import", "lambda", "async", "html", "http"} & set(words)

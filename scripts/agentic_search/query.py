@@ -18,6 +18,8 @@ Example::
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, replace
@@ -53,34 +55,20 @@ MAX_IDENTIFIERS = 40
 MAX_PATHS = 12
 MAX_WORDS = 30
 
-_STOP_WORDS = frozenset(
-    """
-    a about above after again against all also although always am an and any are aren
-    around as at be because been before being below between both but by can cannot
-    could did didn do does doesn doing don done down during each either else even ever
-    every few for from further get gets getting got had has hasn have haven having he
-    her here hers herself him himself his how however i if in into is isn it its itself
-    just let like made make makes making many may me might more most much must my myself
-    need needs no nor not now of off often on once one only or other our ours ourselves
-    out over own per please quite rather really same see seems seem she should shouldn
-    since so some still such than that the their theirs them themselves then there these
-    they this those though through thus to too under until up upon us use used uses
-    using very via was wasn way we well were weren what when where whether which while
-    who whom whose why will with within without won would wouldn yet you your yours
-    yourself yourselves able actually already another anything something nothing
-    everything someone anyone etc e g eg ie instead likely maybe probably perhaps
-    currently correct correctly expected expect happen happens instead works working
-    work worked want wanted trying tried try think thought know known seem seemed
-    following follows example examples case cases issue issues bug bugs fix fixed fixes
-    problem problems question thanks thank hello hi description reproduce steps
-    behavior behaviour result results output outputs way ways thing things time times
-    new old first second last true false none null self cls def class return import
-    add adds added adding implement implements implemented implementing feature features
-    support supports supported please far set get put yes lot got bit ago big per via
-    able own ask asks asked say said end ends try tries due yet etc now how
-    from pass raise lambda yield async await print http https www com org html
-    """.split()
-)
+_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+def _load(name: str) -> dict:
+    """One of the word lists in data/ (read at import: they are small)."""
+    with open(os.path.join(_DATA_DIR, name), "rb") as fh:
+        return json.loads(fh.read().decode("utf-8"))
+
+
+# Words of prose that are never keywords; each group's reason is in the data file.
+_STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] for w in g["words"].split())
+# Code vocabulary that is a keyword as a word of prose ("html escaping is broken") but too
+# common in pasted code to pick out as a quoted identifier (``print(``, ``import x``).
+_NOT_IDENTIFIERS = _STOP_WORDS | frozenset("print import lambda async await html http https".split())
 
 _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
@@ -304,15 +292,15 @@ def extract_keywords(task: str) -> list[Keyword]:
             paths[mod] = None
             modules[mod] = m.group(1)
         for part in m.group(1).split("."):
-            if len(part) >= MIN_IDENTIFIER_LEN and normalize(part) not in _STOP_WORDS:
+            if len(part) >= MIN_IDENTIFIER_LEN and normalize(part) not in _NOT_IDENTIFIERS:
                 if is_code_identifier(part) or part[0].isupper():
                     idents[part] = None
     for m in _CALL_RE.finditer(task):
         name = m.group(1)
-        if len(name) >= MIN_IDENTIFIER_LEN and normalize(name) not in _STOP_WORDS:
+        if len(name) >= MIN_IDENTIFIER_LEN and normalize(name) not in _NOT_IDENTIFIERS:
             idents[name] = None
     for token in _IDENT_RE.findall(code_spans):
-        if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _STOP_WORDS:
+        if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
@@ -331,7 +319,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
         idents[token] = None
     for token in _CONSTANT_RE.findall(task):
-        if normalize(token) not in _STOP_WORDS:
+        if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     for token in _WORD_RE.findall(task):
         w = normalize(token)
