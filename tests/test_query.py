@@ -440,3 +440,44 @@ def test_stop_words_come_from_the_data_file_without_duplicates() -> None:
     assert all(g["why"] for g in groups)
     assert len(words) == len(set(words))
     assert not {"print", "import", "lambda", "async", "html", "http"} & set(words)
+
+
+# --------------------------------------------------------------------------- #
+# URLs, issue templates, environment reports
+# --------------------------------------------------------------------------- #
+
+def _texts(task: str) -> List[str]:
+    return [k.text for k in extract_keywords(task)]
+
+
+@pytest.mark.parametrize("url,path", [
+    ("https://github.com/tokio-rs/tokio/blob/master/tokio/src/sync/semaphore.rs#L377-L382", "tokio/src/sync/semaphore.rs"),
+    ("https://github.com/iamkun/dayjs/tree/dev/src/plugin/utc", "src/plugin/utc"),
+    ("https://gitlab.com/group/sub/proj/-/blob/v1.2/lib/parser.c#L10", "lib/parser.c"),
+    ("https://raw.githubusercontent.com/o/r/main/docs/api.md", "docs/api.md"),
+])
+def test_forge_url_names_a_path_of_the_repository(url, path) -> None:
+    kws = extract_keywords(f"Crash in the reader, see {url}.")
+    assert [(k.text, k.kind) for k in kws if k.kind == "path"] == [(path, "path")]
+
+
+def test_url_hosts_images_and_query_strings_are_no_keywords() -> None:
+    texts = _texts("Reader breaks ![image](https://user-images.githubusercontent.com/4175/116-fe4b.png) "
+                   "see https://example.org/guide/readers?utm_source=chat and https://github.com/o/r/issues/12")
+    for junk in ("github", "githubusercontent", "images", "example", "utm_source", "png", "image", "issues", "com"):
+        assert junk not in texts, junk
+    assert "guide" in texts and "readers" in texts and "reader" in texts
+
+
+def test_issue_template_words_are_no_keywords() -> None:
+    task = ("Parser drops fields\n\n**Describe the bug**\nA clear and concise description of what the bug is.\n"
+            "**To Reproduce**\nSteps to reproduce the behavior:\n1. parse nested fields\n"
+            "**Expected behavior**\nfields kept\n**Screenshots**\nIf applicable, add screenshots to help explain your problem.\n"
+            "<!-- Thanks for submitting an issue! -->\n- [x] I searched the existing tickets\n"
+            "**Environment**\n - OS: NixOS 23.05 x86_64\n - Rust version: 1.70\n - Day.js Version: v1.10.7\n")
+    texts = _texts(task)
+    for junk in ("describe", "concise", "clear", "screenshots", "applicable", "explain", "thanks", "submitting",
+                 "searched", "tickets", "environment", "nixos", "x86_64", "rust", "version", "day"):
+        assert junk not in texts, junk
+    assert {"parser", "drops", "fields", "nested"} <= set(texts)
+

@@ -69,6 +69,26 @@ _STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] for w in g[
 # Code vocabulary that is a keyword as a word of prose ("html escaping is broken") but too
 # common in pasted code to pick out as a quoted identifier (``print(``, ``import x``).
 _NOT_IDENTIFIERS = _STOP_WORDS | frozenset("print import lambda async await html http https".split())
+_BOILERPLATE = _load("boilerplate.json")
+# Issue templates and environment reports: their words are the template's, not the issue's.
+_TEMPLATE_PHRASE_RE = re.compile(
+    r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
+    re.I,
+)
+_HEADING_LINE_RE = re.compile(
+    r"^[ \t>#*_-]*(?:%s)[ \t*_]*:?[ \t*_]*$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
+    re.I | re.M,
+)
+_ENVIRONMENT_LINE_RE = re.compile(
+    r"^[ \t>]*(?:[-*+]|\d+\.)?[ \t]*\**[ \t]*(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*\**[ \t]*[:=：|].*$" % "|".join(
+        re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
+    re.I | re.M,
+)
+_ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
+# HTML comments (a template's instructions) and checklist items ("- [x] I searched ...").
+_HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_MARKDOWN_IMAGE_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_CHECKLIST_RE = re.compile(r"^[ \t]*[-*+][ \t]*\[[ xX]?\].*$", re.M)
 
 _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
@@ -105,7 +125,7 @@ class Keyword:
     path_needle: str
     group: str = ""  # synonyms of one gap share its text here: they count once, as an OR
     stemmed: bool = False  # a word searched by its stem ("computed" -> "comput")
-
+    translated: bool = False  # an English word the glossary gave for a CJK term of the task
 
     def to_json(self) -> dict:
         """The keyword as the JSON boundary shows it."""
@@ -114,7 +134,20 @@ class Keyword:
             out["group"] = self.group
         if self.stemmed:
             out["stemmed"] = True
+        if self.translated:
+            out["translated"] = True
         return out
+
+    @classmethod
+    def from_json(cls, item: dict) -> "Keyword | None":
+        """The keyword :meth:`to_json` gave (None when its text is empty); the kind must be
+        one of KIND_WEIGHTS (the caller checks: an unknown kind is bad state, not a guess)."""
+        weight = item.get("weight")
+        kw = make_keyword(str(item.get("text", "")), item["kind"],
+                          float(weight) if isinstance(weight, (int, float)) else None,
+                          item.get("group") if isinstance(item.get("group"), str) else "",
+                          stemmed=item.get("stemmed") is True)
+        return replace(kw, translated=item.get("translated") is True) if kw is not None else None
 
 
 def normalize(text: str) -> str:
@@ -267,8 +300,13 @@ def _in_text(key: str, text_norm: str) -> bool:
 
 
 def extract_keywords(task: str) -> list[Keyword]:
-    """Pull searchable keywords out of free text, strongest kinds first."""
-    paths: dict[str, None] = {}
+    """Pull searchable keywords out of free text, strongest kinds first.
+
+    URLs are read for the repository paths they name (:func:`strip_urls`), issue-template
+    and environment text is dropped (:func:`strip_boilerplate`).
+    """
+    task, url_paths = strip_urls(strip_boilerplate(task))
+    paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
     frames: set[str] = set()
@@ -303,7 +341,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     for token in _IDENT_RE.findall(task):
-        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
+        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for m in _FROM_IMPORT_RE.finditer(task):
         # A short name is too ambiguous to pick out of prose ("a Q object"), but one the
@@ -314,7 +352,7 @@ def extract_keywords(task: str) -> list[Keyword]:
             if len(name) < MIN_IDENTIFIER_LEN and _IDENT_RE.fullmatch(name) and name.strip("_"):
                 idents[name] = None
     for token in _CODE_TOKEN_RE.findall(task):
-        if len(token) >= MIN_CODE_TOKEN_LEN:
+        if len(token) >= MIN_CODE_TOKEN_LEN and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
         idents[token] = None
@@ -323,7 +361,7 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in _WORD_RE.findall(task):
         w = normalize(token)
-        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha():
+        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS:
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
@@ -355,12 +393,72 @@ def extract_keywords(task: str) -> list[Keyword]:
     ranked_words = sorted(words, key=lambda w: (not (title and w in title), -words[w]))
     for w in ranked_words[:MAX_WORDS]:
         add(w, "word")
-    if len(out) <= SHORT_TASK_KEYWORDS:
+    if len({k.group or normalize(k.text) for k in out}) <= SHORT_TASK_KEYWORDS:
         # A short request needs recall: its words also match their other forms. A long
         # issue has words enough; stems there only add noise (measured: -2 points Acc@5).
-        out = [make_keyword(k.text, k.kind, k.weight, k.group, stemmed=True) if k.kind == "word" else k
-               for k in out]
+        out = [replace(make_keyword(k.text, k.kind, k.weight, k.group, stemmed=True), translated=k.translated)
+               if k.kind == "word" else k for k in out]
     return out
+
+
+# --- URLs --------------------------------------------------------------------------------
+
+_URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'`]+")
+# A file or directory of a repository on a forge: github.com/<owner>/<repo>/blob/<ref>/<path>,
+# gitlab.example.org/<group>/<repo>/-/tree/<ref>/<path>, raw.githubusercontent.com/<o>/<r>/<ref>/<path>.
+_REPO_URL_RE = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:"
+    r"(?:github\.com|bitbucket\.org)/[^/]+/[^/]+/(?:blob|tree|raw|src)/[^/]+/"
+    r"|[^/]*gitlab[^/]*/(?:[^/]+/)+-/(?:blob|tree|raw)/[^/]+/"
+    r"|raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+/)"
+    r"([^?#]+)",
+    re.I,
+)
+# Links that only point somewhere (images, issues, commits): nothing in them names code.
+_IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
+# Trailing punctuation of the sentence a URL ends.
+_URL_TAIL = ".,;:!?)]}>'\""
+
+
+def strip_urls(task: str) -> tuple[str, list[str]]:
+    """(the text with its URLs taken out, the repository paths they name).
+
+    A forge URL of a file or directory (``/blob/<ref>/src/x.js#L377-L382``) names that
+    path, as strong as a quoted path; the line anchor is dropped. Image and attachment
+    links are dropped whole; any other URL leaves its path and fragment words (a
+    documentation link's ``ref/models/querysets`` and ``#django.db.models.Q``), never its
+    host (``github.com``, ``githubusercontent``) or its query string.
+    """
+    paths: list[str] = []
+
+    def one(m: "re.Match[str]") -> str:
+        url = m.group(0).rstrip(_URL_TAIL)
+        rest = m.group(0)[len(url):]
+        repo = _REPO_URL_RE.match(url)
+        if repo:
+            path = repo.group(1).strip("/")
+            if path and path not in paths:
+                paths.append(path)
+            return " " + rest
+        if _IMAGE_URL_RE.search(url):
+            return " " + rest
+        body = url.split("://", 1)[-1]
+        tail = body.split("/", 1)[1] if "/" in body else ""
+        path, _, fragment = tail.partition("#")
+        path = path.split("?", 1)[0]
+        return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
+
+    return _URL_RE.sub(one, task), paths
+
+
+def strip_boilerplate(task: str) -> str:
+    """The task without its issue template and environment report: HTML comments,
+    checklists, template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
+    text = _MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", task))
+    text = _CHECKLIST_RE.sub("", text)
+    text = _ENVIRONMENT_LINE_RE.sub("", text)
+    text = _HEADING_LINE_RE.sub("", text)
+    return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
 
 def merge_keywords(*groups: Sequence[Keyword]) -> list[Keyword]:
