@@ -481,3 +481,50 @@ def test_issue_template_words_are_no_keywords() -> None:
         assert junk not in texts, junk
     assert {"parser", "drops", "fields", "nested"} <= set(texts)
 
+
+# --------------------------------------------------------------------------- #
+# Japanese and Chinese
+# --------------------------------------------------------------------------- #
+
+def _groups(task: str) -> dict:
+    out: dict = {}
+    for k in extract_keywords(task):
+        out.setdefault(k.group or k.text, []).append((k.text, k.translated))
+    return out
+
+
+def test_japanese_task_becomes_its_terms_and_their_english_words() -> None:
+    groups = _groups("認証トークンの期限切れバグを修正する")
+    assert groups["認証"] == [("認証", False), ("auth", True), ("authentication", True)]
+    assert groups["トークン"] == [("トークン", False), ("token", True)]
+    assert ("expiry", True) in groups["期限切れ"]
+    # Particles and endings (の, を, する) are grammar; fix and bug are stop words in any language.
+    assert all(not k.text.startswith(("の", "を", "する")) for k in extract_keywords("認証トークンの期限切れバグを修正する"))
+    assert "fix" not in _texts("認証トークンの期限切れバグを修正する")
+
+
+def test_chinese_task_keeps_latin_identifiers_and_translates_the_rest() -> None:
+    texts = _texts("为API端点添加速率限制")
+    assert "api" in texts and "endpoint" in texts and "rate limit" in texts and "throttle" in texts
+    assert "为api端点添加速率限制" not in texts
+
+
+def test_unknown_chinese_text_is_searched_as_bigrams() -> None:
+    texts = _texts("渲染标题栏")  # no glossary term: four overlapping pairs
+    assert texts == ["渲染", "染标", "标题", "题栏"]
+
+
+def test_translated_flag_round_trips_through_json() -> None:
+    from agentic_search.query import Keyword
+    for kw in extract_keywords("认证令牌过期"):
+        assert Keyword.from_json(kw.to_json()) == kw
+    assert any(kw.to_json().get("translated") for kw in extract_keywords("认证令牌过期"))
+
+
+def test_cjk_words_match_cjk_text_in_files(tmp_path) -> None:
+    path = tmp_path / "auth.js"
+    path.write_text("// 认证令牌的过期时间\nexport function check() {}\n", encoding="utf-8")
+    kws = [k for k in extract_keywords("修复认证令牌过期") if not k.translated]
+    doc = read_document("auth.js", str(path))
+    fm = match_document(doc, compile_keywords(kws))
+    assert all(fm.counts), [(k.text, c) for k, c in zip(kws, fm.counts)]

@@ -8,7 +8,10 @@ finds ``file_system_storage``.
 From free text (an issue, a bug report, a traceback) :func:`extract_keywords` pulls,
 strongest first: file paths and traceback frames, dotted module names, code
 identifiers (backticked, CamelCase, snake_case, called ``name(``), and plain words
-minus stop words.
+minus stop words (data/stopwords.json). URLs give the repository paths they name, not
+their hosts; issue templates and environment reports give nothing (data/boilerplate.json).
+Japanese and Chinese text is cut at its glossary terms (data/glossary.json), searched as
+itself and as the English words code uses, marked ``translated``; the rest as bigrams.
 
 Example::
 
@@ -303,9 +306,11 @@ def extract_keywords(task: str) -> list[Keyword]:
     """Pull searchable keywords out of free text, strongest kinds first.
 
     URLs are read for the repository paths they name (:func:`strip_urls`), issue-template
-    and environment text is dropped (:func:`strip_boilerplate`).
+    and environment text is dropped (:func:`strip_boilerplate`), and text in CJK scripts
+    becomes glossary terms and their English words (:func:`cjk_keywords`).
     """
     task, url_paths = strip_urls(strip_boilerplate(task))
+    task = split_scripts(task)
     paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
@@ -361,7 +366,8 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in _WORD_RE.findall(task):
         w = normalize(token)
-        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS:
+        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
+                and not _is_cjk(w):
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
@@ -393,6 +399,11 @@ def extract_keywords(task: str) -> list[Keyword]:
     ranked_words = sorted(words, key=lambda w: (not (title and w in title), -words[w]))
     for w in ranked_words[:MAX_WORDS]:
         add(w, "word")
+    for kw in cjk_keywords(task):
+        key = normalize(kw.text)
+        if key not in seen:
+            seen.add(key)
+            out.append(kw)
     if len({k.group or normalize(k.text) for k in out}) <= SHORT_TASK_KEYWORDS:
         # A short request needs recall: its words also match their other forms. A long
         # issue has words enough; stems there only add noise (measured: -2 points Acc@5).
@@ -459,6 +470,128 @@ def strip_boilerplate(task: str) -> str:
     text = _ENVIRONMENT_LINE_RE.sub("", text)
     text = _HEADING_LINE_RE.sub("", text)
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
+
+
+# --- Text in CJK scripts ---------------------------------------------------------------------
+#
+# Japanese and Chinese are written without spaces. A task's CJK text is cut with the
+# glossary (data/glossary.json) first, longest term first: a known term is searched as
+# itself (it matches CJK comments, docs and strings) and as the English words code uses
+# for it. What the glossary does not know is cut at script boundaries (kanji / katakana /
+# hiragana): hiragana runs are Japanese grammar (particles, endings: の, を, する) and are
+# dropped; katakana runs are loanwords, kept whole; a kanji run of two characters is kept,
+# a longer one becomes its character bigrams, since most Chinese words are two characters
+# and a bigram needs no dictionary (a literal bigram matches every word containing it).
+
+# The glossary: CJK term -> its English words; every Japanese/Chinese spelling of a concept.
+_GLOSSARY: dict[str, tuple[str, ...]] = {}
+for _cjk_terms, _english in _load("glossary.json")["terms"]:
+    for _term in _cjk_terms:
+        _GLOSSARY.setdefault(unicodedata.normalize("NFKC", _term), tuple(_english))
+_MAX_TERM_LEN = max((len(t) for t in _GLOSSARY), default=1)
+# A CJK run of unknown text shorter than this is too ambiguous to search (one kanji).
+MIN_CJK_LEN = 2
+# Unknown CJK runs longer than this become bigrams (Chinese words are mostly two characters).
+CJK_WHOLE_MAX_LEN = 2
+# Caps keep a wholly Chinese issue from turning into hundreds of bigram searches.
+MAX_CJK_KEYWORDS = 24
+
+
+def _script(ch: str) -> str:
+    """'han', 'kata' (katakana and the long-vowel mark), 'hira', or '' for other text."""
+    o = ord(ch)
+    if 0x3040 <= o <= 0x309F:
+        return "hira"
+    if 0x30A0 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9F:
+        return "kata"
+    if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or o == 0x3005:
+        return "han"
+    return ""
+
+
+def _is_cjk(text: str) -> bool:
+    return any(_script(c) for c in text)
+
+
+_CJK_CHAR_CLASS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\u3005"
+_SCRIPT_BOUNDARY_RE = re.compile(r"(?<=[%s])(?=[^\W_%s])|(?<=[^\W_%s])(?=[%s])" % ((_CJK_CHAR_CLASS,) * 4))
+_CJK_RUN_RE = re.compile("[%s]+" % _CJK_CHAR_CLASS)
+
+
+def split_scripts(task: str) -> str:
+    """Spaces between CJK text and Latin letters or digits: ``为API端点`` -> ``为 API 端点``,
+    so that Latin identifiers inside CJK text are words and names of their own."""
+    return _SCRIPT_BOUNDARY_RE.sub(" ", task) if _is_cjk(task) else task
+
+
+def segment_cjk(run: str) -> list[tuple[str, bool]]:
+    """(segment, known) pieces of one run of CJK text: glossary terms (known, longest
+    first) and the searchable rest (unknown), in order; grammar (hiragana) dropped."""
+    out: list[tuple[str, bool]] = []
+    unknown = ""
+    i = 0
+    while i < len(run):
+        for size in range(min(_MAX_TERM_LEN, len(run) - i), 0, -1):
+            if run[i:i + size] in _GLOSSARY:
+                break
+        else:
+            size = 0
+        if size:
+            out.extend(_unknown_pieces(unknown))
+            unknown = ""
+            out.append((run[i:i + size], True))
+            i += size
+        else:
+            unknown += run[i]
+            i += 1
+    out.extend(_unknown_pieces(unknown))
+    return out
+
+
+def _unknown_pieces(text: str) -> list[tuple[str, bool]]:
+    """Text the glossary does not know, cut at script boundaries (see the section note)."""
+    pieces: list[tuple[str, bool]] = []
+    j = 0
+    while j < len(text):
+        k = j
+        while k < len(text) and _script(text[k]) == _script(text[j]):
+            k += 1
+        run, script = text[j:k], _script(text[j])
+        j = k
+        if script == "hira" or len(run) < MIN_CJK_LEN:
+            continue
+        if script == "han" and len(run) > CJK_WHOLE_MAX_LEN:
+            pieces.extend((run[n:n + 2], False) for n in range(len(run) - 1))
+        else:
+            pieces.append((run, False))
+    return pieces
+
+
+def cjk_keywords(task: str) -> list[Keyword]:
+    """Keywords of the task's CJK text: each glossary term as itself and as its English
+    words (one group, the English ones ``translated``; stop words left out as in English
+    text), and the unknown rest as CJK text (kind ``word``)."""
+    out: list[Keyword] = []
+    seen: set[str] = set()
+    for m in _CJK_RUN_RE.finditer(unicodedata.normalize("NFKC", task)):
+        for segment, known in segment_cjk(m.group(0)):
+            if segment in seen:
+                continue
+            seen.add(segment)
+            english = [e for e in _GLOSSARY.get(segment, ()) if normalize(e) not in _STOP_WORDS] if known else []
+            if known and not english and _GLOSSARY.get(segment):
+                continue  # a term that stands for a stop word (修正 -> fix) is one too
+            group = segment if english else ""
+            kw = make_keyword(segment, "word", group=group)
+            if kw is not None:
+                out.append(kw)
+            for e in english:
+                tk = make_keyword(e, "word", group=group)
+                if tk is not None:
+                    out.append(replace(tk, translated=True))
+            if len(out) >= MAX_CJK_KEYWORDS:
+                return out[:MAX_CJK_KEYWORDS]
+    return out
 
 
 def merge_keywords(*groups: Sequence[Keyword]) -> list[Keyword]:
