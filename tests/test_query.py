@@ -473,13 +473,13 @@ def test_issue_template_words_are_no_keywords() -> None:
     task = ("Parser drops fields\n\n**Describe the bug**\nA clear and concise description of what the bug is.\n"
             "**To Reproduce**\nSteps to reproduce the behavior:\n1. parse nested fields\n"
             "**Expected behavior**\nfields kept\n**Screenshots**\nIf applicable, add screenshots to help explain your problem.\n"
-            "<!-- Thanks for submitting an issue! -->\n- [x] I searched the existing tickets\n"
+            "<!-- Thanks for submitting an issue! -->\n- [x] In `json_sax_parser`, not all lines are covered\n"
             "**Environment**\n - OS: NixOS 23.05 x86_64\n - Rust version: 1.70\n - Day.js Version: v1.10.7\n")
     texts = _texts(task)
     for junk in ("describe", "concise", "clear", "screenshots", "applicable", "explain", "thanks", "submitting",
-                 "searched", "tickets", "environment", "nixos", "x86_64", "rust", "version", "day"):
+                 "environment", "nixos", "x86_64", "rust", "version", "day"):
         assert junk not in texts, junk
-    assert {"parser", "drops", "fields", "nested"} <= set(texts)
+    assert {"parser", "drops", "fields", "nested", "json_sax_parser"} <= set(texts)  # a checklist item is content
 
 
 # --------------------------------------------------------------------------- #

@@ -88,10 +88,10 @@ _ENVIRONMENT_LINE_RE = re.compile(
     re.I | re.M,
 )
 _ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
-# HTML comments (a template's instructions) and checklist items ("- [x] I searched ...").
+# HTML comments (a template's instructions). Checklist items stay: reporters list the
+# issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
 _HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _MARKDOWN_IMAGE_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
-_CHECKLIST_RE = re.compile(r"^[ \t]*[-*+][ \t]*\[[ xX]?\].*$", re.M)
 
 _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
@@ -464,9 +464,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
 
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: HTML comments,
-    checklists, template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
+    template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
     text = _MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", task))
-    text = _CHECKLIST_RE.sub("", text)
     text = _ENVIRONMENT_LINE_RE.sub("", text)
     text = _HEADING_LINE_RE.sub("", text)
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
