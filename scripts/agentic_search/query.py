@@ -69,9 +69,10 @@ def _load(name: str) -> dict:
 
 # Words of prose that are never keywords; each group's reason is in the data file.
 _STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] for w in g["words"].split())
-# Code vocabulary that is a keyword as a word of prose ("html escaping is broken") but too
-# common in pasted code to pick out as a quoted identifier (``print(``, ``import x``).
-_NOT_IDENTIFIERS = _STOP_WORDS | frozenset("print import lambda async await html http https".split())
+# Web vocabulary: a keyword as a word of the prose ("html escaping is broken"), but no
+# quoted identifier, and not a word of pasted code or of a URL's page name.
+_CODE_VOCABULARY = frozenset("html http https".split())
+_NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
 _BOILERPLATE = _load("boilerplate.json")
 # Issue templates and environment reports: their words are the template's, not the issue's.
 _TEMPLATE_PHRASE_RE = re.compile(
@@ -368,6 +369,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
+            if w in _CODE_VOCABULARY and not _in_text(w, normalize(prose_of(task))):
+                continue
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
@@ -457,6 +460,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
         path = path.split("?", 1)[0]
+        if "." in path.rsplit("/", 1)[-1]:
+            path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
 
     return _URL_RE.sub(one, task), paths
