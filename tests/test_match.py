@@ -383,15 +383,17 @@ def test_contained_needle_filters_the_longer_ones() -> None:
 def test_definition_check_by_occurrence_agrees_with_the_search_by_probe() -> None:
     # Both ways of finding a definition must give the same value on every input.
     import random
-    from agentic_search.match import _DEF_WORDS_GO, _defines_at_occurrences, defines
+    from agentic_search.lang import language_of
+    from agentic_search.match import _defines_at_occurrences, defines
     rng = random.Random(7)
     pieces = ["def ", "class ", "func ", "type ", "const ", "var ", "let ", "export ", "  ", "\t", "\n",
               "func (r *T) ", ") ", "=", "==", ":", " ", "_", "s", "er", "x", "rate", "limit", "ratelimit",
-              "rate_limit", "aa"]
-    word_sets = [definition_words(n) for n in ("a.py", "a.go", "a.js", "a.c", "a.unknown")]
-    assert _DEF_WORDS_GO in word_sets
+              "rate_limit", "aa", "fn ", "pub ", "impl ", " for ", "struct ", "(", ")", "{", "}", ";",
+              "static int ", "exports.", "async ", "return ", "=>", "::", "<t> "]
+    languages = [language_of(n) for n in ("a.py", "a.go", "a.js", "a.c", "a.rs", "a.java", "a.unknown")]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30))).encode()
         for needle in (b"rate", b"ratelimit", b"rate_limit", b"aa"):
-            for words in word_sets:
-                assert defines(text, needle, words) == _defines_at_occurrences(text, needle, words), (text, needle, words)
+            for language in languages:
+                assert defines(text, needle, language) == _defines_at_occurrences(text, needle, language), (
+                    text, needle, language.name)

@@ -422,3 +422,109 @@ def test_short_imported_name_is_found_where_it_is_defined(tmp_path):
     doc = read_document("app/query_utils.py", write(tmp_path, "app/query_utils.py",
                                                     "import tree\n\nclass Q(tree.Node):\n    pass\n"))
     assert match_document(doc, compile_keywords([kw])).defines == (1.0,)
+
+
+
+def test_code_vocabulary_is_a_word_of_prose() -> None:
+    # "html escaping is broken" is about html; print( in pasted code is no quoted name.
+    assert "html" in [k.text for k in extract_keywords("html escaping is broken in templates")]
+    assert "print" not in [k.text for k in extract_keywords("x\n```\nprint(value)\n```") if k.kind == "identifier"]
+
+
+def test_stop_words_come_from_the_data_file_without_duplicates() -> None:
+    import json
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "agentic_search", "data", "stopwords.json")
+    with open(path, encoding="utf-8") as fh:
+        groups = json.load(fh)["groups"]
+    words = [w for g in groups for w in g["words"].split()]
+    assert all(g["why"] for g in groups)
+    assert len(words) == len(set(words))
+    assert not {"html", "http"} & set(words)
+
+
+# --------------------------------------------------------------------------- #
+# URLs, issue templates, environment reports
+# --------------------------------------------------------------------------- #
+
+def _texts(task: str) -> List[str]:
+    return [k.text for k in extract_keywords(task)]
+
+
+@pytest.mark.parametrize("url,path", [
+    ("https://github.com/tokio-rs/tokio/blob/master/tokio/src/sync/semaphore.rs#L377-L382", "tokio/src/sync/semaphore.rs"),
+    ("https://github.com/iamkun/dayjs/tree/dev/src/plugin/utc", "src/plugin/utc"),
+    ("https://gitlab.com/group/sub/proj/-/blob/v1.2/lib/parser.c#L10", "lib/parser.c"),
+    ("https://raw.githubusercontent.com/o/r/main/docs/api.md", "docs/api.md"),
+])
+def test_forge_url_names_a_path_of_the_repository(url, path) -> None:
+    kws = extract_keywords(f"Crash in the reader, see {url}.")
+    assert [(k.text, k.kind) for k in kws if k.kind == "path"] == [(path, "path")]
+
+
+def test_url_hosts_images_and_query_strings_are_no_keywords() -> None:
+    texts = _texts("Reader breaks ![image](https://user-images.githubusercontent.com/4175/116-fe4b.png) "
+                   "see https://example.org/guide/readers?utm_source=chat and https://github.com/o/r/issues/12")
+    for junk in ("github", "githubusercontent", "images", "example", "utm_source", "png", "image", "issues", "com"):
+        assert junk not in texts, junk
+    assert "guide" in texts and "readers" in texts and "reader" in texts
+
+
+def test_issue_template_words_are_no_keywords() -> None:
+    task = ("Parser drops fields\n\n**Describe the bug**\nA clear and concise description of what the bug is.\n"
+            "**To Reproduce**\nSteps to reproduce the behavior:\n1. parse nested fields\n"
+            "**Expected behavior**\nfields kept\n**Screenshots**\nIf applicable, add screenshots to help explain your problem.\n"
+            "<!-- Thanks for submitting an issue! -->\n- [x] In `json_sax_parser`, not all lines are covered\n"
+            "**Environment**\n - OS: NixOS 23.05 x86_64\n - Rust version: 1.70\n - Day.js Version: v1.10.7\n")
+    texts = _texts(task)
+    for junk in ("describe", "concise", "clear", "screenshots", "applicable", "explain", "thanks", "submitting",
+                 "environment", "nixos", "x86_64", "rust", "version", "day"):
+        assert junk not in texts, junk
+    assert {"parser", "drops", "fields", "nested", "json_sax_parser"} <= set(texts)  # a checklist item is content
+
+
+# --------------------------------------------------------------------------- #
+# Japanese and Chinese
+# --------------------------------------------------------------------------- #
+
+def _groups(task: str) -> dict:
+    out: dict = {}
+    for k in extract_keywords(task):
+        out.setdefault(k.group or k.text, []).append((k.text, k.translated))
+    return out
+
+
+def test_japanese_task_becomes_its_terms_and_their_english_words() -> None:
+    groups = _groups("認証トークンの期限切れバグを修正する")
+    assert groups["認証"] == [("認証", False), ("auth", True), ("authentication", True)]
+    assert groups["トークン"] == [("トークン", False), ("token", True)]
+    assert ("expiry", True) in groups["期限切れ"]
+    # Particles and endings (の, を, する) are grammar; fix and bug are stop words in any language.
+    assert all(not k.text.startswith(("の", "を", "する")) for k in extract_keywords("認証トークンの期限切れバグを修正する"))
+    assert "fix" not in _texts("認証トークンの期限切れバグを修正する")
+
+
+def test_chinese_task_keeps_latin_identifiers_and_translates_the_rest() -> None:
+    texts = _texts("为API端点添加速率限制")
+    assert "api" in texts and "endpoint" in texts and "rate limit" in texts and "throttle" in texts
+    assert "为api端点添加速率限制" not in texts
+
+
+def test_unknown_chinese_text_is_searched_as_bigrams() -> None:
+    texts = _texts("渲染标题栏")  # no glossary term: four overlapping pairs
+    assert texts == ["渲染", "染标", "标题", "题栏"]
+
+
+def test_translated_flag_round_trips_through_json() -> None:
+    from agentic_search.query import Keyword
+    for kw in extract_keywords("认证令牌过期"):
+        assert Keyword.from_json(kw.to_json()) == kw
+    assert any(kw.to_json().get("translated") for kw in extract_keywords("认证令牌过期"))
+
+
+def test_cjk_words_match_cjk_text_in_files(tmp_path) -> None:
+    path = tmp_path / "auth.js"
+    path.write_text("// 认证令牌的过期时间\nexport function check() {}\n", encoding="utf-8")
+    kws = [k for k in extract_keywords("修复认证令牌过期") if not k.translated]
+    doc = read_document("auth.js", str(path))
+    fm = match_document(doc, compile_keywords(kws))
+    assert all(fm.counts), [(k.text, c) for k, c in zip(kws, fm.counts)]

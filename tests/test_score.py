@@ -315,3 +315,15 @@ def test_score_matches_sorted_by_score_then_path_and_deterministic(tmp_path) -> 
 def test_no_matches_scores_nothing() -> None:
     kws = keywords_from_list(["token"])
     assert score_matches([], kws, corpus_stats([], 5, 100.0, 1)) == []
+
+
+@pytest.mark.parametrize("rel,role", [
+    ("pkg/reader_test.go", "test"), ("src/test/java/com/x/FooTest.java", "test"), ("tokio/tests/io.rs", "test"),
+    ("src/__tests__/a.js", "test"), ("src/a.spec.ts", "test"), ("src/a.test.js", "test"),
+    ("internal/testdata/case.json", "test"), ("benches/bench.rs", "example"), ("third_party/x/y.c", "vendored"),
+    ("NEWS", "docs"), ("ChangeLog", "docs"), ("release-notes/VERSION-2.x", "docs"), ("programs/zstd.1", "docs"),
+    ("Makefile", "build"), ("tests/Makefile", "test"), ("CMakeLists.txt", "build"), ("karma.conf.js", "build"),
+    ("contrib/fix.patch", "generated"), ("src/news.py", "source"), ("lib/history.js", "source"),
+])
+def test_roles_per_ecosystem(rel, role) -> None:
+    assert file_role(rel)[0] == role

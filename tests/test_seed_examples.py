@@ -8,6 +8,9 @@ Example 2 ("add rate limiting to API endpoints") in a codebase that only ever sa
 "throttle": cycle 1 finds nothing and says broaden with "throttle" among its
 candidates; the loop ends holding the throttle middleware, the middleware index and
 the router set-up.
+
+Both tasks written in Japanese and in Chinese end with the files the English task ends
+with: the glossary (data/glossary.json) gives the English words code uses.
 """
 
 import json
@@ -60,7 +63,8 @@ def throttle_loop(tmp_path_factory):
 
 
 def _scores(out):
-    return {r["id"]: r["score"] for r in out["results"]}
+    """Every file the loop has scored (the default output describes only the best few)."""
+    return {r["id"]: r["score"] for r in out["ranking"]}
 
 
 def test_auth_cycle1_searches_the_task_words(auth_loop):
@@ -138,3 +142,53 @@ def test_throttle_loop_ends_holding_middleware_index_and_router(throttle_loop):
     assert ctx[0] == "src/middleware/throttle.ts"
     assert "src/router-setup.ts" in ctx
     assert last["done"]
+
+
+# --------------------------------------------------------------------------- #
+# The same two tasks written in Japanese and in Chinese
+# --------------------------------------------------------------------------- #
+
+AUTH_TASKS = {"ja": "認証トークンの期限切れバグを修正する", "zh": "修复身份验证令牌过期错误"}
+THROTTLE_TASKS = {"ja": "APIエンドポイントにレート制限を追加する", "zh": "为API端点添加速率限制"}
+
+
+@pytest.fixture(scope="module", params=sorted(AUTH_TASKS))
+def auth_loop_cjk(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("auth_" + request.param)
+    root = _tree(tmp, "seed_auth")
+    return _run_loop(root, tmp / "state.json", AUTH_TASKS[request.param])
+
+
+@pytest.fixture(scope="module", params=sorted(THROTTLE_TASKS))
+def throttle_loop_cjk(request, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("throttle_" + request.param)
+    root = _tree(tmp, "seed_throttle")
+    return _run_loop(root, tmp / "state.json", THROTTLE_TASKS[request.param])
+
+
+def test_cjk_auth_task_searches_its_terms_and_their_english_words(auth_loop_cjk):
+    keywords = auth_loop_cjk[0]["query"]["keywords"]
+    assert {"auth", "token", "expiry"} <= set(keywords)
+    assert any(not k.isascii() for k in keywords)  # the CJK terms themselves are searched too
+
+
+def test_cjk_auth_cycle1_finds_what_the_english_task_finds(auth_loop_cjk, auth_loop):
+    first, english = auth_loop_cjk[0], auth_loop[0]
+    assert [r["id"] for r in first["results"][:2]] == [r["id"] for r in english["results"][:2]]
+    assert _scores(first)["src/user.ts"] < 0.4
+
+
+def test_cjk_auth_loop_ends_with_the_english_task_files(auth_loop_cjk, auth_loop):
+    last, english = auth_loop_cjk[-1], auth_loop[-1]
+    assert sorted(r["id"] for r in last["ranking"][:4]) == sorted(r["id"] for r in english["ranking"][:4])
+    assert sorted(c["id"] for c in last["context"]) == sorted(c["id"] for c in english["context"])
+    assert last["done"]
+
+
+def test_cjk_throttle_task_finds_the_throttle_middleware_through_the_glossary(throttle_loop_cjk, throttle_loop):
+    first = throttle_loop_cjk[0]
+    assert "throttle" in first["query"]["keywords"]
+    assert [r["id"] for r in first["results"]][0] == "src/middleware/throttle.ts"
+    last, english = throttle_loop_cjk[-1], throttle_loop[-1]
+    assert sorted(r["id"] for r in last["ranking"][:3]) == sorted(r["id"] for r in english["ranking"][:3])
+    assert "src/router-setup.ts" in [c["id"] for c in last["context"]]

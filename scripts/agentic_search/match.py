@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from . import fsafe
+from . import lang
+from .lang import Language, definition_words, language_of
 from .query import Keyword
 
 # Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
@@ -40,37 +42,6 @@ MIN_DEFINITION_LEN = 3
 
 _IDENT_BYTES = re.compile(rb"[a-z_][a-z0-9_]*\Z")
 _IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
-# Definition keywords by file extension (lower-cased; one space before the name).
-_DEF_WORDS_PY = (b"def ", b"class ")
-_DEF_WORDS_JS = (b"function ", b"class ", b"const ", b"let ", b"var ", b"interface ", b"type ", b"enum ")
-_DEF_WORDS_GO = (b"func ", b"type ", b"const ", b"var ")
-_DEF_WORDS_RS = (b"fn ", b"struct ", b"enum ", b"trait ", b"type ", b"const ", b"static ", b"mod ", b"macro_rules! ")
-_DEF_WORDS_JVM = (b"class ", b"interface ", b"enum ", b"record ", b"fun ", b"object ", b"val ", b"var ")
-_DEF_WORDS_C = (b"struct ", b"class ", b"enum ", b"union ", b"typedef ", b"#define ", b"namespace ")
-_DEF_WORDS_ANY = tuple(dict.fromkeys(
-    _DEF_WORDS_PY + _DEF_WORDS_JS + _DEF_WORDS_GO + _DEF_WORDS_RS + _DEF_WORDS_JVM + _DEF_WORDS_C
-    + (b"sub ", b"module ", b"function! ")
-))
-_DEF_WORDS_BY_EXT = {
-    "py": _DEF_WORDS_PY, "pyi": _DEF_WORDS_PY, "pyx": _DEF_WORDS_PY,
-    "js": _DEF_WORDS_JS, "jsx": _DEF_WORDS_JS, "mjs": _DEF_WORDS_JS, "cjs": _DEF_WORDS_JS,
-    "ts": _DEF_WORDS_JS, "tsx": _DEF_WORDS_JS, "go": _DEF_WORDS_GO, "rs": _DEF_WORDS_RS,
-    "java": _DEF_WORDS_JVM, "kt": _DEF_WORDS_JVM, "kts": _DEF_WORDS_JVM, "scala": _DEF_WORDS_JVM,
-    "c": _DEF_WORDS_C, "h": _DEF_WORDS_C, "cc": _DEF_WORDS_C, "cpp": _DEF_WORDS_C,
-    "hpp": _DEF_WORDS_C, "hh": _DEF_WORDS_C, "cxx": _DEF_WORDS_C, "hxx": _DEF_WORDS_C,
-}
-# Words that may stand between the start of a line and a definition keyword.
-_MODIFIERS = frozenset(
-    b"export default public private protected internal static async pub extern inline "
-    b"virtual abstract final override unsafe sealed open data declare readonly "
-    b"pub(crate) pub(super) pub(self)".split()
-)
-# Declarations that are definitions only at the top level of a file.
-_LOCAL_DECLS = frozenset((b"const ", b"let ", b"var ", b"val "))
-# Endings that make a file name another form of a stemmed word.
-_INFLECTIONS = frozenset(("s", "es", "er", "ers", "ing", "ings", "ed", "y", "ies", "ation", "ations"))
-# Files whose extension says they hold no definitions (prose, data).
-_NO_DEFINITIONS = frozenset("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split())
 
 
 class Document:
@@ -209,28 +180,6 @@ def reread_bytes(path: str, fallback: bytes, identity: Optional[fsafe.FileId] = 
         return fallback
 
 
-def definition_words(rel: str) -> tuple[bytes, ...]:
-    """The definition keywords worth looking for in a file, by its extension."""
-    base = rel.rsplit("/", 1)[-1]
-    ext = base.rsplit(".", 1)[-1].lower() if "." in base else ""
-    if ext in _NO_DEFINITIONS:
-        return ()
-    return _DEF_WORDS_BY_EXT.get(ext, _DEF_WORDS_ANY)
-
-
-def _line_head_ok(low: bytes, i: int, word: bytes) -> bool:
-    """True when only indentation and modifiers stand before position i on its line.
-
-    Variable declarations (``const``/``let``/``var``/``val``) count only at the top
-    level (no indentation): inside a function they are locals, not definitions.
-    """
-    ls = low.rfind(b"\n", 0, i) + 1
-    head = low[ls:i]
-    if word in _LOCAL_DECLS and head[:1] in (b" ", b"\t"):
-        return False
-    return all(w in _MODIFIERS for w in head.split())
-
-
 def _name_end(low: bytes, j: int) -> int:
     """Index just past the identifier characters starting at j."""
     n = len(low)
@@ -243,7 +192,7 @@ def _longer_name(rest: bytes) -> float:
     """What defining the needle plus ``rest`` says: 0.5 for an inflection of it
     (``permission`` -> ``permissions``, ``rate_limit`` -> ``rate_limiter``), nothing for
     another name that merely starts with it (``model`` -> ``model_form``)."""
-    return 0.5 if rest.lstrip(b"_").decode("ascii", "replace") in _INFLECTIONS else 0.0
+    return 0.5 if rest.lstrip(b"_").decode("ascii", "replace") in lang.INFLECTIONS else 0.0
 
 
 def _named(low: bytes, end: int) -> float:
@@ -265,27 +214,31 @@ def _assigned(low: bytes, end: int) -> float:
     return 0.0
 
 
-def defines(low: bytes, needle: bytes, words: tuple[bytes, ...], count: int = -1) -> float:
+def defines(low: bytes, needle: bytes, language: Language, count: int = -1) -> float:
     """1.0 if ``needle`` is defined in ``low``, 0.5 if an inflection of it is
-    (``FILE_UPLOAD_PERMISSIONS`` for ``file_upload_permission``), else 0.0.
+    (``FILE_UPLOAD_PERMISSIONS`` for ``file_upload_permission``) or it is only declared
+    there (a C prototype, a forward declaration), else 0.0.
 
-    Definitions are a definition keyword (``def``, ``class``, ``function``, ...) at the
-    start of a line followed by the name, or the name at the very start of a line
-    followed by ``=`` or ``:`` (a module-level assignment or annotation).
+    Definitions are a definition keyword of the file's language (``def``, ``class``,
+    ``fn``, ...; see lang.py) at the start of a line followed by the name, or the name at
+    the very start of a line followed by ``=`` or ``:`` (a module-level assignment or
+    annotation), and what else the language spells (lang.Language): Go methods, C and
+    Java functions by their return type, JS methods and exports, Rust ``impl`` blocks.
 
     ``count``, the needle's (known) number of occurrences: when it is small, each
     occurrence is looked at in place instead of searching the file once per probe.
     """
+    words = language.words
     if 0 <= count <= FEW_OCCURRENCES and words:
-        return _defines_at_occurrences(low, needle, words)
+        return _defines_at_occurrences(low, needle, language)
     best = 0.0
     size = len(needle)
     for word in words:
         probe = word + needle
         start = low.find(probe)
         while start >= 0:
-            if _line_head_ok(low, start, word):
-                found = _named(low, start + len(probe))
+            if lang.head_ok(low, start, word, language):
+                found = _keyword_defined(low, start + len(probe), word, language)
                 if found == 1.0:
                     return 1.0
                 best = max(best, found)
@@ -302,29 +255,70 @@ def defines(low: bytes, needle: bytes, words: tuple[bytes, ...], count: int = -1
                 return 1.0
             best = max(best, found)
             start = low.find(probe, start + 1)
-    if words is _DEF_WORDS_GO:
+    if language.go_methods:
         best = max(best, _go_method(low, needle))
+    if best < 1.0 and _has_extras(language):
+        p = low.find(needle)
+        while p >= 0 and best < 1.0:
+            best = max(best, _extra_definition(low, p, p + size, language))
+            p = low.find(needle, p + 1)
     return best
 
 
-def _defines_at_occurrences(low: bytes, needle: bytes, words: tuple[bytes, ...]) -> float:
+def _keyword_defined(low: bytes, end: int, word: bytes, language: Language) -> float:
+    """A definition keyword then the needle, ending at ``end``: what the name says
+    (:func:`_named`), lowered to a declaration when the language's definitions of that
+    kind need a body and a ``;`` comes first."""
+    found = _named(low, end)
+    if found and word in language.body_words:
+        found = min(found, lang.body_follows(low, _name_end(low, end)))
+    return found
+
+
+def _has_extras(language: Language) -> bool:
+    return language.calls or language.impls or language.exports
+
+
+def _extra_definition(low: bytes, start: int, end: int, language: Language) -> float:
+    """The definitions a language spells without a keyword before the name (lang.py),
+    for the needle at ``low[start:end]``; only whole names count."""
+    if start > 0 and low[start - 1] in _IDENT_CHARS:
+        return 0.0
+    name_end = _name_end(low, end)
+    best = 0.0
+    if language.calls:
+        best = lang.call_definition(low, start, name_end, language)
+    if best < 1.0 and language.exports:
+        best = max(best, lang.export_definition(low, start, name_end))
+    if best < 1.0 and language.impls:
+        best = max(best, lang.impl_definition(low, start, name_end))
+    if best and name_end != end:
+        best = min(best, _longer_name(low[end:name_end]))
+    return best
+
+
+def _defines_at_occurrences(low: bytes, needle: bytes, language: Language) -> float:
     """:func:`defines` by visiting every occurrence of ``needle`` (overlapping ones too):
     the same checks on the same positions, so the same value."""
     best = 0.0
     size = len(needle)
-    go = words is _DEF_WORDS_GO
+    words = language.words
+    go = language.go_methods
+    extras = _has_extras(language)
     p = low.find(needle)
     while p >= 0:
         end = p + size
         for word in words:
             start = p - len(word)
-            if start >= 0 and low.startswith(word, start) and _line_head_ok(low, start, word):
-                best = max(best, _named(low, end))
+            if start >= 0 and low.startswith(word, start) and lang.head_ok(low, start, word, language):
+                best = max(best, _keyword_defined(low, end, word, language))
         if p == 0 or low[p - 1] == 0x0A:
             best = max(best, _assigned(low, end))
         if go and p >= 2 and low.startswith(b") ", p - 2):
             if low.startswith(b"func (", low.rfind(b"\n", 0, p - 2) + 1):
                 best = max(best, _named(low, end))
+        if extras and best < 1.0:
+            best = max(best, _extra_definition(low, p, end, language))
         if best >= 1.0:
             return 1.0
         p = low.find(needle, p + 1)
@@ -411,7 +405,7 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
     counts: list[int] = []
     in_path: list[float] = []
     defs: list[float] = []
-    words = definition_words(doc.rel)
+    language = language_of(doc.rel)
     found = count_needles(low, ck)
     for kw, definable, slots in zip(ck.keywords, ck.definable, ck.slots):
         c = 0
@@ -421,7 +415,7 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
             if n:
                 c += n
                 if can_define and d < 1.0:
-                    d = max(d, defines(low, needle, words, n))
+                    d = max(d, defines(low, needle, language, n))
         counts.append(c)
         # Most keywords are nowhere in the path: skip the detailed check for them.
         pn = kw.path_needle
@@ -430,13 +424,11 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
     return tuple(counts), tuple(in_path), tuple(defs)
 
 
-# File stems that stand for their directory (the package or module it is).
-_PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
 
 
 def _is_inflection(name: str, stem: str) -> bool:
     """True when ``name`` is ``stem`` plus an English ending (``hints`` for ``hint``)."""
-    return name.startswith(stem) and name[len(stem):] in _INFLECTIONS
+    return name.startswith(stem) and name[len(stem):] in lang.INFLECTIONS
 
 
 # A file inside the package a quoted module path names (``sympy.printing.pretty`` for
@@ -470,7 +462,7 @@ def path_match(rel_low: str, kw: Keyword) -> float:
         return 0.0
     base = rel_low.rsplit("/", 1)[-1]
     stem = base.split(".", 1)[0]
-    if stem in _PACKAGE_STEMS and "/" in rel_low:
+    if stem in lang.PACKAGE_STEMS and "/" in rel_low:
         # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
         stem = rel_low.rsplit("/", 2)[-2]
         base = stem + "/" + base

@@ -8,7 +8,10 @@ finds ``file_system_storage``.
 From free text (an issue, a bug report, a traceback) :func:`extract_keywords` pulls,
 strongest first: file paths and traceback frames, dotted module names, code
 identifiers (backticked, CamelCase, snake_case, called ``name(``), and plain words
-minus stop words.
+minus stop words (data/stopwords.json). URLs give the repository paths they name, not
+their hosts; issue templates and environment reports give nothing (data/boilerplate.json).
+Japanese and Chinese text is cut at its glossary terms (data/glossary.json), searched as
+itself and as the English words code uses, marked ``translated``; the rest as bigrams.
 
 Example::
 
@@ -18,12 +21,15 @@ Example::
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import unicodedata
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Iterable, Sequence
 
+from . import lang
 
 class Kind(str, Enum):
     """Where a keyword came from. A ``str`` enum: it compares equal to, and is written to
@@ -73,40 +79,43 @@ MAX_IDENTIFIERS = 40
 MAX_PATHS = 12
 MAX_WORDS = 30
 
-_STOP_WORDS = frozenset(
-    """
-    a about above after again against all also although always am an and any are aren
-    around as at be because been before being below between both but by can cannot
-    could did didn do does doesn doing don done down during each either else even ever
-    every few for from further get gets getting got had has hasn have haven having he
-    her here hers herself him himself his how however i if in into is isn it its itself
-    just let like made make makes making many may me might more most much must my myself
-    need needs no nor not now of off often on once one only or other our ours ourselves
-    out over own per please quite rather really same see seems seem she should shouldn
-    since so some still such than that the their theirs them themselves then there these
-    they this those though through thus to too under until up upon us use used uses
-    using very via was wasn way we well were weren what when where whether which while
-    who whom whose why will with within without won would wouldn yet you your yours
-    yourself yourselves able actually already another anything something nothing
-    everything someone anyone etc e g eg ie instead likely maybe probably perhaps
-    currently correct correctly expected expect happen happens instead works working
-    work worked want wanted trying tried try think thought know known seem seemed
-    following follows example examples case cases issue issues bug bugs fix fixed fixes
-    problem problems question thanks thank hello hi description reproduce steps
-    behavior behaviour result results output outputs way ways thing things time times
-    new old first second last true false none null self cls def class return import
-    add adds added adding implement implements implemented implementing feature features
-    support supports supported please far set get put yes lot got bit ago big per via
-    able own ask asks asked say said end ends try tries due yet etc now how
-    from pass raise lambda yield async await print http https www com org html
-    """.split()
-)
+_DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
-_PATH_EXTENSIONS = (
-    "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
-    "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
-    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
-).split()
+
+def _load(name: str) -> dict:
+    """One of the word lists in data/ (read at import: they are small)."""
+    with open(os.path.join(_DATA_DIR, name), "rb") as fh:
+        return json.loads(fh.read().decode("utf-8"))
+
+
+# Words of prose that are never keywords; each group's reason is in the data file.
+_STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] for w in g["words"].split())
+# Web vocabulary: a keyword as a word of the prose ("html escaping is broken"), but no
+# quoted identifier, and not a word of pasted code or of a URL's page name.
+_CODE_VOCABULARY = frozenset("html http https".split())
+_NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
+_BOILERPLATE = _load("boilerplate.json")
+# Issue templates and environment reports: their words are the template's, not the issue's.
+_TEMPLATE_PHRASE_RE = re.compile(
+    r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
+    re.I,
+)
+_HEADING_LINE_RE = re.compile(
+    r"^[ \t>#*_-]*(?:%s)[ \t*_]*:?[ \t*_]*$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
+    re.I | re.M,
+)
+_ENVIRONMENT_LINE_RE = re.compile(
+    r"^[ \t>]*(?:[-*+]|\d+\.)?[ \t]*\**[ \t]*(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*\**[ \t]*[:=：|].*$" % "|".join(
+        re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
+    re.I | re.M,
+)
+_ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
+# HTML comments (a template's instructions). Checklist items stay: reporters list the
+# issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
+_HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
+_MARKDOWN_IMAGE_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+
+_PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 
 _TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
@@ -141,7 +150,7 @@ class Keyword:
     path_needle: str
     group: str = ""  # synonyms of one gap share its text here: they count once, as an OR
     stemmed: bool = False  # a word searched by its stem ("computed" -> "comput")
-
+    translated: bool = False  # an English word the glossary gave for a CJK term of the task
 
     def to_json(self) -> dict:
         """The keyword as the JSON boundary shows it."""
@@ -150,7 +159,20 @@ class Keyword:
             out["group"] = self.group
         if self.stemmed:
             out["stemmed"] = True
+        if self.translated:
+            out["translated"] = True
         return out
+
+    @classmethod
+    def from_json(cls, item: dict) -> "Keyword | None":
+        """The keyword :meth:`to_json` gave (None when its text is empty); the kind must be
+        one of KIND_WEIGHTS (the caller checks: an unknown kind is bad state, not a guess)."""
+        weight = item.get("weight")
+        kw = make_keyword(str(item.get("text", "")), item["kind"],
+                          float(weight) if isinstance(weight, (int, float)) else None,
+                          item.get("group") if isinstance(item.get("group"), str) else "",
+                          stemmed=item.get("stemmed") is True)
+        return replace(kw, translated=item.get("translated") is True) if kw is not None else None
 
 
 def normalize(text: str) -> str:
@@ -192,7 +214,6 @@ def is_code_identifier(token: str) -> bool:
     return any(c.isupper() for c in inner) and any(c.islower() for c in token)
 
 
-_SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ed", "es", "s", "y")
 # A stem shorter than this matches too much ("us" from "using").
 MIN_STEM_LEN = 4
 
@@ -200,7 +221,7 @@ MIN_STEM_LEN = 4
 def stem_prefix(word: str) -> str:
     """A light English stem that is always a prefix of the word: ``limiting`` -> ``limit``,
     ``expiry`` -> ``expir``, ``queries`` -> ``quer``; short words are kept whole."""
-    for suffix in _SUFFIXES:
+    for suffix in lang.SUFFIXES:
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM_LEN:
             return word[: len(word) - len(suffix)]
     return word
@@ -307,8 +328,15 @@ def _in_text(key: str, text_norm: str) -> bool:
 
 
 def extract_keywords(task: str) -> list[Keyword]:
-    """Pull searchable keywords out of free text, strongest kinds first."""
-    paths: dict[str, None] = {}
+    """Pull searchable keywords out of free text, strongest kinds first.
+
+    URLs are read for the repository paths they name (:func:`strip_urls`), issue-template
+    and environment text is dropped (:func:`strip_boilerplate`), and text in CJK scripts
+    becomes glossary terms and their English words (:func:`cjk_keywords`).
+    """
+    task, url_paths = strip_urls(strip_boilerplate(task))
+    task = split_scripts(task)
+    paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
     frames: set[str] = set()
@@ -332,18 +360,18 @@ def extract_keywords(task: str) -> list[Keyword]:
             paths[mod] = None
             modules[mod] = m.group(1)
         for part in m.group(1).split("."):
-            if len(part) >= MIN_IDENTIFIER_LEN and normalize(part) not in _STOP_WORDS:
+            if len(part) >= MIN_IDENTIFIER_LEN and normalize(part) not in _NOT_IDENTIFIERS:
                 if is_code_identifier(part) or part[0].isupper():
                     idents[part] = None
     for m in _CALL_RE.finditer(task):
         name = m.group(1)
-        if len(name) >= MIN_IDENTIFIER_LEN and normalize(name) not in _STOP_WORDS:
+        if len(name) >= MIN_IDENTIFIER_LEN and normalize(name) not in _NOT_IDENTIFIERS:
             idents[name] = None
     for token in _IDENT_RE.findall(code_spans):
-        if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _STOP_WORDS:
+        if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     for token in _IDENT_RE.findall(task):
-        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token):
+        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for m in _FROM_IMPORT_RE.finditer(task):
         # A short name is too ambiguous to pick out of prose ("a Q object"), but one the
@@ -354,16 +382,19 @@ def extract_keywords(task: str) -> list[Keyword]:
             if len(name) < MIN_IDENTIFIER_LEN and _IDENT_RE.fullmatch(name) and name.strip("_"):
                 idents[name] = None
     for token in _CODE_TOKEN_RE.findall(task):
-        if len(token) >= MIN_CODE_TOKEN_LEN:
+        if len(token) >= MIN_CODE_TOKEN_LEN and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
         idents[token] = None
     for token in _CONSTANT_RE.findall(task):
-        if normalize(token) not in _STOP_WORDS:
+        if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     for token in _WORD_RE.findall(task):
         w = normalize(token)
-        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha():
+        if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
+                and not _is_cjk(w):
+            if w in _CODE_VOCABULARY and not _in_text(w, normalize(prose_of(task))):
+                continue
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
@@ -395,11 +426,199 @@ def extract_keywords(task: str) -> list[Keyword]:
     ranked_words = sorted(words, key=lambda w: (not (title and w in title), -words[w]))
     for w in ranked_words[:MAX_WORDS]:
         add(w, "word")
-    if len(out) <= SHORT_TASK_KEYWORDS:
+    for kw in cjk_keywords(task):
+        key = normalize(kw.text)
+        if key not in seen:
+            seen.add(key)
+            out.append(kw)
+    if len({k.group or normalize(k.text) for k in out}) <= SHORT_TASK_KEYWORDS:
         # A short request needs recall: its words also match their other forms. A long
         # issue has words enough; stems there only add noise (measured: -2 points Acc@5).
-        out = [make_keyword(k.text, k.kind, k.weight, k.group, stemmed=True) if k.kind == "word" else k
-               for k in out]
+        out = [replace(make_keyword(k.text, k.kind, k.weight, k.group, stemmed=True), translated=k.translated)
+               if k.kind == "word" else k for k in out]
+    return out
+
+
+# --- URLs --------------------------------------------------------------------------------
+
+_URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'`]+")
+# A file or directory of a repository on a forge: github.com/<owner>/<repo>/blob/<ref>/<path>,
+# gitlab.example.org/<group>/<repo>/-/tree/<ref>/<path>, raw.githubusercontent.com/<o>/<r>/<ref>/<path>.
+_REPO_URL_RE = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:"
+    r"(?:github\.com|bitbucket\.org)/[^/]+/[^/]+/(?:blob|tree|raw|src)/[^/]+/"
+    r"|[^/]*gitlab[^/]*/(?:[^/]+/)+-/(?:blob|tree|raw)/[^/]+/"
+    r"|raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+/)"
+    r"([^?#]+)",
+    re.I,
+)
+# Links that only point somewhere (images, issues, commits): nothing in them names code.
+_IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
+# Trailing punctuation of the sentence a URL ends.
+_URL_TAIL = ".,;:!?)]}>'\""
+
+
+def strip_urls(task: str) -> tuple[str, list[str]]:
+    """(the text with its URLs taken out, the repository paths they name).
+
+    A forge URL of a file or directory (``/blob/<ref>/src/x.js#L377-L382``) names that
+    path, as strong as a quoted path; the line anchor is dropped. Image and attachment
+    links are dropped whole; any other URL leaves its path and fragment words (a
+    documentation link's ``ref/models/querysets`` and ``#django.db.models.Q``), never its
+    host (``github.com``, ``githubusercontent``) or its query string.
+    """
+    paths: list[str] = []
+
+    def one(m: "re.Match[str]") -> str:
+        url = m.group(0).rstrip(_URL_TAIL)
+        rest = m.group(0)[len(url):]
+        repo = _REPO_URL_RE.match(url)
+        if repo:
+            path = repo.group(1).strip("/")
+            if path and path not in paths:
+                paths.append(path)
+            return " " + rest
+        if _IMAGE_URL_RE.search(url):
+            return " " + rest
+        body = url.split("://", 1)[-1]
+        tail = body.split("/", 1)[1] if "/" in body else ""
+        path, _, fragment = tail.partition("#")
+        path = path.split("?", 1)[0]
+        if "." in path.rsplit("/", 1)[-1]:
+            path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
+        return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
+
+    return _URL_RE.sub(one, task), paths
+
+
+def strip_boilerplate(task: str) -> str:
+    """The task without its issue template and environment report: HTML comments,
+    template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
+    text = _MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", task))
+    text = _ENVIRONMENT_LINE_RE.sub("", text)
+    text = _HEADING_LINE_RE.sub("", text)
+    return _TEMPLATE_PHRASE_RE.sub(" ", text)
+
+
+# --- Text in CJK scripts ---------------------------------------------------------------------
+#
+# Japanese and Chinese are written without spaces. A task's CJK text is cut with the
+# glossary (data/glossary.json) first, longest term first: a known term is searched as
+# itself (it matches CJK comments, docs and strings) and as the English words code uses
+# for it. What the glossary does not know is cut at script boundaries (kanji / katakana /
+# hiragana): hiragana runs are Japanese grammar (particles, endings: の, を, する) and are
+# dropped; katakana runs are loanwords, kept whole; a kanji run of two characters is kept,
+# a longer one becomes its character bigrams, since most Chinese words are two characters
+# and a bigram needs no dictionary (a literal bigram matches every word containing it).
+
+# The glossary: CJK term -> its English words; every Japanese/Chinese spelling of a concept.
+_GLOSSARY: dict[str, tuple[str, ...]] = {}
+for _cjk_terms, _english in _load("glossary.json")["terms"]:
+    for _term in _cjk_terms:
+        _GLOSSARY.setdefault(unicodedata.normalize("NFKC", _term), tuple(_english))
+_MAX_TERM_LEN = max((len(t) for t in _GLOSSARY), default=1)
+# A CJK run of unknown text shorter than this is too ambiguous to search (one kanji).
+MIN_CJK_LEN = 2
+# Unknown CJK runs longer than this become bigrams (Chinese words are mostly two characters).
+CJK_WHOLE_MAX_LEN = 2
+# Caps keep a wholly Chinese issue from turning into hundreds of bigram searches.
+MAX_CJK_KEYWORDS = 24
+
+
+def _script(ch: str) -> str:
+    """'han', 'kata' (katakana and the long-vowel mark), 'hira', or '' for other text."""
+    o = ord(ch)
+    if 0x3040 <= o <= 0x309F:
+        return "hira"
+    if 0x30A0 <= o <= 0x30FF or 0x31F0 <= o <= 0x31FF or 0xFF66 <= o <= 0xFF9F:
+        return "kata"
+    if 0x4E00 <= o <= 0x9FFF or 0x3400 <= o <= 0x4DBF or 0xF900 <= o <= 0xFAFF or o == 0x3005:
+        return "han"
+    return ""
+
+
+def _is_cjk(text: str) -> bool:
+    return any(_script(c) for c in text)
+
+
+_CJK_CHAR_CLASS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\u3005"
+_SCRIPT_BOUNDARY_RE = re.compile(r"(?<=[%s])(?=[^\W_%s])|(?<=[^\W_%s])(?=[%s])" % ((_CJK_CHAR_CLASS,) * 4))
+_CJK_RUN_RE = re.compile("[%s]+" % _CJK_CHAR_CLASS)
+
+
+def split_scripts(task: str) -> str:
+    """Spaces between CJK text and Latin letters or digits: ``为API端点`` -> ``为 API 端点``,
+    so that Latin identifiers inside CJK text are words and names of their own."""
+    return _SCRIPT_BOUNDARY_RE.sub(" ", task) if _is_cjk(task) else task
+
+
+def segment_cjk(run: str) -> list[tuple[str, bool]]:
+    """(segment, known) pieces of one run of CJK text: glossary terms (known, longest
+    first) and the searchable rest (unknown), in order; grammar (hiragana) dropped."""
+    out: list[tuple[str, bool]] = []
+    unknown = ""
+    i = 0
+    while i < len(run):
+        for size in range(min(_MAX_TERM_LEN, len(run) - i), 0, -1):
+            if run[i:i + size] in _GLOSSARY:
+                break
+        else:
+            size = 0
+        if size:
+            out.extend(_unknown_pieces(unknown))
+            unknown = ""
+            out.append((run[i:i + size], True))
+            i += size
+        else:
+            unknown += run[i]
+            i += 1
+    out.extend(_unknown_pieces(unknown))
+    return out
+
+
+def _unknown_pieces(text: str) -> list[tuple[str, bool]]:
+    """Text the glossary does not know, cut at script boundaries (see the section note)."""
+    pieces: list[tuple[str, bool]] = []
+    j = 0
+    while j < len(text):
+        k = j
+        while k < len(text) and _script(text[k]) == _script(text[j]):
+            k += 1
+        run, script = text[j:k], _script(text[j])
+        j = k
+        if script == "hira" or len(run) < MIN_CJK_LEN:
+            continue
+        if script == "han" and len(run) > CJK_WHOLE_MAX_LEN:
+            pieces.extend((run[n:n + 2], False) for n in range(len(run) - 1))
+        else:
+            pieces.append((run, False))
+    return pieces
+
+
+def cjk_keywords(task: str) -> list[Keyword]:
+    """Keywords of the task's CJK text: each glossary term as itself and as its English
+    words (one group, the English ones ``translated``; stop words left out as in English
+    text), and the unknown rest as CJK text (kind ``word``)."""
+    out: list[Keyword] = []
+    seen: set[str] = set()
+    for m in _CJK_RUN_RE.finditer(unicodedata.normalize("NFKC", task)):
+        for segment, known in segment_cjk(m.group(0)):
+            if segment in seen:
+                continue
+            seen.add(segment)
+            english = [e for e in _GLOSSARY.get(segment, ()) if normalize(e) not in _STOP_WORDS] if known else []
+            if known and not english and _GLOSSARY.get(segment):
+                continue  # a term that stands for a stop word (修正 -> fix) is one too
+            group = segment if english else ""
+            kw = make_keyword(segment, "word", group=group)
+            if kw is not None:
+                out.append(kw)
+            for e in english:
+                tk = make_keyword(e, "word", group=group)
+                if tk is not None:
+                    out.append(replace(tk, translated=True))
+            if len(out) >= MAX_CJK_KEYWORDS:
+                return out[:MAX_CJK_KEYWORDS]
     return out
 
 

@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right
 from typing import Any, Optional, Sequence
 
+from . import lang
 from .match import Document, FileMatch
 from .query import Keyword, Kind, normalize
 from .records import ResultView
@@ -30,9 +31,11 @@ MAX_RELATED = 10
 # Missing keywords listed per result.
 MAX_MISSING = 5
 
+# A line that starts a definition (any language's keywords, lang.py): summaries prefer it.
 _DEF_NAME_RE = re.compile(
-    r"^[ \t]*(?:(?:export|default|public|private|protected|static|async|pub|abstract|final)[ \t]+)*"
-    r"(?:def|class|function|func|fn|struct|interface|type|enum|trait)[ \t]+\*?([A-Za-z_][A-Za-z0-9_]*)",
+    r"^[ \t]*(?:(?:%s)[ \t]+)*(?:%s)[ \t]+\*?([A-Za-z_][A-Za-z0-9_]*)" % (
+        "|".join(re.escape(m.decode()) for m in sorted(lang.MODIFIERS, key=lambda m: (-len(m), m))),
+        "|".join(re.escape(w.decode().rstrip()) for w in sorted(lang.ANY.words, key=lambda w: (-len(w), w)))),
     re.M,
 )
 _ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[^=]", re.M)
@@ -86,11 +89,13 @@ def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
     return out
 
 
-def defined_names(text: str) -> list[str]:
-    """Names the file defines, most used first (ties: first defined)."""
+def defined_names(text: str, rel: str = "") -> list[str]:
+    """Names the file defines or declares, as ``match`` finds them (lang.defined_names,
+    by the file's extension), most used first (ties: first defined); a file with none
+    gives the names it assigns at a line's start."""
     names: dict[str, int] = {}
-    for m in _DEF_NAME_RE.finditer(text):
-        names.setdefault(m.group(1), len(names))
+    for name, _ in lang.defined_names(text.encode("utf-8", "replace"), rel):
+        names.setdefault(name, len(names))
     if not names:
         for m in _ASSIGN_NAME_RE.finditer(text):
             names.setdefault(m.group(1), len(names))
@@ -98,11 +103,11 @@ def defined_names(text: str) -> list[str]:
     return sorted(names, key=lambda n: (-uses[n], names[n]))
 
 
-def tags_for(text: str, keywords: Sequence[Keyword]) -> list[str]:
+def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "") -> list[str]:
     """Defined names that are not already keywords: the codebase's own terms."""
     known = {normalize(k.text) for k in keywords}
     out = []
-    for name in defined_names(text):
+    for name in defined_names(text, rel):
         if normalize(name) in known or name.startswith("_") or len(name) < 3:
             continue
         out.append(name)
@@ -120,7 +125,7 @@ def build_result(
 ) -> ResultView:
     """One result in the seed's contract (plus reason, missing, matched)."""
     text = _decode(doc.head) if doc is not None else ""
-    tags = tags_for(text, keywords) if text else []
+    tags = tags_for(text, keywords, s.rel) if text else []
     title = s.rel.rsplit("/", 1)[-1]
     if tags:
         title += " — " + ", ".join(tags[:TITLE_TAGS])

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Sequence
 
+from . import lang
 from .match import FileMatch
 from .query import Keyword, Kind, normalize
 
@@ -56,24 +57,9 @@ MAX_SIGNALS = 6
 # Relevance never exceeds this: certainty is for files an agent has read (--judge).
 MAX_RELEVANCE = 0.98
 
-_ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
-    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man)/|\.(md|rst|txt|adoc)$|(^|/)(changelog|changes|authors|license|notice)[^/]*$", re.I), 0.3),
-    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench)/"), 0.4),
-    # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
-    ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
-    ("vendored", re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
-    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map)$|(^|/)(dist|build)/"), 0.2),
-    ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
-    ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
-)
-
-_TASK_ROLE_WORDS = {
-    "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
-    "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
-    "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
-    "migration": ("migration", "migrations", "migrate", "makemigrations"),
-}
+# File roles and the task words that ask for one: per ecosystem, in lang.py.
+_ROLE_RULES = lang.ROLE_RULES
+_TASK_ROLE_WORDS = lang.TASK_ROLE_WORDS
 
 
 @dataclass(frozen=True)
@@ -90,11 +76,8 @@ class Scored:
 
 
 def file_role(rel: str) -> tuple[str, float]:
-    """The file's role (test, docs, ...) and the factor its evidence is scaled by."""
-    for role, pattern, factor in _ROLE_RULES:
-        if pattern.search(rel):
-            return role, factor
-    return "source", 1.0
+    """The file's role (test, docs, ...) and the factor its evidence is scaled by (lang.py)."""
+    return lang.file_role(rel)
 
 
 def roles_requested(task_words: set[str]) -> frozenset[str]:

@@ -82,7 +82,7 @@ def _keyword(item: Any) -> Keyword:
         raise FormatError("keywords") from None
     if kw is None or "\0" in kw.group:
         raise FormatError("keywords")
-    return kw
+    return replace(kw, translated=True) if item.get("translated") is True else kw
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,425 @@
+"""Language facts, keyed by file extension: one place for what each language spells how.
+
+Which words introduce a definition (``def``, ``fn``, ``func``, ``class``...), which words
+may stand before them (``pub``, ``export``, ``static``...), where a definition with a body
+differs from a declaration (a C prototype ``int f(void);`` against ``int f(void) {``, a
+Rust trait's ``fn f(&self);``), the English endings that make one name another form of
+another (``limiter`` of ``limit``), the file extensions a quoted path may end in, and how
+each ecosystem lays out its tests, benchmarks, examples, fixtures, vendored and generated
+files. ``match`` (definitions), ``report`` (tags), ``score`` (file roles) and ``query``
+(paths, stems) all read these facts from here, so that tags and "defines" agree.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# --- Definitions --------------------------------------------------------------------------
+
+# A definition of a name (it has a body, or is a value) and a declaration of it (a
+# prototype, a forward declaration, a trait's required method): what ``defines`` reports.
+DEFINES = 1.0
+DECLARES = 0.5
+# A function's parameter list and what follows it up to its body (``{``) or the ``;``
+# of a prototype are looked at for at most this many bytes: signatures are short, and a
+# name followed by ``(`` in running text must not cost a scan of the whole file.
+MAX_SIGNATURE_BYTES = 600
+
+_WORDS_PY = (b"def ", b"class ")
+_WORDS_JS = (b"function ", b"class ", b"const ", b"let ", b"var ", b"interface ", b"type ", b"enum ")
+_WORDS_GO = (b"func ", b"type ", b"const ", b"var ")
+_WORDS_RS = (b"fn ", b"struct ", b"enum ", b"trait ", b"type ", b"const ", b"static ", b"mod ", b"macro_rules! ")
+_WORDS_JVM = (b"class ", b"interface ", b"enum ", b"record ", b"fun ", b"object ", b"val ", b"var ")
+_WORDS_C = (b"struct ", b"class ", b"enum ", b"union ", b"typedef ", b"#define ", b"namespace ")
+_WORDS_ANY = tuple(dict.fromkeys(
+    _WORDS_PY + _WORDS_JS + _WORDS_GO + _WORDS_RS + _WORDS_JVM + _WORDS_C
+    + (b"sub ", b"module ", b"function! ")
+))
+
+
+@dataclass(frozen=True)
+class Language:
+    """What one language's definitions look like at the start of a line.
+
+    ``words``: definition keywords (lower-cased, one space before the name).
+    ``body_words``: those of them whose definition has a body: followed by ``;`` before
+    any ``{`` they only declare the name (C ``struct s;``, Rust ``fn f(&self);``).
+    ``calls``: functions and methods are also written without a keyword, as a return
+    type and a name before ``(`` (C, C++, Java) or as a name before ``(`` alone (JS/TS
+    class and object-literal methods); a body makes them definitions, a ``;`` declarations.
+    ``bare_calls``: a name at the very start of a line before ``(`` and a body is a
+    definition (C's return type on the line above; JS methods need no return type).
+    ``go_methods``: ``func (r *T) Name(`` defines Name. ``impls``: Rust ``impl X for Y``
+    implements both. ``exports``: JS ``exports.name =`` and ``name: function`` /
+    ``name: (…) =>`` in object literals define name.
+    """
+
+    name: str
+    words: tuple[bytes, ...]
+    body_words: frozenset[bytes] = frozenset()
+    calls: bool = False
+    bare_calls: bool = False
+    bare_indented: bool = False
+    go_methods: bool = False
+    impls: bool = False
+    exports: bool = False
+
+
+PYTHON = Language("python", _WORDS_PY)
+JS = Language("js", _WORDS_JS, body_words=frozenset((b"function ",)), calls=True, bare_calls=True,
+              bare_indented=True, exports=True)
+GO = Language("go", _WORDS_GO, go_methods=True)
+RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ",)), impls=True)
+JVM = Language("jvm", _WORDS_JVM, calls=True)
+C = Language("c", _WORDS_C, body_words=frozenset((b"struct ", b"class ", b"union ", b"enum ")), calls=True,
+             bare_calls=True)
+# A file of an unknown extension: every language's definition keywords, nothing more.
+ANY = Language("any", _WORDS_ANY)
+# Prose and data: no definitions at all.
+NONE = Language("none", ())
+
+_BY_EXTENSION = {
+    **dict.fromkeys(("py", "pyi", "pyx"), PYTHON),
+    **dict.fromkeys(("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"), JS),
+    "go": GO,
+    "rs": RUST,
+    **dict.fromkeys(("java", "kt", "kts", "scala", "groovy"), JVM),
+    **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tpp"), C),
+    **dict.fromkeys("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split(), NONE),
+}
+
+# Words that may stand between the start of a line and a definition keyword.
+MODIFIERS = frozenset(
+    b"export default public private protected internal static async pub extern inline "
+    b"virtual abstract final override unsafe sealed open data declare readonly "
+    b"pub(crate) pub(super) pub(self)".split()
+)
+# ... and, in Rust, before ``fn`` only (``pub const fn``, ``extern "C" fn``).
+_FN_MODIFIERS = frozenset((b"const", b'"c"', b'"system"'))
+# Declarations that are definitions only at the top level of a file.
+LOCAL_DECLS = frozenset((b"const ", b"let ", b"var ", b"val "))
+
+
+def extension(rel: str) -> str:
+    """The lower-cased extension of a path's file name ('' when it has none)."""
+    base = rel.rsplit("/", 1)[-1]
+    return base.rsplit(".", 1)[-1].lower() if "." in base else ""
+
+
+def language_of(rel: str) -> Language:
+    """The language a file is written in, by its extension (:data:`ANY` when unknown)."""
+    return _BY_EXTENSION.get(extension(rel), ANY)
+
+
+def definition_words(rel: str) -> tuple[bytes, ...]:
+    """The definition keywords worth looking for in a file, by its extension."""
+    return language_of(rel).words
+
+
+def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
+    """True when only indentation and modifiers stand before position i on its line.
+
+    Variable declarations (``const``/``let``/``var``/``val``) count only at the top
+    level (no indentation): inside a function they are locals, not definitions.
+    """
+    ls = low.rfind(b"\n", 0, i) + 1
+    head = low[ls:i]
+    if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
+        return False
+    if lang is RUST and word == b"fn ":
+        return all(w in MODIFIERS or w in _FN_MODIFIERS for w in head.split())
+    return all(w in MODIFIERS for w in head.split())
+
+
+def _skip_space(low: bytes, j: int, limit: int) -> int:
+    while j < limit and low[j] in b" \t\r\n":
+        j += 1
+    return j
+
+
+def _close_paren(low: bytes, j: int, limit: int) -> int:
+    """Index just past the ``)`` matching the ``(`` at j; -1 when not found before limit."""
+    depth = 0
+    while j < limit:
+        c = low[j]
+        if c == 0x28:
+            depth += 1
+        elif c == 0x29:
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        elif c in b";{}":
+            return -1
+        j += 1
+    return -1
+
+
+def body_follows(low: bytes, end: int) -> float:
+    """After a defined name (or a signature's ``)``) ending at ``end``: :data:`DEFINES`
+    when a body (``{``) comes before any ``;``, :data:`DECLARES` when a ``;`` comes first
+    (a prototype, a forward declaration, a required trait method), and DEFINES when
+    neither shows within :data:`MAX_SIGNATURE_BYTES` (no evidence against it)."""
+    limit = min(len(low), end + MAX_SIGNATURE_BYTES)
+    semi = low.find(b";", end, limit)
+    if semi < 0:
+        return DEFINES
+    brace = low.find(b"{", end, semi)
+    return DEFINES if brace >= 0 else DECLARES
+
+
+# A return type and qualifiers before a function's name: identifiers, ``::``, pointers,
+# references, template arguments, annotations; nothing that makes the line a statement.
+_HEAD_RE = re.compile(rb"[\w$@*&:<>,.\[\]? \t~]*\Z")
+# Words that make a name followed by ``(`` a call or an expression, never a definition.
+_STATEMENT_WORDS = frozenset(
+    b"return new throw else case goto delete sizeof typeof instanceof await yield in of "
+    b"not and or co_return co_await co_yield echo print if while for switch do catch using "
+    b"assert static_assert decltype alignof noexcept".split()
+)
+# JS/TS words that may stand before a method's name (``static async get name(``).
+_JS_METHOD_WORDS = frozenset(
+    b"async static get set public private protected readonly override abstract declare "
+    b"export default function *".split()
+)
+# What may follow a call-shaped definition's ``)`` before its body or its ``;``.
+_JS_TAIL_RE = re.compile(rb"[ \t]*(?::[^;{}=\n]*)?[ \t\r\n]*\{")
+
+
+def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
+    """A function or method written without a definition keyword, its name at
+    ``low[start:end]``: ``static int f(`` / ``Foo Bar::f(`` / ``public <T> T f(`` (C, C++,
+    Java), ``f(a) {`` / ``async f(a): T {`` (JS/TS methods), with a body (:data:`DEFINES`)
+    or a ``;`` (:data:`DECLARES`); 0.0 when it is a call, an expression or a statement."""
+    n = len(low)
+    limit = min(n, end + MAX_SIGNATURE_BYTES)
+    j = end
+    while j < n and low[j] in b" \t":
+        j += 1
+    if j >= n or low[j] != 0x28:
+        return 0.0
+    ls = low.rfind(b"\n", 0, start) + 1
+    head = low[ls:start]
+    if head.endswith(b".") or low[start:end] in _STATEMENT_WORDS:
+        return 0.0  # obj.f( is a call (Class::f( keeps its "::"); if ( is a statement
+    if not _HEAD_RE.match(head):
+        return 0.0
+    words = head.replace(b"::", b" ").replace(b"*", b" ").replace(b"&", b" ").split()
+    if any(w in _STATEMENT_WORDS for w in words):
+        return 0.0
+    indented = head[:1] in (b" ", b"\t")
+    close = _close_paren(low, j, limit)
+    if close < 0:
+        return 0.0
+    if lang is JS:
+        if not all(w in _JS_METHOD_WORDS for w in words):
+            return 0.0
+        if not indented and not words:
+            return 0.0  # a bare call at the top level of a script: f(a) {…} is no JS
+        return DEFINES if _JS_TAIL_RE.match(low, close) else 0.0
+    if not words:
+        # No return type on this line: a C function whose type is on the line above, or
+        # a constructor in a class body; an indented bare name is a call statement.
+        if not lang.bare_calls or indented:
+            return 0.0
+        k = _skip_space(low, close, limit)
+        return DEFINES if k < limit and low[k] == 0x7B else 0.0
+    return body_follows(low, close)
+
+
+def export_definition(low: bytes, start: int, end: int) -> float:
+    """JS/TS: ``exports.name =`` / ``module.exports.name =`` at a line's start, and an
+    object literal's ``name: function`` / ``name: (…) =>`` / ``name: async``."""
+    ls = low.rfind(b"\n", 0, start) + 1
+    head = low[ls:start].strip()
+    j = end
+    n = len(low)
+    while j < n and low[j] in b" \t":
+        j += 1
+    if head in (b"exports.", b"module.exports."):
+        return DEFINES if j < n and low[j] == 0x3D and low[j + 1:j + 2] != b"=" else 0.0
+    if head.endswith(b".") and _MEMBER_RE.fullmatch(head):
+        # proto.format = function (…) / Foo.prototype.bar = (…) => …: a method attached.
+        if j < n and low[j] == 0x3D and low[j + 1:j + 2] not in (b"=", b">"):
+            return DEFINES if _is_function_value(low[j + 1:j + 1 + MAX_SIGNATURE_BYTES]) else 0.0
+        return 0.0
+    if head == b"module.exports =" or head == b"export default":
+        k = j
+        return DEFINES if k >= n or low[k] in b";\n\r" else 0.0
+    if head or j >= n or low[j] != 0x3A:
+        return 0.0
+    return DEFINES if _is_function_value(low[j + 1:j + 1 + MAX_SIGNATURE_BYTES]) else 0.0
+
+
+# An object or ``this`` and its members before an attached method's name (``proto.``).
+_MEMBER_RE = re.compile(rb"[\w$]+(?:\.[\w$]+)*\.")
+# A single-parameter arrow function: ``x => …``.
+_ARROW_PARAM_RE = re.compile(rb"[\w$]+[ \t]*=>")
+
+
+def _is_function_value(rest: bytes) -> bool:
+    """Whether JS text after ``=`` or ``:`` starts a function: ``function``, ``async``,
+    ``(…) =>``, ``x =>``."""
+    rest = rest.lstrip(b" \t")
+    if rest.startswith((b"function", b"async ", b"async(")):
+        return True
+    if rest.startswith(b"("):
+        close = _close_paren(rest, 0, len(rest))
+        return close > 0 and rest[close:].lstrip(b" \t").startswith(b"=>")
+    return _ARROW_PARAM_RE.match(rest) is not None
+
+
+def impl_definition(low: bytes, start: int, end: int) -> float:
+    """Rust: the name on an ``impl`` line (``impl<T> Trait for Name<T> {``) is implemented
+    there: the trait's and the type's behaviour both live in that block."""
+    ls = low.rfind(b"\n", 0, start) + 1
+    head = low[ls:start].lstrip(b" \t")
+    if head.startswith(b"unsafe "):
+        head = head[len(b"unsafe "):]
+    if not (head.startswith(b"impl ") or head.startswith(b"impl<")):
+        return 0.0
+    if start > 0 and (low[start - 1:start].isalnum() or low[start - 1] == 0x5F):
+        return 0.0
+    if end < len(low) and (low[end:end + 1].isalnum() or low[end] == 0x5F):
+        return 0.0
+    le = low.find(b"\n", end)
+    line_rest = low[end:le if le >= 0 else len(low)]
+    if b";" in line_rest.split(b"{", 1)[0]:
+        return 0.0
+    return DEFINES
+
+
+# --- Inflections ------------------------------------------------------------------------
+
+# English endings, longest first: stemming a word of the task strips one (``limiting`` ->
+# ``limit``), and a name that is a keyword plus one (``rate_limiter`` for ``rate limit``,
+# ``hints.py`` for ``hint``) is another form of it.
+SUFFIXES = ("ations", "ation", "ings", "ing", "ers", "er", "ies", "ied", "ed", "es", "s", "y")
+INFLECTIONS = frozenset(SUFFIXES)
+
+# --- Paths ------------------------------------------------------------------------------
+
+# Extensions a quoted file path may end in.
+PATH_EXTENSIONS = (
+    "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
+    "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
+    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
+).split()
+# File stems that stand for their directory (the package or module it is).
+PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
+
+# --- File roles -------------------------------------------------------------------------
+
+# (role, pattern over the relative path, factor its evidence is scaled by), first match
+# wins. Factors: how often a file of that role is where a fix lands, roughly.
+ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
+    # Tests as each ecosystem lays them out: tests/ and test/ (Python, Rust crates' tests/,
+    # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
+    # and the fixtures beside them (Go's testdata/, fixtures/, __mocks__/).
+    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
+    # Build and tool set-up: Makefiles, CMake, Meson, IDE projects, bundler/test-runner configs.
+    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+    # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?)/|\.(md|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
+    # Examples and benchmarks (Rust's benches/ too).
+    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench|benches)/"), 0.4),
+    # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
+    ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
+    ("vendored", re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
+    # Generated files, and patches (a copy of code in another form).
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff)$|(^|/)(dist|build)/"), 0.2),
+    ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
+    ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
+)
+# Words of a task that ask for a role: its files are then not down-weighted.
+TASK_ROLE_WORDS = {
+    "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
+    "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
+    "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
+    "migration": ("migration", "migrations", "migrate", "makemigrations"),
+    "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
+    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations"),
+}
+
+
+def file_role(rel: str) -> tuple[str, float]:
+    """The file's role (test, docs, ...) and the factor its evidence is scaled by."""
+    for role, pattern, factor in ROLE_RULES:
+        if pattern.search(rel):
+            return role, factor
+    return "source", 1.0
+
+
+# --- Defined names (tags) -----------------------------------------------------------------
+
+_NAME = rb"([A-Za-z_$][A-Za-z0-9_$]*)"
+# The first name before ``(`` on a line, after what a return type may hold: the only
+# place a call-shaped definition's name can be (anything else before it is a statement).
+_LINE_TO_PAREN_RE = re.compile(rb"^[\w$@*&:<>,.\[\]? \t~]*\(", re.M)
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+# An attached or exported JS definition's name: ``a.b.name =``, ``name:``, ``module.exports = name``.
+_EXPORT_CANDIDATE_RE = re.compile(
+    rb"^(?:module\.exports[ \t]*=|export default)[ \t]*" + _NAME + rb"|^[ \t]*(?:[\w$]+(?:\.[\w$]+)*\.)?" + _NAME + rb"[ \t]*[:=]",
+    re.M,
+)
+_GO_METHOD_RE = re.compile(rb"^func[ \t]*\([^)\n]*\)[ \t]*" + _NAME, re.M)
+
+def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
+    """(name, DEFINES or DECLARES) for each name the file defines or declares, in file
+    order, first sighting only: the definitions ``match`` checks, found line by line."""
+    language = language_of(rel)
+    if not language.words:
+        return []
+    low = data.lower()
+    found: dict[str, float] = {}
+    order: list[tuple[int, str]] = []
+
+    def note(pos: int, name: bytes, value: float) -> None:
+        if value <= 0:
+            return
+        text = name.decode("ascii", "replace")
+        if text not in found:
+            order.append((pos, text))
+            found[text] = value
+        else:
+            found[text] = max(found[text], value)
+
+    for word in language.words:
+        pos = low.find(word)
+        while pos >= 0:
+            j = pos + len(word)
+            while j < len(low) and low[j] in b" \t*":
+                j += 1
+            e = j
+            while e < len(low) and low[e] in _NAME_BYTES:
+                e += 1
+            if e > j and not low[j:j + 1].isdigit() and (pos == 0 or low[pos - 1] not in _NAME_BYTES) \
+                    and head_ok(low, pos, word, language):
+                value = body_follows(low, e) if word in language.body_words else DEFINES
+                note(j, data[j:e], value)
+            pos = low.find(word, pos + 1)
+    if language.go_methods:
+        for m in _GO_METHOD_RE.finditer(data):
+            note(m.start(1), m.group(1), DEFINES)
+    if language.calls:
+        for m in _LINE_TO_PAREN_RE.finditer(data):
+            e = m.end() - 1
+            while e > m.start() and data[e - 1] in b" \t":
+                e -= 1
+            s = e
+            while s > m.start() and data[s - 1] in _NAME_BYTES:
+                s -= 1
+            if s < e and not data[s:s + 1].isdigit():
+                note(s, data[s:e], call_definition(low, s, e, language))
+    if language.exports:
+        for m in _EXPORT_CANDIDATE_RE.finditer(data):
+            g = 1 if m.group(1) else 2
+            note(m.start(g), m.group(g), export_definition(low, m.start(g), m.end(g)))
+    if language.impls:
+        for m in re.finditer(rb"^[ \t]*(?:unsafe[ \t]+)?impl\b[^\n{;]*", data, re.M):
+            for n in re.finditer(_NAME, m.group(0)):
+                if n.group(1).lower() not in (b"impl", b"for", b"where", b"unsafe", b"dyn", b"mut", b"const"):
+                    v = impl_definition(low, m.start() + n.start(1), m.start() + n.end(1))
+                    note(m.start() + n.start(1), n.group(1), v)
+    order.sort()
+    return [(name, found[name]) for _, name in order]

@@ -1,0 +1,92 @@
+"""lang: per-extension facts, and definitions as each language spells them.
+
+The same checks decide what ``match`` calls a definition and what ``report`` lists as a
+file's tags, so a file's tags and its "defines" agree.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_search import lang
+from agentic_search.match import defines
+from agentic_search.report import tags_for
+
+# (file, source, name, value): 1.0 defines (a body), 0.5 only declares, 0.0 neither.
+CASES = [
+    ("rust fn", "a.rs", "pub fn parse_date(s: &str) -> X {\n", "parse_date", 1.0),
+    ("rust const fn", "a.rs", "pub const fn parse_date() -> u8 { 1 }\n", "parse_date", 1.0),
+    ("rust trait method without body", "a.rs", "trait T {\n    fn parse_date(&self) -> X;\n}\n", "parse_date", 0.5),
+    ("rust impl for", "a.rs", "impl<T: Send> Drop for Semaphore<T> {\n", "semaphore", 1.0),
+    ("rust inherent impl", "a.rs", "impl Semaphore {\n", "semaphore", 1.0),
+    ("rust macro", "a.rs", "macro_rules! try_ready {\n", "try_ready", 1.0),
+    ("go method", "a.go", "func (r *Reader) ReadAll(x int) error {\n", "readall", 1.0),
+    ("go interface", "a.go", "type Balancer interface {\n", "balancer", 1.0),
+    ("java generic method", "a.java",
+     "  @Override\n  public static <T> List<T> readValues(Foo a,\n      Bar b) throws IOException {\n", "readvalues", 1.0),
+    ("java abstract method", "a.java", "  public abstract JsonToken nextToken() throws IOException;\n", "nexttoken", 0.5),
+    ("java call", "a.java", "    x = nextToken();\n", "nexttoken", 0.0),
+    ("java return call", "a.java", "    return nextToken(a);\n", "nexttoken", 0.0),
+    ("c definition", "a.c", "static size_t ZSTD_compress(void* dst, size_t n)\n{\n", "zstd_compress", 1.0),
+    ("c prototype", "a.h", "ZSTDLIB_API size_t ZSTD_compress(void* dst, size_t n);\n", "zstd_compress", 0.5),
+    ("c type on the line above", "a.c", "size_t\nZSTD_compress(void* dst, size_t n)\n{\n", "zstd_compress", 1.0),
+    ("c call statement", "a.c", "    ZSTD_compress(dst, n);\n", "zstd_compress", 0.0),
+    ("c call in a condition", "a.c", "    if (ZSTD_compress(dst, n)) {\n", "zstd_compress", 0.0),
+    ("c++ forward declaration", "a.hpp", "class basic_json;\n", "basic_json", 0.5),
+    ("c++ class", "a.hpp", "class basic_json\n{\n", "basic_json", 1.0),
+    ("c++ out-of-class method", "a.hpp", "template<typename T>\ninline void basic_json<T>::push_back(T&& v)\n{\n",
+     "push_back", 1.0),
+    ("c++ member declaration", "a.hpp", "    void push_back(T&& val);\n", "push_back", 0.5),
+    ("c++ member definition", "a.hpp", "    void push_back(T&& val)\n    {\n", "push_back", 1.0),
+    ("c++ const method", "a.cpp", "bool Parser::parse_value(int x) const {\n", "parse_value", 1.0),
+    ("js export function", "a.js", "export function startOf(units) {\n", "startof", 1.0),
+    ("js arrow const", "a.js", "export const startOf = (units) => {\n", "startof", 1.0),
+    ("js class method", "a.js", "class Dayjs {\n  startOf(units, startOf) {\n", "startof", 1.0),
+    ("ts async method", "a.ts", "class Dayjs {\n  async startOf(units): Promise<void> {\n", "startof", 1.0),
+    ("ts overload", "a.ts", "  function foo(a: string): void;\n", "foo", 0.5),
+    ("js method call", "a.js", "  x = this.startOf(units)\n", "startof", 0.0),
+    ("js call statement", "a.js", "  startOf(units)\n", "startof", 0.0),
+    ("js module.exports.x", "a.js", "module.exports.renderCard = x\n", "rendercard", 1.0),
+    ("js exports.x", "a.js", "exports.renderCard = function () {}\n", "rendercard", 1.0),
+    ("js module.exports =", "a.js", "module.exports = renderCard;\n", "rendercard", 1.0),
+    ("js object method", "a.js", "const o = {\n  renderCard: function (a) {\n", "rendercard", 1.0),
+    ("js object arrow", "a.js", "const o = {\n  renderCard: (a) => a,\n", "rendercard", 1.0),
+    ("js object value", "a.js", "const o = {\n  renderCard: a,\n", "rendercard", 0.0),
+    ("js attached method", "a.js", "  proto.startOf = function (units) {\n", "startof", 1.0),
+    ("js prototype arrow", "a.js", "  Dayjs.prototype.startOf = (units) => {\n", "startof", 1.0),
+    ("js attached value", "a.js", "  proto.startOf = 5\n", "startof", 0.0),
+    ("python call is no definition", "a.py", "x = 1\nparse_date(x)\n", "parse_date", 0.0),
+]
+
+
+@pytest.mark.parametrize("label,rel,source,name,want", CASES, ids=[c[0] for c in CASES])
+def test_definitions_per_language(label, rel, source, name, want) -> None:
+    low = source.lower().encode()
+    needle = name.encode()
+    language = lang.language_of(rel)
+    assert defines(low, needle, language) == want
+    assert defines(low, needle, language, low.count(needle)) == want  # the per-occurrence path agrees
+
+
+@pytest.mark.parametrize("label,rel,source,name,want", [c for c in CASES if c[4] > 0], ids=[c[0] for c in CASES if c[4] > 0])
+def test_tags_agree_with_definitions(label, rel, source, name, want) -> None:
+    found = dict((n.lower(), v) for n, v in lang.defined_names(source.encode(), rel))
+    assert found.get(name) == want
+
+
+def test_tags_leave_out_calls_and_keep_definitions() -> None:
+    src = "static int helper_function(int x)\n{\n    return other_function(x);\n}\nint prototype_only(void);\n"
+    assert tags_for(src, [], "a.c") == ["helper_function", "prototype_only"]
+
+
+@pytest.mark.parametrize("rel,name", [("a.py", "python"), ("a.tsx", "js"), ("lib/x.rs", "rust"), ("A.Java", "jvm"),
+                                      ("x-inl.h", "c"), ("a.ipp", "c"), ("README.md", "none"), ("a.weird", "any")])
+def test_language_by_extension(rel, name) -> None:
+    assert lang.language_of(rel).name == name
+
+
+def test_one_inflection_list_for_stems_and_names() -> None:
+    from agentic_search.query import stem_prefix
+    for suffix in lang.SUFFIXES:
+        assert suffix in lang.INFLECTIONS
+    assert stem_prefix("limiting") == "limit"
