@@ -296,12 +296,18 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     """
     standing = {s.rel: s.score for s in ev.relative}
     scores = dict(state.scores)
+    # The calibration is of a first cycle's evidence: a later, partly guessed query may
+    # reorder files but never claims more than the loop already did - a file keeps at
+    # most its earlier rubric score, a new file at most the best score so far.
+    best_so_far = max((e.score for e in state.scores.values() if not e.judged), default=None)
     for s in ev.scored:
         prev = scores.get(s.rel)
         new_standing = standing.get(s.rel, s.score)
         if prev is not None and (prev.judged or (prev.rank_key >= HIGH_RELEVANCE and prev.rank_key >= new_standing)):
             continue
-        scores[s.rel] = ScoreEntry(s.score, cycle_no, reason_text(s.signals), standing=new_standing)
+        cap = prev.score if prev is not None else best_so_far
+        shown = s.score if cap is None or s.rel in judgements else min(s.score, cap)
+        scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
 
 

@@ -44,11 +44,14 @@ TEXT_LINES = 3
 def _ordered(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:
     """Files best first - by standing, then the earlier cycle, then path - each with the
     score to show: its rubric score, never above the score of a file ranked before it
-    (a ranking's scores read downward)."""
+    (a ranking's scores read downward); a judged file shows the caller's score."""
     ranked = sorted(scores.items(), key=lambda kv: (-kv[1].rank_key, kv[1].cycle, kv[0]))
     out = []
     ceiling = 1.0
     for rel, e in ranked:
+        if e.judged:  # the caller's own score, shown as given
+            out.append((rel, e.score, e))
+            continue
         ceiling = min(ceiling, e.score)
         out.append((rel, ceiling, e))
     return out
