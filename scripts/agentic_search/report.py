@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from typing import Any, Optional, Sequence
+from typing import Optional, Sequence
 
 from . import lang
 from .match import Document, FileMatch

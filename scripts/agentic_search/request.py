@@ -24,7 +24,6 @@ Example::
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 from dataclasses import dataclass
