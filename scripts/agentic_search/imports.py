@@ -128,37 +128,34 @@ def _py_from_clauses(data: bytes) -> Iterable[Tuple[bytes, bytes, bytes]]:
         yield head.group(1), head.group(2), clause
 
 
-def _go_blocks(data: bytes) -> Iterable[bytes]:
-    """The insides of every closed ``import ( ... )`` block."""
-    closer = _Closer(data, b")")
+def _bracketed(data: bytes, head_re: "re.Pattern[bytes]", closing: bytes,
+               max_len: int = 0) -> Iterable[bytes]:
+    """What follows each match of ``head_re`` up to the next ``closing`` byte (found
+    once per file: linear on unclosed brackets); with ``max_len``, only bodies of 1 to
+    ``max_len`` bytes."""
+    closer = _Closer(data, closing)
     pos = 0
     while True:
-        head = _GO_BLOCK_HEAD.search(data, pos)
-        if head is None:
-            return
-        close = closer.after(head.end())
-        if close < 0:
-            pos = head.end()
-            continue
-        yield data[head.end():close]
-        pos = close + 1
-
-
-def _rust_use_trees(data: bytes) -> Iterable[bytes]:
-    """The tree of every ``use ...;`` whose ``;`` comes within MAX_USE_TREE_CHARS."""
-    closer = _Closer(data, b";")
-    pos = 0
-    while True:
-        head = _RS_USE_HEAD.search(data, pos)
+        head = head_re.search(data, pos)
         if head is None:
             return
         end = head.end()
         close = closer.after(end)
-        if close < 0 or not 1 <= close - end <= MAX_USE_TREE_CHARS:
+        if close < 0 or (max_len and not 1 <= close - end <= max_len):
             pos = end
             continue
         yield data[end:close]
         pos = close + 1
+
+
+def _go_blocks(data: bytes) -> Iterable[bytes]:
+    """The insides of every closed ``import ( ... )`` block."""
+    return _bracketed(data, _GO_BLOCK_HEAD, b")")
+
+
+def _rust_use_trees(data: bytes) -> Iterable[bytes]:
+    """The tree of every ``use ...;`` whose ``;`` comes within MAX_USE_TREE_CHARS."""
+    return _bracketed(data, _RS_USE_HEAD, b";", MAX_USE_TREE_CHARS)
 
 
 @dataclass(frozen=True)
