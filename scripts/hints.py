@@ -39,11 +39,13 @@ import os
 import sys
 import unicodedata
 from dataclasses import dataclass
+from typing import Callable, Optional, Sequence
 
 __all__ = [
     "SUFFICIENT_SCORE", "MIN_SUGGEST_SCORE", "MAX_SUGGESTED_QUERIES", "MAX_BROADEN_QUERIES",
     "HintsInputError", "compute_hints", "format_hints", "collect_related_ids",
     "suggest_followup_queries", "suggest_broaden_queries", "gap_keywords", "synonyms_for",
+    "synonym_runs",
     "main",
 ]
 
@@ -413,7 +415,7 @@ def _broaden_candidates(words: list[str], is_gap: list[bool]):
     kept = [w for w, gap in zip(words, is_gap) if not gap]
     if kept:
         yield " ".join(kept)
-    replacements = _gap_replacements(words, is_gap)
+    replacements = synonym_runs(words, is_gap)
     for rank in range(max((len(r[2]) for r in replacements), default=0)):
         for start, length, synonyms in replacements:
             if rank < len(synonyms):
@@ -423,23 +425,31 @@ def _broaden_candidates(words: list[str], is_gap: list[bool]):
             yield " ".join(words[:i] + words[i + 1:])
 
 
-def _gap_replacements(words: list[str], is_gap: list[bool]) -> list[tuple[int, int, list[str]]]:
-    """(start, length, synonyms) for each run of gap words that the table knows, longest
-    phrase first at each position."""
+def synonym_runs(words: Sequence[str], eligible: Optional[Sequence[bool]] = None,
+                 fallback: Optional[Callable[[str], str]] = None) -> list[tuple[int, int, list[str]]]:
+    """The one phrase lookup of the synonym table, shared with the retriever's REFINE.
+
+    Returns (start, length, synonyms) for each run of adjacent eligible words (all, when
+    ``eligible`` is None) that the table knows, the longest phrase (up to _SYNONYM_SPAN
+    words) first at each position, left to right; words a phrase covered are not looked
+    up again. Synonyms that merely contain the phrase are left out (they cannot match
+    where it did not). ``fallback`` maps a phrase the table does not know to a second
+    form to try (the retriever passes its base form: "limiting" -> "limit").
+    """
+    flags = [True] * len(words) if eligible is None else list(eligible)
     found = []
     i = 0
     while i < len(words):
-        if not is_gap[i]:
+        if not flags[i]:
             i += 1
             continue
         for length in range(_SYNONYM_SPAN, 0, -1):
-            if i + length > len(words) or not all(is_gap[i:i + length]):
+            if i + length > len(words) or not all(flags[i:i + length]):
                 continue
             phrase = " ".join(words[i:i + length])
-            key = _synonym_key(phrase)
-            compact = key.replace(" ", "")
-            synonyms = [s for s in synonyms_for(phrase)
-                        if key not in _synonym_key(s) and compact not in _synonym_key(s).replace(" ", "")]
+            synonyms = _table_synonyms(phrase)
+            if not synonyms and fallback is not None:
+                synonyms = _table_synonyms(fallback(phrase))
             if synonyms:
                 found.append((i, length, synonyms))
                 i += length
@@ -447,6 +457,16 @@ def _gap_replacements(words: list[str], is_gap: list[bool]) -> list[tuple[int, i
         else:
             i += 1
     return found
+
+
+def _table_synonyms(phrase: str) -> list[str]:
+    """The table's synonyms of ``phrase`` that do not merely contain it."""
+    if not phrase:
+        return []
+    key = _synonym_key(phrase)
+    compact = key.replace(" ", "")
+    return [s for s in synonyms_for(phrase)
+            if key not in _synonym_key(s) and compact not in _synonym_key(s).replace(" ", "")]
 
 
 # ---------------------------------------------------------------------------

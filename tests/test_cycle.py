@@ -23,7 +23,7 @@ THROTTLE_TREE = {
                            "  app.use(throttle(10));\n}\n",
     "src/handlers/users.ts": "export function listUsers(req, res) { res.json([]); }\n",
 }
-ENV = Env(synonyms_for=hints.synonyms_for, compute_hints=hints.compute_hints)
+ENV = Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints)
 
 
 def request(tmp: Path, **kw) -> Request:

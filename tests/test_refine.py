@@ -53,7 +53,7 @@ RATE_LIMIT_GAPS = [
 @pytest.mark.parametrize("name,make_gaps", RATE_LIMIT_GAPS, ids=[c[0] for c in RATE_LIMIT_GAPS])
 def test_rate_limiting_gap_gives_throttle(name, make_gaps) -> None:
     gaps = make_gaps()
-    syns = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    syns = synonym_keywords(gaps, hints.synonym_runs, gaps)
     assert "throttle" in texts(syns)
     throttle = next(k for k in syns if k.text == "throttle")
     assert throttle.kind == "synonym"
@@ -63,14 +63,14 @@ def test_rate_limiting_gap_gives_throttle(name, make_gaps) -> None:
 
 def test_synonyms_skip_other_spellings_of_the_gap_word() -> None:
     gaps = keywords_from_list(["rate limiting"])
-    got = [flat(t) for t in texts(synonym_keywords(gaps, hints.synonyms_for, gaps))]
+    got = [flat(t) for t in texts(synonym_keywords(gaps, hints.synonym_runs, gaps))]
     assert got
     assert not [t for t in got if t.startswith("ratelimit")], got
 
 
 def test_synonyms_come_from_the_hints_table() -> None:
     gaps = keywords_from_list(["auth", "delete", "config"])
-    syns = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    syns = synonym_keywords(gaps, hints.synonym_runs, gaps)
     for kw in syns:
         assert kw.text in hints.synonyms_for(kw.group), (kw.text, kw.group)
     groups = {k.group for k in syns}
@@ -79,7 +79,7 @@ def test_synonyms_come_from_the_hints_table() -> None:
 
 def test_synonyms_capped_per_gap_and_in_all() -> None:
     gaps = keywords_from_list(["auth", "delete", "config", "rate limiting", "cache", "user", "error"])
-    syns = synonym_keywords(gaps, hints.synonyms_for, gaps)
+    syns = synonym_keywords(gaps, hints.synonym_runs, gaps)
     assert len(syns) <= MAX_SYNONYMS
     per_group: Dict[str, int] = {}
     for kw in syns:
@@ -90,25 +90,25 @@ def test_synonyms_capped_per_gap_and_in_all() -> None:
 def test_synonyms_never_repeat_existing_keywords() -> None:
     gaps = keywords_from_list(["rate limiting"])
     existing = gaps + keywords_from_list(["throttle"])
-    got = texts(synonym_keywords(gaps, hints.synonyms_for, existing))
+    got = texts(synonym_keywords(gaps, hints.synonym_runs, existing))
     assert "throttle" not in got
     assert len(got) == len(set(normalize(t) for t in got))
 
 
 def test_path_gaps_get_no_synonyms() -> None:
     gaps = [make_keyword("src/auth.py", "path")]
-    assert synonym_keywords(gaps, hints.synonyms_for, gaps) == []
+    assert synonym_keywords(gaps, hints.synonym_runs, gaps) == []
 
 
 def test_unknown_gap_gets_no_synonyms() -> None:
     gaps = keywords_from_list(["frobnicator"])
-    assert synonym_keywords(gaps, hints.synonyms_for, gaps) == []
+    assert synonym_keywords(gaps, hints.synonym_runs, gaps) == []
 
 
 def test_synonyms_are_deterministic() -> None:
     gaps = extract_keywords("add rate limiting to API endpoints, delete stale config")
-    first = synonym_keywords(gaps, hints.synonyms_for, gaps)
-    assert synonym_keywords(gaps, hints.synonyms_for, gaps) == first
+    first = synonym_keywords(gaps, hints.synonym_runs, gaps)
+    assert synonym_keywords(gaps, hints.synonym_runs, gaps) == first
 
 
 # --------------------------------------------------------------------------- #

@@ -74,7 +74,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         return _replay(request, state, judgements, detail, ascii_only)
     env = Env(
         cache=cache, progress=Progress(), skip_paths=own,
-        synonyms_for=_hints_module().synonyms_for, compute_hints=_hints_module().compute_hints,
+        synonym_runs=_hints_module().synonym_runs, compute_hints=_hints_module().compute_hints,
     )
     try:
         outcome = run_cycle(root, state, request, judgements, env)

@@ -59,7 +59,7 @@ class Env:
     cache: Optional[Any] = None              # cache.Cache: reuse what earlier cycles read
     progress: Progress = QUIET               # stderr progress on a terminal for long cycles
     skip_paths: tuple[str, ...] = ()         # the tool's own files: never read, never results
-    synonyms_for: Callable[[str], list] = lambda _t: []
+    synonym_runs: Callable[..., list] = lambda *_a: []   # hints.synonym_runs: the synonym table
     compute_hints: Optional[Callable[..., dict]] = None
 
 
@@ -258,7 +258,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     top = [s.rel for s in ev.relative[:LEARN_MAX_FILES]]
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords)
-    syns = synonym_keywords(ev.gaps, env.synonyms_for, p.query.keywords) if ev.gaps else []
+    syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
     lam = coverage_share(p.query.keywords, ev.corpus)
     return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, ev.shown, ev.gaps, learned,
                         syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam)

@@ -53,6 +53,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
+from .lang import C, GO, JS, JVM, PYTHON, RUST, language_of
+
 # --- Tunables ---------------------------------------------------------------
 MAX_USE_TREE_CHARS = 2000  # a Rust `use` tree longer than this is not code we can trust
 MAX_USE_TREE_DEPTH = 16  # `use a::{b::{c::{...}}}` deeper than this is not hand-written code
@@ -66,9 +68,6 @@ RUST_ROOT_FILES = ("lib.rs", "main.rs", "mod.rs")  # files whose `mod foo;` chil
 JVM_EXTENSIONS = (".java", ".kt")
 GO_TEST_SUFFIX = "_test.go"  # test files are never part of an imported package
 
-PY_EXTS = frozenset({"py", "pyi", "pyw"})
-JS_EXTS = frozenset({"js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"})
-C_EXTS = frozenset({"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "m", "mm"})
 
 # --- Patterns, compiled once ---------------------------------------------------
 _PY_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M)
@@ -249,8 +248,7 @@ def imports_of(rel: str, data: bytes, index: ModuleIndex) -> Tuple[str, ...]:
     Sorted, unique, never `rel` itself; ``()`` for a language this module
     does not know or a file that imports nothing of the tree.
     """
-    name = rel.rpartition("/")[2]
-    parser = _PARSERS.get(name.rpartition(".")[2].lower()) if "." in name else None
+    parser = _PARSERS.get(language_of(rel).name)
     if parser is None:
         return ()
     found = parser(rel, data, index)
@@ -776,15 +774,14 @@ def _c_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     return found
 
 
+# The parser for each language of lang.language_of (which owns the extension table).
 _PARSERS: Mapping[str, Callable[[str, bytes, ModuleIndex], Set[str]]] = MappingProxyType(
     {
-        **{ext: _python_imports for ext in PY_EXTS},
-        **{ext: _js_imports for ext in JS_EXTS},
-        "go": _go_imports,
-        "rs": _rust_imports,
-        "java": _jvm_imports,
-        "kt": _jvm_imports,
-        "kts": _jvm_imports,
-        **{ext: _c_imports for ext in C_EXTS},
+        PYTHON.name: _python_imports,
+        JS.name: _js_imports,
+        GO.name: _go_imports,
+        RUST.name: _rust_imports,
+        JVM.name: _jvm_imports,
+        C.name: _c_imports,
     }
 )

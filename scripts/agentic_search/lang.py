@@ -80,12 +80,12 @@ ANY = Language("any", _WORDS_ANY)
 NONE = Language("none", ())
 
 _BY_EXTENSION = {
-    **dict.fromkeys(("py", "pyi", "pyx"), PYTHON),
+    **dict.fromkeys(("py", "pyi", "pyw", "pyx"), PYTHON),
     **dict.fromkeys(("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"), JS),
     "go": GO,
     "rs": RUST,
     **dict.fromkeys(("java", "kt", "kts", "scala", "groovy"), JVM),
-    **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tpp"), C),
+    **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tpp", "m", "mm"), C),
     **dict.fromkeys("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split(), NONE),
 }
 

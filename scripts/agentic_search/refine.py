@@ -177,44 +177,38 @@ def _is_variant(candidate: str, original: str) -> bool:
 
 
 def synonym_keywords(
-    gaps: Sequence[Keyword], synonyms_for: Callable[[str], list[str]], existing: Sequence[Keyword]
+    gaps: Sequence[Keyword], synonym_runs: Callable[..., list], existing: Sequence[Keyword]
 ) -> list[Keyword]:
-    """Programming synonyms (from the table hints.py uses) for keywords that matched nothing.
+    """Programming synonyms for keywords that matched nothing.
 
-    Adjacent gap words are looked up as a phrase first ("rate limiting" -> throttle);
-    a word a phrase covered is not looked up again. Other spellings of the same word
-    are skipped (the needles already search them); each gap gets at most
-    MAX_SYNONYMS_PER_GAP synonyms, weighted like the keyword(s) they stand for.
+    ``synonym_runs`` is hints.synonym_runs, the one phrase lookup of the table: adjacent
+    gap words are looked up as a phrase first ("rate limiting" -> throttle), a word a
+    phrase covered is not looked up again, and a phrase the table does not know is tried
+    in its base form. Other spellings of the same word are skipped (the needles already
+    search them); each gap gets at most MAX_SYNONYMS_PER_GAP synonyms, weighted like the
+    keyword(s) they stand for.
     """
     have = {normalize(k.text) for k in existing}
     originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind != Kind.PATH]
     out: list[Keyword] = []
-    covered: set[int] = set()
-    lookups: list[tuple[str, float, tuple[int, ...]]] = []
-    for span in (3, 2):
-        for i in range(len(originals) - span + 1):
-            group = originals[i:i + span]
-            lookups.append((" ".join(g.text for g in group), sum(g.weight for g in group), tuple(range(i, i + span))))
-    lookups += [(g.text, g.weight, (i,)) for i, g in enumerate(originals)]
-    for text, weight, members in lookups:
-        if any(m in covered for m in members) or len(out) >= MAX_SYNONYMS:
-            continue
-        found = list(synonyms_for(text)) or list(synonyms_for(base_form(normalize(text))))
+    runs = synonym_runs([g.text for g in originals], None, lambda t: base_form(normalize(t)))
+    for start, length, found in runs:
+        group = originals[start:start + length]
+        text = " ".join(g.text for g in group)
+        weight = min(1.0, sum(g.weight for g in group))
         picked = 0
         for syn in found:
+            if len(out) >= MAX_SYNONYMS or picked >= MAX_SYNONYMS_PER_GAP:
+                break
             key = normalize(syn)
             if key in have or _is_variant(syn, text):
                 continue
-            made = make_keyword(syn, Kind.SYNONYM, min(1.0, weight), group=text)
+            made = make_keyword(syn, Kind.SYNONYM, weight, group=text)
             if made is None:
                 continue
             have.add(key)
             out.append(made)
             picked += 1
-            if picked >= MAX_SYNONYMS_PER_GAP or len(out) >= MAX_SYNONYMS:
-                break
-        if picked:
-            covered.update(members)
     return out
 
 
