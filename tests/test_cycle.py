@@ -145,3 +145,18 @@ def test_max_cycles_one_stops_with_the_documented_reason(tmp_path, tree):
                     request(tmp_path, keywords=("listUsers", "cors", "throttle"), max_cycles=1), {}, ENV)
     assert out.view.decision.done
     assert out.view.decision.reason in ("sufficient", "max_cycles")
+
+
+def test_keywords_the_glossary_translated_are_marked_with_the_tasks_term(tmp_path, tree):
+    """A task in Chinese is searched in the code's English words, and the output says
+    which keywords are translations of which of the task's terms."""
+    from agentic_search.output import render_text, to_output
+    out = run_cycle(str(tree), LoopState(root=str(tree)), request(tmp_path, task="添加限流"), {}, ENV)
+    assert "throttle (from 限流)" in out.view.translated
+    assert out.view.results and out.view.results[0].id == "src/middleware/throttle.ts"
+    shown = to_output(out.view, out.state, 20)
+    assert "throttle (from 限流)" in shown["query"]["translated"]
+    assert "translated: " in render_text(shown) and "throttle (from 限流)" in render_text(shown)
+    english = run_cycle(str(tree), LoopState(root=str(tree)), request(tmp_path, task="add throttle"), {}, ENV)
+    assert english.view.translated == ()
+    assert "translated" not in to_output(english.view, english.state, 20)["query"]

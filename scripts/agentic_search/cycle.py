@@ -273,10 +273,16 @@ def _change(p: Plan, nq: NextQuery) -> Change:
         if normalize(k.text) in have:
             continue
         adds.append(f"{k.text} (synonym of {k.group})" if k.kind == Kind.SYNONYM and k.group
+                    else f"{k.text} (from {k.group})" if k.translated and k.group
                     else f"{k.text} ({k.kind.value})")
     drops = tuple(k.text for k in p.query.keywords if normalize(k.text) not in nxt)
     new_excludes = tuple(e for e in nq.excludes if e not in p.query.excludes)
     return Change(tuple(adds), drops, new_excludes, nq.focus_areas)
+
+
+def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
+    """The keywords the CJK glossary gave, each with the task's term: "token (from 令牌)"."""
+    return tuple(f"{k.text} (from {k.group})" for k in keywords if k.translated and k.group)
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched) -> tuple[ResultView, ...]:
@@ -357,6 +363,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         results=results, decision=decision, change=_change(p, nq),
         gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS),
         related=expand_to if decision.action == "expand" else (), hints=hints,
+        translated=_translations(p.query.keywords),
     )
     return Outcome(view, next_state(state, p, ev, nq, view, new_ids))
 
@@ -388,7 +395,8 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
                                      + "; " + r.reason)
                         if r.id in judgements else r for r in last.results)
         last = CycleView(last.cycle, last.max_cycles, last.patterns, last.keywords, last.excludes, last.stats,
-                         results, last.decision, last.change, last.gaps, last.related, last.hints)
+                         results, last.decision, last.change, last.gaps, last.related, last.hints,
+                         last.translated)
     return state.with_(scores=apply_judgements(state.scores, merged, state.cycle), judgements=merged, last=last)
 
 

@@ -102,6 +102,8 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     }
     if view.related:
         out["related"] = list(view.related)
+    if view.translated:
+        out["query"]["translated"] = list(view.translated)
     if full:
         nq = state.proposal
         if nq is not None:
@@ -157,6 +159,10 @@ def render_text(out: Mapping[str, Any]) -> str:
         f"(confidence {out['confidence']:.2f})",
         f"why: {out['why']}",
         f"query: {', '.join(kws[:TEXT_KEYWORDS])}" + (f" ... ({len(kws)} keywords)" if len(kws) > TEXT_KEYWORDS else ""),
+    ]
+    if out["query"].get("translated"):
+        lines.append(f"translated: {', '.join(out['query']['translated'])}")
+    lines += [
         f"files read: {out['stats']['files_read']}, matched: {out['stats']['files_matched']}",
         "",
         "ranking:",

@@ -228,13 +228,15 @@ class CycleView:
     gaps: tuple[str, ...] = ()        # keywords that matched no file (every file searched)
     related: tuple[str, ...] = ()     # files worth following (expand)
     hints: Mapping[str, Any] = None   # hints.py's contract for these results (advisory)
+    translated: tuple[str, ...] = ()  # "token (from 令牌)": keywords the CJK glossary gave
 
     def to_json(self) -> dict[str, Any]:
         return {"cycle": self.cycle, "max_cycles": self.max_cycles, "patterns": list(self.patterns),
                 "keywords": list(self.keywords), "excludes": list(self.excludes),
                 "stats": self.stats.to_json(), "results": [r.to_json() for r in self.results],
                 "decision": self.decision.to_json(), "change": self.change.to_json(),
-                "gaps": list(self.gaps), "related": list(self.related), "hints": dict(self.hints or {})}
+                "gaps": list(self.gaps), "related": list(self.related), "hints": dict(self.hints or {}),
+                "translated": list(self.translated)}
 
     @classmethod
     def from_json(cls, data: Any) -> "CycleView":
@@ -246,4 +248,5 @@ class CycleView:
             tuple(ResultView.from_json(r) for r in get_list(data, "results")),
             Decision.from_json(data.get("decision")), Change.from_json(data.get("change")),
             get_strs(data, "gaps"), get_strs(data, "related"), get_dict(data, "hints"),
+            get_strs(data, "translated"),
         )
