@@ -19,6 +19,8 @@ CASES = [
     ("nothing matched, nothing to try", ev(results=0), ("broaden", True, "exhausted")),
     ("nothing matched on the last cycle", ev(results=0, synonyms=("x",), cycle=3), ("broaden", True, "exhausted")),
     ("a clear answer", ev(clear=True, learned=("x",)), ("synthesize", True, "sufficient")),
+    ("clear, but the loop shows its best file as weak (a later cycle confirming itself)",
+     ev(cycle=2, clear=True, best=0.26, new_ids=1, learned=("x",)), ("refine", False, None)),
     ("clear but generic", ev(clear=True, generic=True, learned=("x",)), ("refine", False, None)),
     ("enough high files", ev(high=ENOUGH_HIGH_FILES), ("synthesize", True, "sufficient")),
     ("enough high files but a named gap", ev(high=3, critical_gaps=("Foo",), learned=("x",)),

@@ -347,10 +347,14 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     results = _results(p, ev, d)
     new_ids = [r.id for r in results if r.id not in seen]
     named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
+    # The decision reads the scores the loop will show (this cycle merged with earlier
+    # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
+    scores = merge_scores(state, ev, p.judgements, p.cycle)
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
-        high=sum(1 for s in ev.scored if s.score >= HIGH_RELEVANCE), critical_gaps=named_gaps,
+        high=sum(1 for e in scores.values() if e.score >= HIGH_RELEVANCE),
+        best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,
         new_ids=len(new_ids), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
         top=ev.scored[0].rel if ev.scored else "", top_why=ev.assessment.why,
     ))
@@ -365,21 +369,22 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         related=expand_to if decision.action == "expand" else (), hints=hints,
         translated=_translations(p.query.keywords),
     )
-    return Outcome(view, next_state(state, p, ev, nq, view, new_ids))
+    return Outcome(view, next_state(state, p, nq, view, new_ids, scores))
 
 
-def next_state(state: LoopState, p: Plan, ev: Evaluation, nq: NextQuery, view: CycleView,
-               new_ids: Sequence[str]) -> LoopState:
-    """The state after a cycle: the old state and the cycle's outcome."""
+def next_state(state: LoopState, p: Plan, nq: NextQuery, view: CycleView, new_ids: Sequence[str],
+               scores: Mapping[str, ScoreEntry]) -> LoopState:
+    """The state after a cycle: the old state and the cycle's outcome (``scores``: the
+    loop's memory merged with this cycle's, :func:`merge_scores`)."""
     return state.with_(
         task=p.task, max_cycles=p.max_cycles, cycle=p.cycle, done=view.decision.done,
         proposal=Query(nq.patterns, nq.keywords, nq.excludes),
-        scores=merge_scores(state, ev, p.judgements, p.cycle),
+        scores=dict(scores),
         judgements=dict(p.judgements),
         seen_ids=state.seen_ids + tuple(new_ids),
         pending_related=view.related,
         history=state.history + (HistoryEntry(p.cycle, view.keywords, view.stats.files_read, len(new_ids),
-                                              ev.shown[0].score if ev.shown else 0.0),),
+                                              view.results[0].score if view.results else 0.0),),
         last=view,
     )
 

@@ -6,11 +6,16 @@ loop). The rules, first match wins:
 
 1. nothing matched: ``broaden`` - with other spellings to try, go on; else stop
    (``exhausted``: the tree holds none of the words; rephrase);
-2. one file stands out on specific evidence (the assessment is ``clear``): ``synthesize``,
-   stop (``sufficient``);
+2. one file stands out on specific evidence (the assessment is ``clear``) and the best
+   score the loop shows is at the rubric's high relevance: ``synthesize``, stop
+   (``sufficient``);
 3. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
    named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
-   (``sufficient``);
+   (``sufficient``).
+
+Both read the scores the loop shows after the cycle (earlier cycles merged in): a later
+cycle whose query holds words learned from the leading files confirms itself, and
+"sufficient" must never stand beside a best file the rubric calls weak.
 4. the cycle limit: ``synthesize``, stop (``max_cycles``);
 5. a later cycle that showed no file not shown before: ``synthesize``, stop (``saturated``);
 6. files the leading files import that also match the task, not read yet: ``expand``;
@@ -29,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .records import Decision
+from .rubric import HIGH_RELEVANCE
 
 # The seed's stopping rule: this many high-relevance files and no critical gap.
 ENOUGH_HIGH_FILES = 3
@@ -44,7 +50,8 @@ class Evidence:
     confidence: float = 0.0               # how sure the best file is an answer (0..1)
     clear: bool = False                   # one file stands out on specific evidence
     generic: bool = False                 # only common words matched: no stop on it
-    high: int = 0                         # files at the rubric's high relevance
+    high: int = 0                         # files shown at the rubric's high relevance
+    best: float = 1.0                     # the best score shown (this cycle merged with earlier)
     critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
     new_ids: int = 0                      # files shown now and never before
     synonyms: tuple[str, ...] = ()        # other spellings the next cycle searches
@@ -69,7 +76,7 @@ def decide(e: Evidence) -> Decision:
             return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))
         return stop("broaden", "exhausted",
                     "no file matches any keyword; rephrase the task with the words the code would use")
-    if e.clear and not e.generic:
+    if e.clear and not e.generic and e.best >= HIGH_RELEVANCE:
         because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
         return stop("synthesize", "sufficient", f"one file stands out: {e.top}{because}; read it")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
