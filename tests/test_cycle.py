@@ -160,3 +160,27 @@ def test_keywords_the_glossary_translated_are_marked_with_the_tasks_term(tmp_pat
     english = run_cycle(str(tree), LoopState(root=str(tree)), request(tmp_path, task="add throttle"), {}, ENV)
     assert english.view.translated == ()
     assert "translated" not in to_output(english.view, english.state, 20)["query"]
+
+
+def test_a_dotted_name_the_code_spells_so_is_not_a_gap(tmp_path):
+    """``cur_model._meta`` becomes a module path for the path search; the code holds it
+    as written, so no gap line may say that no file matches it."""
+    root = write_tree(tmp_path / "repo", {
+        "db/query.py": "def deferred_to_data(cur_model):\n    opts = cur_model._meta\n    return opts\n",
+        "db/other.py": "def unrelated():\n    return 1\n",
+    })
+    task = "Crash in deferred_to_data: opts = cur_model._meta fails for proxy models"
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert not any("cur_model" in g for g in out.view.gaps)
+
+
+def test_a_path_quoted_with_the_repositorys_name_in_front_names_the_file(tmp_path):
+    root = write_tree(tmp_path / "repo", {
+        "rest/engine.go": "package rest\n\nfunc (ng *engine) start() error {\n\treturn nil\n}\n",
+        "rest/server.go": "package rest\n\nfunc Start() {}\n",
+    })
+    task = "In go-zero/rest/engine.go the cors handler runs after the jwt check"
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert "go-zero/rest/engine.go" not in out.view.gaps
+    assert out.view.results[0].id == "rest/engine.go"
+    assert "path names go-zero/rest/engine.go" in out.view.results[0].reason

@@ -203,8 +203,7 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
                                              env.cache, env.progress)
     env.progress.finish()
-    gaps = tuple(kw for i, kw in enumerate(p.query.keywords)
-                 if corpus.idfs and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
+    gaps = _gaps(p.query.keywords, corpus, matches, d.docs)
     visible = [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
     calibrated = [_rescored(s, score) if score != s.score else s
@@ -213,6 +212,24 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     related = _related_graph(judged, d.by_rel, d.walked_rels)
     return Evaluation(tuple(judged), tuple(judged[:p.limit]), tuple(_judged(visible, p.judgements)), matches,
                       corpus, related, gaps, assessment)
+
+
+def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, FileMatch],
+          docs: Sequence[Document]) -> tuple[Keyword, ...]:
+    """The keywords no file read holds, in path or content. A module path made from a
+    dotted name (``cur_model._meta`` -> ``cur_model/_meta``) is a gap only when the
+    dotted spelling is in no file either: a gap is a claim, and the task wrote it so."""
+    if not corpus.idfs:
+        return ()
+    out = []
+    for i, kw in enumerate(keywords):
+        if any(m.counts[i] or m.in_path[i] for m in matches.values()):
+            continue
+        dotted = normalize(kw.text).replace("/", ".").encode("utf-8") if kw.kind == Kind.PATH else b""
+        if dotted and b"." in dotted and any(dotted in doc.low for doc in docs):
+            continue
+        out.append(kw)
+    return tuple(out)
 
 
 def _judged(scored: Sequence[Scored], judgements: Mapping[str, float]) -> list[Scored]:

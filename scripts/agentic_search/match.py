@@ -419,7 +419,8 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
         counts.append(c)
         # Most keywords are nowhere in the path: skip the detailed check for them.
         pn = kw.path_needle
-        in_path.append(path_match(rel_low, kw) if (pn in rel_low or pn in rel_flat) else 0.0)
+        in_path.append(path_match(rel_low, kw) if (pn in rel_low or pn in rel_flat
+                                                    or (kw.kind == "path" and rel_low in pn)) else 0.0)
         defs.append(d)
     return tuple(counts), tuple(in_path), tuple(defs)
 
@@ -440,7 +441,9 @@ INSIDE_PACKAGE = 0.25
 def path_match(rel_low: str, kw: Keyword) -> float:
     """How strongly keyword ``kw`` names the path ``rel_low`` (lower-cased).
 
-    1.0 when a quoted path is a suffix of this path or a module path names this file,
+    1.0 when a quoted path is a suffix of this path or a module path names this file
+    (or this path, two components at least, ends the quoted one: ``go-zero/rest/x.go``
+    quoted from outside the root names ``rest/x.go``),
     0.75 when it names the package this file is the own file of (``__init__.py``), and
     :data:`INSIDE_PACKAGE` for another file inside that package; for other keywords 1.0
     when the keyword equals the file's stem, 0.5 when it is inside the file name, 0.25
@@ -455,6 +458,8 @@ def path_match(rel_low: str, kw: Keyword) -> float:
             return 1.0
         if stem.endswith("/" + needle) or stem == needle:
             return 1.0
+        if "/" in rel_low and needle.endswith("/" + rel_low):
+            return 1.0  # quoted from outside the root: the repository's name, a checkout's path
         if ("/" + stem).endswith("/" + needle + "/__init__") or ("/" + stem).endswith("/" + needle + "/index"):
             return 0.75
         if ("/" + needle + "/") in ("/" + rel_low):
