@@ -126,6 +126,19 @@ def test_rejudge_on_a_finished_loop_changes_scores_not_the_cycle(tmp_path, tree)
     assert shown["src/middleware/throttle.ts"].reason.startswith("judged 0 by the caller")
 
 
+def test_judgements_on_a_finished_loop_reorder_its_results_and_its_sentence(tmp_path, tree):
+    """The final answer after --judge: results best first by the caller's scores, and the
+    decision no longer names the file the caller judged irrelevant as the answer."""
+    out = run_cycle(str(tree), LoopState(root=str(tree), max_cycles=1),
+                    request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)
+    first, second = out.view.results[0].id, out.view.results[1].id
+    again = rejudge(out.state, {first: 0.0, second: 0.9})
+    assert [r.id for r in again.last.results][:1] == [second]
+    scores = [r.score for r in again.last.results]
+    assert scores == sorted(scores, reverse=True)
+    assert second in again.last.decision.why and again.last.decision.confidence == 0.9
+
+
 def test_judge_paths_are_checked_in_one_place(tmp_path, tree):
     (tmp_path / "outside.py").write_text("x\n")
     with pytest.raises(RequestError, match="outside the root"):

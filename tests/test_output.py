@@ -100,3 +100,21 @@ def test_render_text_reports_the_decision_first():
     lines = render_text(out).splitlines()
     assert lines[0] == "cycle 1/3 - done (sufficient): synthesize (confidence 0.90)"
     assert "context (read these): a.py" in lines
+
+
+def test_a_finished_loop_prints_no_next_query_unless_full(tmp_path):
+    """Once done, the proposal is nothing to act on: the default output leaves it out."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "throttle.py").write_text("def throttle(limit):\n    return limit\n")
+    script = str(Path(__file__).resolve().parents[1] / "scripts" / "retrieve_loop.py")
+    base = [sys.executable, script, "--root", str(root), "--state", str(tmp_path / "s.json"),
+            "--keywords", "throttle", "--max-cycles", "1"]
+    out = json.loads(subprocess.run(base, capture_output=True, text=True, check=True).stdout)
+    assert out["done"] and "next_query" not in out
+    full = json.loads(subprocess.run(base + ["--full"], capture_output=True, text=True, check=True).stdout)
+    assert "next_query" in full

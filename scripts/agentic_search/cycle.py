@@ -413,13 +413,23 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
     merged.update(judgements)
     last = state.last
     if last is not None:
-        results = tuple(r.with_score(merged[r.id], Signal(SignalKind.JUDGED, value=merged[r.id]).text()
-                                     + "; " + r.reason)
-                        if r.id in judgements else r for r in last.results)
-        last = CycleView(last.cycle, last.max_cycles, last.patterns, last.keywords, last.excludes, last.stats,
-                         results, last.decision, last.change, last.gaps, last.related, last.hints,
-                         last.translated)
+        results = sorted((r.with_score(merged[r.id], Signal(SignalKind.JUDGED, value=merged[r.id]).text()
+                                       + "; " + r.reason)
+                          if r.id in judgements else r for r in last.results), key=lambda r: (-r.score, r.id))
+        last = replace(last, results=tuple(results), decision=_rejudged(last.decision, results, merged))
     return state.with_(scores=apply_judgements(state.scores, merged, state.cycle), judgements=merged, last=last)
+
+
+def _rejudged(decision: Decision, results: Sequence[ResultView], judged: Mapping[str, float]) -> Decision:
+    """A finished loop's decision once the caller judged files: the sentence says what the
+    judgements made of the ranking, and a judged first file's score is the confidence."""
+    if not results:
+        return decision
+    best = results[0]
+    if best.id in judged:
+        why = f"after your judgements {best.id} leads (judged {judged[best.id]:g}); read the context"
+        return replace(decision, why=why, confidence=round(judged[best.id], 3))
+    return replace(decision, why=f"after your judgements {best.id} leads ({best.score:g}); read the context")
 
 
 def final_decision(state: LoopState) -> Optional[Decision]:

@@ -100,6 +100,8 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         "next_query": view.change.to_json(),
         "gaps": list(view.gaps),
     }
+    if d.done and not full:
+        del out["next_query"]  # the loop stopped: nothing to act on (--full keeps it)
     if view.related:
         out["related"] = list(view.related)
     if view.translated:
@@ -178,7 +180,7 @@ def render_text(out: Mapping[str, Any]) -> str:
         lines.append("  (none)")
     lines += ["", "context (read these): " + (", ".join(c["id"] for c in out["context"])
                                              or f"(nothing at {HIGH_RELEVANCE} or above yet)")]
-    nq = out["next_query"]
+    nq = out.get("next_query") or {"adds": []}
     if not out["done"] and nq["adds"]:
         lines.append(f"next cycle adds: {', '.join(nq['adds'])}")
     if out["gaps"]:
