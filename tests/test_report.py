@@ -57,3 +57,16 @@ def test_no_hit_no_summary_and_non_ascii_lines_keep_their_numbers():
 def test_defined_names_most_used_first():
     text = "def helper():\n    pass\n\nclass Main:\n    helper()\n    helper()\n"
     assert defined_names(text) == ["helper", "Main"]
+
+
+def test_the_line_defining_a_quoted_name_is_quoted_before_lines_of_plain_words():
+    from agentic_search.query import extract_keywords
+    text = "\n".join([
+        "# pretty print a vector: print the vector pretty",
+        "class PrettyPrinter:",
+        "    def _print_basis_dependent(self, expr):",
+        "        return expr",
+    ] + ["    x = 1"] * 5)
+    kws = extract_keywords("vectors break pretty printing: _print_basis_dependent prints the vector twice")
+    got = summary_lines(text, kws)
+    assert "L3: def _print_basis_dependent(self, expr):" in got

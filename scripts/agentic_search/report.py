@@ -22,6 +22,8 @@ from .score import Scored, reason_text
 # Lines quoted in a summary, and how long each may be.
 SUMMARY_LINES = 3
 SUMMARY_LINE_CHARS = 160
+# What a definition line that names no keyword adds: it wins ties, never a keyword.
+DEF_LINE_TIE = 0.01
 # Tags per result: enough to suggest follow-ups, short enough to read.
 MAX_TAGS = 5
 # Tags a title names after the file name.
@@ -46,39 +48,45 @@ def _decode(data: bytes) -> str:
 
 
 def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
-    """The lines with the most keyword hits (definitions first on ties), in file order.
+    """The lines that say most about what matched, in file order.
 
-    A line's hits are the needles it contains (each counted once per line); they are
-    found with one ``find`` pass per needle over the lower-cased lines joined by newlines
-    (a needle never holds a newline once the text is split into lines)."""
-    needles = [n.decode("utf-8", "ignore") for kw in keywords for n in kw.needles if kw.kind != Kind.PATH]
+    A line is worth the weights of the keywords it holds (each once, however many of its
+    spellings the line holds); a line that defines a name holding one of them is worth
+    twice that (where an agent would open the file: ``def _print_BasisDependent(`` over
+    a line of three plain words); any other definition line wins ties. Needles are found
+    with one ``find`` pass each over the lower-cased lines joined by newlines (a needle
+    never holds a newline once the text is split into lines)."""
     lines = text.splitlines()
     joined = "\n".join(line.lower() for line in lines)
     starts = [0]
     for low_len in (len(line.lower()) for line in lines[:-1]):
         starts.append(starts[-1] + low_len + 1)
-    hits: dict[int, int] = {}
-    multiplicity: dict[str, int] = {}
-    for n in needles:
-        multiplicity[n] = multiplicity.get(n, 0) + 1
-    for n, times in multiplicity.items():
-        if "\n" in n:
+    hits: dict[int, dict[int, str]] = {}  # line -> keyword index -> a needle found there
+    for k, kw in enumerate(keywords):
+        if kw.kind == Kind.PATH:
             continue
-        if not n:
-            for i in range(len(lines)):
-                hits[i] = hits.get(i, 0) + times
-            continue
-        pos = joined.find(n)
-        while pos >= 0:
-            i = bisect_right(starts, pos) - 1
-            hits[i] = hits.get(i, 0) + times
-            nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
-            pos = joined.find(n, nxt)
+        for n in dict.fromkeys(n.decode("utf-8", "ignore") for n in kw.needles):
+            if "\n" in n:
+                continue
+            if not n:
+                for i in range(len(lines)):
+                    hits.setdefault(i, {}).setdefault(k, n)
+                continue
+            pos = joined.find(n)
+            while pos >= 0:
+                i = bisect_right(starts, pos) - 1
+                hits.setdefault(i, {}).setdefault(k, n)
+                nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
+                pos = joined.find(n, nxt)
     scored = []
-    for i, h in hits.items():
+    for i, found in hits.items():
         line = lines[i]
-        is_def = 1 if _DEF_NAME_RE.match(line) else 0
-        scored.append((-(h + is_def), i + 1, line.strip()))
+        worth = sum(keywords[k].weight for k in found)
+        defined = _DEF_NAME_RE.match(line)
+        if defined:
+            name = defined.group(1).lower()
+            worth = worth * 2 if any(n and n in name for n in found.values()) else worth + DEF_LINE_TIE
+        scored.append((-worth, i + 1, line.strip()))
     scored.sort()
     best = sorted(scored[:SUMMARY_LINES], key=lambda t: t[1])
     out = []
