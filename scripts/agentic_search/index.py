@@ -90,7 +90,7 @@ DEFAULT_MAX_MB = 1024  # a large monorepo's source; more is rarely worth the dis
 TOTAL_MAX_MB = 8192
 # Text (MiB) indexed in one cycle at most: a larger tree is indexed over several cycles
 # (the rest is counted as without the index meanwhile), so no cycle stalls for minutes.
-BUILD_STEP_MB = 512
+BUILD_STEP_BYTES = 512 << 20
 DIR_NAME = "agentic-search"
 MANIFEST = "manifest.json"
 STORE_NAME = "needles.idx"
@@ -970,7 +970,7 @@ class Index:
         if not self._fresh or self._new is not None:
             return
         room = _max_bytes() - sum(s.size for s in self._segments)
-        budget = min(room, BUILD_STEP_MB << 20)
+        budget = min(room, BUILD_STEP_BYTES)
         entries = []
         for rel in sorted(self._fresh):
             st, doc = self._fresh[rel]
