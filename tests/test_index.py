@@ -495,3 +495,14 @@ def test_an_unusable_index_dir_is_not_an_error(tmp_path, instant, monkeypatch, h
         assert main.stderr.count("\n") <= 1
     if how != "not writable":
         assert "not" in main.stderr
+
+
+def test_a_large_first_build_on_several_cores_agrees(tmp_path, instant, monkeypatch):
+    """Forked workers each write a part of the first build as a segment of its own."""
+    from agentic_search import match as match_mod
+
+    monkeypatch.setattr(match_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    tree = make_tree(tmp_path / "tree")
+    side_by_side(tmp_path, tree)
+    assert len(segments(tree)) == 2

@@ -721,8 +721,10 @@ class Index:
         # What this cycle saw.
         self._served: dict[str, tuple[int, int]] = {}
         self._fresh: dict[str, tuple[Stat, Optional[Document]]] = {}  # trusted reads to index
-        self._new: Optional[Segment] = None
-        self._new_pos: dict[str, int] = {}
+        self._new: list[Segment] = []                  # this cycle's segments
+        self._written: set[str] = set()               # ... of them already on disk
+        self._new_pos: dict[str, tuple[int, int]] = {}  # rel -> (new segment, file)
+        self._indexed = False
         self._bad: set[str] = set()                   # segments found damaged
         self._store = NeedleStore(os.path.join(path, STORE_NAME), root_real, fingerprint)
         self.progress: Progress = QUIET
@@ -846,16 +848,16 @@ class Index:
             return match_many(docs, compile_keywords(keywords))
 
     def _match(self, docs: Sequence[Document], keywords: Sequence[Keyword]) -> list[Optional[FileMatch]]:
-        segs = self._segments + ([self._new] if self._new is not None else [])
+        segs = self._segments + self._new
         new_si = len(self._segments)
         # Which documents each segment answers for: segment -> {file number: doc position}.
         wanted: list[dict[int, int]] = [{} for _ in segs]
         direct: list[int] = []
         for pos, doc in enumerate(docs):
             w = self._served.get(doc.rel)
-            if w is None and self._new is not None:
-                fi = self._new_pos.get(doc.rel)
-                w = (new_si, fi) if fi is not None else None
+            if w is None and self._new:
+                at = self._new_pos.get(doc.rel)
+                w = (new_si + at[0], at[1]) if at is not None else None
             if w is None:
                 direct.append(pos)
             else:
@@ -967,8 +969,9 @@ class Index:
     def _index_fresh(self) -> None:
         """Index this cycle's trusted fresh reads (within the step and size caps) into a
         new in-memory segment, so that they too are answered from postings."""
-        if not self._fresh or self._new is not None:
+        if not self._fresh or self._indexed:
             return
+        self._indexed = True
         room = _max_bytes() - sum(s.size for s in self._segments)
         budget = min(room, BUILD_STEP_BYTES)
         entries = []
@@ -983,8 +986,62 @@ class Index:
             entries.append((rel, st, doc.low))
         if not entries:
             return
-        self._new = build_segment(SEG_PREFIX + os.urandom(8).hex() + SEG_SUFFIX, entries, self.progress)
-        self._new_pos = {rel: fi for fi, rel in enumerate(self._new.rels)}
+        segs = self._build_parallel(entries)
+        if segs is None:
+            segs = [build_segment(_segment_name(), entries, self.progress)]
+        self._new = segs
+        self._new_pos = {rel: (si, fi) for si, seg in enumerate(segs) for fi, rel in enumerate(seg.rels)}
+
+    def _build_parallel(self, entries: list) -> Optional[list[Segment]]:
+        """Large first builds on several cores: each forked worker indexes a contiguous
+        part and writes it as a segment file; the parent loads them. None when it does not
+        pay (less than match.PARALLEL_MIN_BYTES of text) or cannot be done."""
+        global _FORK_BUILD
+        workers = min(os.cpu_count() or 1, match_mod.MAX_WORKERS)
+        sizes = [len(e[2]) if e[2] is not None else 0 for e in entries]
+        total = sum(sizes)
+        if workers < 2 or len(entries) < 2 or total < match_mod.PARALLEL_MIN_BYTES:
+            return None
+        import multiprocessing  # only here: importing it costs start-up time
+
+        try:
+            ctx = multiprocessing.get_context("fork")
+        except ValueError:
+            return None
+        if multiprocessing.current_process().daemon:
+            return None
+        parts, start, acc = [], 0, 0
+        for i, n in enumerate(sizes):
+            acc += n
+            if acc >= total * (len(parts) + 1) / workers and len(parts) < workers - 1:
+                parts.append((start, i + 1, _segment_name()))
+                start = i + 1
+        parts.append((start, len(entries), _segment_name()))
+        parts = [p for p in parts if p[0] < p[1]]
+        _FORK_BUILD = (entries, self.path, self.root, self._fingerprint)
+        try:
+            with ctx.Pool(len(parts)) as pool:
+                names = pool.map(_build_part, parts)
+        except (OSError, EOFError, RuntimeError, AssertionError):
+            return None
+        finally:
+            _FORK_BUILD = None
+        segs: list[Segment] = []
+        try:
+            if any(n is None for n in names):
+                raise OSError("a part could not be written")
+            for name in names:
+                segs.append(Segment.load(os.path.join(self.path, name), self.root, self._fingerprint))
+        except (OSError, ValueError):
+            for name in names:
+                if name is not None:
+                    try:
+                        os.unlink(os.path.join(self.path, name))
+                    except OSError:
+                        pass
+            return None
+        self._written.update(names)
+        return segs
 
     # ------------------------------------------------------------------ saving
 
@@ -993,14 +1050,14 @@ class Index:
         too many), unless another process is saving. OSError propagates."""
         if not self._loaded:
             return
-        if self._new is None and not self._fresh and not self._dirty and not self._store.dirty:
+        if not self._new and not self._fresh and not self._dirty and not self._store.dirty:
             return
-        if self._new is None and self._fresh:
-            self._index_fresh()
+        self._index_fresh()
         written: list[str] = []
-        if self._new is not None:
-            self._write(self._new)
-            written.append(self._new.name)
+        for seg in self._new:
+            if seg.name not in self._written:
+                self._write(seg)
+            written.append(seg.name)
         with _try_lock(os.path.join(self.path, LOCK_NAME)) as got:
             if not got:
                 return
@@ -1028,7 +1085,7 @@ class Index:
 
     def _merged(self) -> Segment:
         """All live entries (newest per path, not known stale) as one segment."""
-        segs = self._segments + ([self._new] if self._new is not None else [])
+        segs = self._segments + self._new
         newest: dict[str, tuple[int, int]] = {}
         for si, seg in enumerate(segs):
             for fi, rel in enumerate(seg.rels):
@@ -1045,7 +1102,7 @@ class Index:
             except OSError:
                 continue
             entries.append((rel, st, text))
-        return build_segment(SEG_PREFIX + os.urandom(8).hex() + SEG_SUFFIX, entries, self.progress)
+        return build_segment(_segment_name(), entries, self.progress)
 
     def _collect(self, live: set[str]) -> None:
         """Remove segment and temporary files no manifest names, once old enough."""
@@ -1063,6 +1120,27 @@ class Index:
                     os.unlink(p)
             except OSError:
                 pass
+
+
+def _segment_name() -> str:
+    return SEG_PREFIX + os.urandom(8).hex() + SEG_SUFFIX
+
+
+# What a forked worker indexes: inherited from the parent at fork time (copy-on-write).
+_FORK_BUILD: Optional[tuple] = None
+
+
+def _build_part(part: tuple[int, int, str]) -> Optional[str]:
+    """In a worker: index entries[a:b] and write them as segment ``name``; its name, or
+    None when it could not be written."""
+    entries, path, root, fingerprint = _FORK_BUILD  # type: ignore[misc]
+    a, b, name = part
+    try:
+        seg = build_segment(name, entries[a:b])
+        atomic_write(os.path.join(path, name), seg.pieces(root, fingerprint), fsync=False, prefix=TMP_PREFIX)
+    except OSError:
+        return None
+    return name
 
 
 def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId]) -> bytes:
