@@ -9,10 +9,11 @@ questions without reading the file again:
   git's index compares), or that it is binary;
 - its lower-cased text (for the few files a definition check or a summary needs);
 - its distinct *tokens* (maximal runs of ``[a-z0-9_]`` in the lower-cased text), each
-  with how often the file holds it, joined into one token text per segment. A needle
-  made of those bytes only occurs inside tokens, so its count in a file is the sum over
-  the file's tokens of (its non-overlapping count in the token) x (the token's count):
-  exactly ``bytes.count``, found by ``bytes.find`` over a few MB instead of the tree.
+  with how often the file holds it, inverted per segment into a sorted vocabulary and a
+  posting list per token. A needle made of those bytes only occurs inside tokens, so its
+  count in a file is the sum over the tokens containing it of (its non-overlapping count
+  in the token) x (the token's count in the file): exactly ``bytes.count``, found by
+  ``bytes.find`` over the vocabulary (about a MB for django) instead of the tree's bytes.
   Other needles (``rate limit``, ``a/b.py``) are counted in the text of the files holding
   a token that contains each of their identifier runs.
 - its distinct *definition-site tokens*: after a definition word of its language
@@ -66,7 +67,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections import Counter
-from itertools import accumulate, count, repeat
+from itertools import accumulate, chain, count, repeat
 from operator import add
 from typing import Any, Callable, Iterable, Optional, Sequence
 
@@ -260,25 +261,27 @@ def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
 class Segment:
     """One immutable set of indexed files: file table, tokens per file, texts.
 
-    Per text file, its distinct tokens, each with its count, joined by ``\\n`` into one
-    token text (``tokens``; ``starts[j]`` is where token j begins, ``counts[j]`` how often
-    its file holds it, ``ftok[f]`` file f's first token), and likewise its distinct
-    definition-site tokens (``dtokens``, file f's from byte ``dstart[f]``). A needle is
-    found in the token text with ``bytes.find`` (C speed, a few MB instead of the tree's
-    bytes), each hit naming a token, hence a file and a count.
+    The distinct tokens of all its files, sorted and joined by newlines (``vocab``; token j
+    begins at ``vstarts[j]``), and per token the files holding it with how often
+    (``post_file``/``post_cnt`` from ``post_off[j]`` to ``post_off[j + 1]``); and per file
+    its distinct definition-site tokens (``dtokens``, file f's from byte ``dstart[f]``). A
+    needle is found in the vocabulary with ``bytes.find`` (C speed, about a MB for django
+    instead of its 29 MB), each hit naming a token, hence files and counts.
     Built in memory (:func:`build_segment`) or read from a segment file (:meth:`load`);
     texts are read from the file on demand (``os.pread``), or held in memory when built.
     """
 
     def __init__(self, name: str, rels: list, stats: array, text_off: array, text_len: array,
-                 tokens: bytes, starts: array, counts: array, ftok: array, dtokens: bytes, dstart: array,
+                 vocab: bytes, vstarts: array, post_off: array, post_file: array, post_cnt: array,
+                 dtokens: bytes, dstart: array,
                  texts: Optional[list] = None, fd: int = -1, text_base: int = 0) -> None:
         self.name = name
         self.rels = rels
         self._stats = stats  # 5 values per file: Stat
         self.text_off = text_off
         self.text_len = text_len
-        self.tokens, self.starts, self.counts, self.ftok = tokens, starts, counts, ftok
+        self.vocab, self.vstarts = vocab, vstarts
+        self.post_off, self.post_file, self.post_cnt = post_off, post_file, post_cnt
         self.dtokens, self.dstart = dtokens, dstart
         self._texts = texts
         self._fd = fd
@@ -311,37 +314,42 @@ class Segment:
 
     # -------------------------------------------------------------- queries
 
-    def _file_end(self, f: int) -> int:
-        """Where file f's tokens end in the token text."""
-        nxt = self.ftok[f + 1]
-        return self.starts[nxt] - 1 if nxt < len(self.starts) else len(self.tokens)
+    def containing(self, needle: bytes) -> list[tuple[int, int]]:
+        """(token number, non-overlapping count of ``needle`` in it) for every token that
+        contains ``needle`` (made of token bytes)."""
+        vocab, vstarts = self.vocab, self.vstarts
+        out = []
+        p = vocab.find(needle)
+        while p >= 0:
+            j = bisect_right(vstarts, p) - 1
+            end = vstarts[j + 1] - 1
+            out.append((j, vocab.count(needle, vstarts[j], end)))
+            p = vocab.find(needle, end + 1)
+        return out
 
     def count(self, needle: bytes) -> dict[int, int]:
         """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
         in a token counts as often as the file holds the token -- which is ``bytes.count``
         over the file's text."""
-        tokens, starts, counts, ftok = self.tokens, self.starts, self.counts, self.ftok
+        off, pf, pc = self.post_off, self.post_file, self.post_cnt
         acc: dict[int, int] = {}
         get = acc.get
-        step = len(needle)
-        find = tokens.find
-        p = find(needle)
-        while p >= 0:
-            j = bisect_right(starts, p) - 1
-            f = bisect_right(ftok, j) - 1
-            acc[f] = get(f, 0) + counts[j]
-            p = find(needle, p + step)
+        for j, mult in self.containing(needle):
+            a, b = off[j], off[j + 1]
+            if not acc and mult == 1:
+                acc = dict(zip(pf[a:b], pc[a:b]))
+                get = acc.get
+                continue
+            for f, c in zip(pf[a:b], pc[a:b]):
+                acc[f] = get(f, 0) + c * mult
         return acc
 
     def holders(self, run: bytes) -> set[int]:
         """Files holding a token that contains ``run``."""
-        tokens, starts, ftok = self.tokens, self.starts, self.ftok
+        off, pf = self.post_off, self.post_file
         out: set[int] = set()
-        p = tokens.find(run)
-        while p >= 0:
-            f = bisect_right(ftok, bisect_right(starts, p) - 1) - 1
-            out.add(f)
-            p = tokens.find(run, self._file_end(f))
+        for j, _ in self.containing(run):
+            out.update(pf[off[j]:off[j + 1]])
         return out
 
     def def_holders(self, needle: bytes) -> set[int]:
@@ -363,8 +371,9 @@ class Segment:
         rel_bytes = "\0".join(self.rels).encode(_FS_ENCODING, _FS_ERRORS)
         body = [
             ("rels", rel_bytes), ("stats", self._stats.tobytes()), ("text_off", self.text_off.tobytes()),
-            ("text_len", self.text_len.tobytes()), ("tokens", self.tokens), ("starts", self.starts.tobytes()),
-            ("counts", self.counts.tobytes()), ("ftok", self.ftok.tobytes()),
+            ("text_len", self.text_len.tobytes()), ("vocab", self.vocab), ("vstarts", self.vstarts.tobytes()),
+            ("post_off", self.post_off.tobytes()), ("post_file", self.post_file.tobytes()),
+            ("post_cnt", self.post_cnt.tobytes()),
             ("dtokens", self.dtokens), ("dstart", self.dstart.tobytes()),
         ]
         sections = {}
@@ -430,13 +439,14 @@ class Segment:
             rels = raw("rels").decode(_FS_ENCODING, _FS_ERRORS).split("\0") if n else []
             flat = arr("stats", "q")
             text_off, text_len = arr("text_off", "q"), arr("text_len", "q")
-            tokens, starts, counts, ftok = raw("tokens"), arr("starts", "I"), arr("counts", "I"), arr("ftok", "I")
+            vocab, vstarts = raw("vocab"), arr("vstarts", "I")
+            post_off, post_file, post_cnt = arr("post_off", "I"), arr("post_file", "I"), arr("post_cnt", "I")
             dtokens, dstart = raw("dtokens"), arr("dstart", "I")
             if not (len(rels) == n and len(flat) == 5 * n and len(text_off) == n == len(text_len)
-                    and len(ftok) == n + 1 and len(dstart) == n):
+                    and len(dstart) == n):
                 raise ValueError("bad file table")
-            if len(starts) != len(counts) or ftok[-1] != len(starts) \
-                    or (starts and (starts[0] != 1 or starts[-1] >= len(tokens))):
+            if len(vstarts) != len(post_off) or len(post_file) != len(post_cnt) or not vstarts \
+                    or vstarts[-1] != len(vocab) or post_off[-1] != len(post_file) or post_off[0] != 0:
                 raise ValueError("bad token table")
             tsize = secs["text"][1]
             if any(n_ > 0 and (o < 0 or o + n_ > tsize) for o, n_ in zip(text_off, text_len)):
@@ -448,8 +458,8 @@ class Segment:
         except BaseException:
             os.close(fd)
             raise
-        return cls(os.path.basename(path), rels, flat, text_off, text_len, tokens, starts, counts, ftok,
-                   dtokens, dstart, fd=fd, text_base=text_base)
+        return cls(os.path.basename(path), rels, flat, text_off, text_len, vocab, vstarts, post_off, post_file,
+                   post_cnt, dtokens, dstart, fd=fd, text_base=text_base)
 
 
 # A name followed by what may make it a definition without a keyword before it: ``(``
@@ -493,21 +503,21 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
                   progress: Progress = QUIET) -> Segment:
     """Index ``entries`` (path, stat, lower-cased text or None for binary) into a segment.
 
-    Per file everything runs in C (translate, split, Counter, join, array extends): the
-    Python loop is per file, not per token."""
+    Everything per token runs in C (translate, split, Counter, set, sorted, map over
+    arrays): the Python loops are per file, not per token or occurrence."""
     rels, texts = [], []
     stats = array("q")
     text_off, text_len = array("q"), array("q")
-    parts: list[bytes] = []
+    keys: list[list[bytes]] = []
+    counts, file_of = array("I"), array("I")
     dparts: list[bytes] = []
-    starts, counts, ftok, dstart = array("I"), array("I"), array("I"), array("I")
-    pos = tpos = dpos = 0
+    dstart = array("I")
+    pos = dpos = 0
     table = _TOKEN_TABLE
     for fi, (rel, st, low) in enumerate(entries):
         progress.tick("indexing", fi, len(entries))
         rels.append(rel)
         stats.extend(st)
-        ftok.append(len(starts))
         dstart.append(dpos)
         if low is None:
             text_off.append(0)
@@ -520,26 +530,35 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
         pos += len(low)
         tally = Counter(low.translate(table).split())
         if tally:
-            keys = list(tally)
-            joined = b"\n".join(keys)
-            parts.append(b"\n")
-            parts.append(joined)
-            starts.extend(map(add, accumulate(map(len, keys), initial=0), count(tpos + 1)))
-            starts.pop()
+            keys.append(list(tally))
             counts.extend(tally.values())
-            tpos += len(joined) + 1
+            file_of.extend(repeat(fi, len(tally)))
         sites = def_sites(low, lang.language_of(rel))
         if sites:
             joined = b"\n".join(sorted(sites))
             dparts.append(b"\n")
             dparts.append(joined)
             dpos += len(joined) + 1
-    ftok.append(len(starts))
-    parts.append(b"\n")
     dparts.append(b"\n")
-    return Segment(name, rels, stats, text_off, text_len, b"".join(parts), starts, counts, ftok,
+    # Invert: sort the (token, file) pairs by token (stable: files stay ascending).
+    tokens = sorted(set(chain.from_iterable(keys)))
+    ids = dict(zip(tokens, count()))
+    tids = list(map(ids.__getitem__, chain.from_iterable(keys)))
+    del keys, ids
+    order = sorted(range(len(tids)), key=tids.__getitem__)
+    post_file = array("I", map(file_of.__getitem__, order))
+    post_cnt = array("I", map(counts.__getitem__, order))
+    df = Counter(tids)
+    del order, tids
+    post_off = array("I", [0])
+    post_off.extend(accumulate(map(df.__getitem__, range(len(tokens)))))
+    vocab = b"\n" + b"\n".join(tokens) + b"\n" if tokens else b"\n"
+    # Token j starts after j + 1 newlines and the lengths of the tokens before it; the
+    # last entry marks the end.
+    vstarts = array("I", map(add, accumulate(map(len, tokens), initial=0), count(1)))
+    vstarts[-1] = len(vocab)
+    return Segment(name, rels, stats, text_off, text_len, vocab, vstarts, post_off, post_file, post_cnt,
                    b"".join(dparts), dstart, texts=texts)
-
 
 
 class NeedleStore:
