@@ -7,7 +7,7 @@ or from ``--keywords``, then, after a warm-up round, alternates in each round:
 1. ``rg -l -i -F -e kw ...`` over the tree (GNU ``grep -rilIF`` when rg is absent);
 2. cycle 1 without the index (``--no-cache``) and cycle 1 building it from nothing;
 3. cycle 1 with a fresh state (a new task) on the tree indexed in the warm-up, then its
-   cycles 2 and 3, and cycle 1 of another issue of the repository (keywords the index
+   cycles 2 and 3 (steered with one of its keywords when the loop stopped earlier), and cycle 1 of another issue of the repository (keywords the index
    has not seen; one issue per round);
 4. once the rounds are done: cycle 1 after editing 10 files of a copy of the tree, and
    whether its output equals a run without the index; the index's size on disk.
@@ -230,9 +230,10 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
                 if keep:
                     series[INDEXED].add(t)
                 for n in (2, 3):
-                    if out.get("done"):
-                        break
-                    t = run_timed(tool_argv(cmd, root, state, None, ()), env=_env(warm))
+                    steer: List[str] = []
+                    if out.get("done"):  # a loop that stopped is steered on: the cost of a later cycle
+                        steer = ["--keywords", (out.get("query", {}).get("keywords") or list(keywords) or ["x"])[0]]
+                    t = run_timed(tool_argv(cmd, root, state, None, ()) + steer, env=_env(warm))
                     out = check(t, f"cycle {n}")
                     if keep:
                         series[f"cycle {n}"].add(t)
