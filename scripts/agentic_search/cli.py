@@ -91,6 +91,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             index.save()
         except OSError:  # only an index: the next cycle reads the files again
             pass
+        finally:
+            index.close()
     out = to_output(outcome.view, outcome.state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
 

@@ -776,6 +776,12 @@ class Index:
         for si, seg in enumerate(self._segments):
             self._where.update(zip(seg.rels, zip(repeat(si), range(len(seg.rels)))))
 
+    def close(self) -> None:
+        """Release the index's open files (the cycle's documents are read by then)."""
+        for seg in self._segments + self._new:
+            seg.close()
+        self._store.close()
+
     def _manifest_names(self, quiet: bool = False) -> list[str]:
         """The live segments' names, oldest first ([] when there is no sound manifest)."""
         mpath = os.path.join(self.path, MANIFEST)
