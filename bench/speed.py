@@ -5,10 +5,12 @@ layout), takes that issue's keywords from the tool's own cycle 1 (``query.keywor
 or from ``--keywords``, then, after a warm-up round, alternates in each round:
 
 1. ``rg -l -i -F -e kw ...`` over the tree (GNU ``grep -rilIF`` when rg is absent);
-2. cycle 1 from a fresh state directory (cold: no cache beside the state file);
-3. cycle 2 and cycle 3 from the state cycle 1 left (with whatever cache it wrote);
-4. cycle 1 with a fresh state file but the cache beside it kept ("warm cache"),
-   measured only when the tool leaves anything but its state file in the state dir.
+2. cycle 1 without the index (``--no-cache``) and cycle 1 building it from nothing;
+3. cycle 1 with a fresh state (a new task) on the tree indexed in the warm-up, then its
+   cycles 2 and 3 (steered with one of its keywords when the loop stopped earlier), and cycle 1 of another issue of the repository (keywords the index
+   has not seen; one issue per round);
+4. once the rounds are done: cycle 1 after editing 10 files of a copy of the tree, and
+   whether its output equals a run without the index; the index's size on disk.
 
 It prints medians, ratios to rg and each process's peak RSS (``os.wait4``'s rusage of
 that very child), the import time of ``scripts/hints.py`` and
@@ -82,7 +84,7 @@ with open(sys.argv[1], "w") as fh:
 """
 
 
-def run_timed(argv: Sequence[str], stdin: Optional[bytes] = None) -> Timed:
+def run_timed(argv: Sequence[str], stdin: Optional[bytes] = None, env: Optional[dict] = None) -> Timed:
     """Run ``argv`` through the launcher; return its time, peak RSS, exit code, output.
 
     Output goes to temporary files (never a pipe we would have to drain).
@@ -95,7 +97,7 @@ def run_timed(argv: Sequence[str], stdin: Optional[bytes] = None) -> Timed:
         report = os.path.join(tmp, "report")
         proc = subprocess.run([sys.executable, "-I", "-S", "-c", LAUNCHER, report, *argv],
                               stdin=inp if stdin is not None else subprocess.DEVNULL,
-                              stdout=out, stderr=err)
+                              stdout=out, stderr=err, env=env)
         out.seek(0)
         err.seek(0)
         try:
@@ -171,15 +173,32 @@ def floor_argv() -> List[str]:
             f"import sys; sys.path.insert(0, {SCRIPTS!r}); import agentic_search.cli"]
 
 
+NO_INDEX = "cycle 1, no index (--no-cache)"
+FIRST = "cycle 1, first ever (index built)"
+INDEXED = "cycle 1, new task, indexed tree"
+OTHER = "cycle 1, another task, indexed tree (unseen keywords)"
+INDEX_ENV = "AGENTIC_SEARCH_INDEX_DIR"
+
+
+def _env(index_dir: str) -> dict:
+    """The environment of a tool run whose index lives in ``index_dir``."""
+    return dict(os.environ, **{INDEX_ENV: index_dir})
+
+
 def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Sequence[str],
-                runs: int, warmup: int = 1, floor: Optional[Sequence[str]] = None) -> Tuple[List[Series], str]:
-    """Alternate rg / cold cycle 1 / cycles 2-3 / warm-cache cycle 1 (and the start-up
-    floor when ``floor`` is given); return the series."""
+                runs: int, warmup: int = 1, floor: Optional[Sequence[str]] = None,
+                others: Sequence[str] = (), index_dir: Optional[str] = None) -> Tuple[List[Series], str]:
+    """Alternate, each round: rg; the start-up floor (when ``floor`` is given); cycle 1
+    without the index; cycle 1 building the index from nothing; cycle 1 of a new task
+    (fresh state) on the tree indexed in the warm-up; the same with another task's text
+    (``others``, one per round, so its keywords are new to the index); cycles 2-3 of the
+    new task. The index of the warm-up is kept in ``index_dir`` (a temporary directory
+    when not given)."""
     grep, grep_name = grep_cmd(root, keywords)
-    series = {n: Series(n, [], []) for n in
-              (grep_name, FLOOR_NAME, "cycle 1 (cold)", "cycle 2", "cycle 3", "cycle 1 (warm cache)")}
-    warm_dir = tempfile.mkdtemp(prefix="speed-warm-")
-    has_cache = warm_primed = False
+    names = (grep_name, FLOOR_NAME, NO_INDEX, FIRST, INDEXED, OTHER, "cycle 2", "cycle 3")
+    series = {n: Series(n, [], []) for n in names}
+    own_dir = index_dir is None
+    warm = index_dir or tempfile.mkdtemp(prefix="speed-index-")
     try:
         for i in range(warmup + runs):
             keep = i >= warmup
@@ -190,35 +209,91 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
                 t = run_timed(floor)
                 if keep and t.returncode == 0:
                     series[FLOOR_NAME].add(t)
-            cold = tempfile.mkdtemp(prefix="speed-cold-")
-            try:
-                state = os.path.join(cold, STATE_NAME)
-                t = run_timed(tool_argv(cmd, root, state, task, keywords))
-                out = check(t, "cycle 1")
+            with tempfile.TemporaryDirectory(prefix="speed-state-") as tmp:
+                state = os.path.join(tmp, STATE_NAME)
+                t = run_timed(tool_argv(cmd, root, state, task, keywords) + ["--no-cache"])
+                check(t, NO_INDEX)
                 if keep:
-                    series["cycle 1 (cold)"].add(t)
-                has_cache = has_cache or any(n != STATE_NAME for n in os.listdir(cold))
+                    series[NO_INDEX].add(t)
+                os.remove(state)
+                fresh = os.path.join(tmp, "index")
+                t = run_timed(tool_argv(cmd, root, state, task, keywords), env=_env(fresh))
+                check(t, FIRST)
+                if keep:
+                    series[FIRST].add(t)
+                if i == 0 and not os.listdir(warm) and os.path.isdir(fresh):
+                    shutil.rmtree(warm)
+                    shutil.move(fresh, warm)  # the warm-up's index is the indexed tree's
+                os.remove(state)
+                t = run_timed(tool_argv(cmd, root, state, task, keywords), env=_env(warm))
+                out = check(t, INDEXED)
+                if keep:
+                    series[INDEXED].add(t)
                 for n in (2, 3):
-                    if out.get("done"):
-                        break
-                    t = run_timed(tool_argv(cmd, root, state, None, ()))
+                    steer: List[str] = []
+                    if out.get("done"):  # a loop that stopped is steered on: the cost of a later cycle
+                        steer = ["--keywords", (out.get("query", {}).get("keywords") or list(keywords) or ["x"])[0]]
+                    t = run_timed(tool_argv(cmd, root, state, None, ()) + steer, env=_env(warm))
                     out = check(t, f"cycle {n}")
                     if keep:
                         series[f"cycle {n}"].add(t)
-            finally:
-                shutil.rmtree(cold, ignore_errors=True)
-            if has_cache:
-                warm_state = os.path.join(warm_dir, STATE_NAME)
-                if os.path.exists(warm_state):
-                    os.remove(warm_state)
-                t = run_timed(tool_argv(cmd, root, warm_state, task, keywords))
-                check(t, "cycle 1 (warm cache)")
-                if keep and warm_primed:  # the first warm run only fills the cache
-                    series["cycle 1 (warm cache)"].add(t)
-                warm_primed = True
+                if keep and others:
+                    os.remove(state)
+                    other = others[(i - warmup) % len(others)]
+                    t = run_timed(tool_argv(cmd, root, state, other, ()), env=_env(warm))
+                    check(t, OTHER)
+                    series[OTHER].add(t)
     finally:
-        shutil.rmtree(warm_dir, ignore_errors=True)
+        if own_dir:
+            shutil.rmtree(warm, ignore_errors=True)
     return [s for s in series.values() if s.seconds], grep_name
+
+
+EDITED_FILES = 10  # the issue's "after editing 10 files"
+
+
+def time_edits(cmd: Sequence[str], tree: str, task: Optional[str], keywords: Sequence[str],
+               runs: int, base: str) -> Tuple[Series, bool]:
+    """Cycle 1 of a new task right after editing EDITED_FILES files of a copy of the tree
+    (indexed before the edits), and whether its output equals a run without the index."""
+    copy = os.path.join(base, "tree")
+    shutil.copytree(tree, copy, symlinks=True)
+    index_dir = os.path.join(base, "index")
+    time.sleep(2.1)  # the copy's ctimes leave the racy window, so the copy is indexed
+    with tempfile.TemporaryDirectory(prefix="speed-state-") as tmp:
+        check(run_timed(tool_argv(cmd, copy, os.path.join(tmp, STATE_NAME), task, keywords),
+                        env=_env(index_dir)), "indexing the copy")
+    targets = sorted(os.path.join(d, f) for d, _, fs in os.walk(copy) for f in fs
+                     if f.endswith(".py") and "/." not in d)[::97][:EDITED_FILES]
+    series = Series(f"cycle 1 after editing {len(targets)} files", [], [])
+    equal = True
+    for r in range(runs):
+        for path in targets:
+            with open(path, "a", encoding="utf-8") as fh:
+                fh.write(f"\n# edited {r}: upload permission storage\n")
+        with tempfile.TemporaryDirectory(prefix="speed-state-") as tmp:
+            t = run_timed(tool_argv(cmd, copy, os.path.join(tmp, "a.json"), task, keywords), env=_env(index_dir))
+            check(t, series.name)
+            series.add(t)
+            plain = run_timed(tool_argv(cmd, copy, os.path.join(tmp, "b.json"), task, keywords) + ["--no-cache"])
+            check(plain, "the same without the index")
+            equal = equal and t.stdout == plain.stdout
+    return series, equal
+
+
+def index_size(index_dir: str) -> Tuple[float, float]:
+    """(MB on disk of the indexes under ``index_dir``, MB of text they cover)."""
+    disk = text = 0
+    for d, _, fs in os.walk(index_dir):
+        for f in fs:
+            p = os.path.join(d, f)
+            disk += os.path.getsize(p)
+            if f.endswith(".idx") and f.startswith("seg-"):
+                with open(p, "rb") as fh:
+                    first = fh.readline()
+                    head = json.loads(fh.read(int(first.split()[2])))
+                text += head["sections"]["text"][1]
+    return disk / 2**20, text / 2**20
 
 
 def cycles_table(series: List[Series], grep_name: str) -> str:
@@ -340,29 +415,37 @@ def tree_size(root: str) -> Tuple[int, int]:
 
 def generated(cmd: Sequence[str], runs: int, base: str, keywords: Sequence[str],
               small: int = SMALL_FILES, large: int = LARGE_FILES, mb: int = LARGE_MB) -> str:
-    """Time cold cycle 1 vs grep on generated trees of growing file count and bytes."""
-    specs = [("small", small // 4, 0), ("small", small, 0), ("large", 1, mb), ("large", large, mb)]
-    lines = ["| tree | files | MB | tool cycle 1 s | grep s | × grep | tool µs/file | tool s/MB | tool RSS MB |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    """Time cycle 1 (without the index, building it, on the indexed tree) vs grep on
+    generated trees of growing file count and bytes."""
+    specs = [("small", small // 4, 0), ("small", small, 0)] + ([("large", 1, mb), ("large", large, mb)] if large else [])
+    lines = ["| tree | files | MB | no index s | first ever s | indexed s | grep s | indexed × grep | "
+             "first ever × grep | index MB | RSS MB (indexed) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for kind, n, size_mb in specs:
         root = os.path.join(base, f"{kind}-{n}-{size_mb}")
         t0 = time.perf_counter()
         if not os.path.isdir(root):
             (gen_small(root, n) if kind == "small" else gen_large(root, n, size_mb))
+            time.sleep(2.1)  # written moments ago: out of the racy window before indexing
         files, size = tree_size(root)
         print(f"speed: generated {root}: {files} files, {size / 2**20:.1f} MB "
               f"({time.perf_counter() - t0:.0f}s)", file=sys.stderr, flush=True)
         run_cmd = list(cmd)
         if kind == "large" and list(cmd) == list(localize.DEFAULT_TOOL):
             run_cmd += ["--max-file-kb", str((size_mb + 1) * 1024)]  # past the 2 MiB default
-        series, grep_name = time_cycles(run_cmd, root, None, keywords, runs)
-        tool = statistics.median(next(s for s in series if s.name == "cycle 1 (cold)").seconds)
-        grep = statistics.median(next(s for s in series if s.name == grep_name).seconds)
-        rss = max(next(s for s in series if s.name == "cycle 1 (cold)").rss_mb)
+        index_dir = tempfile.mkdtemp(prefix="speed-index-")
+        try:
+            series, grep_name = time_cycles(run_cmd, root, None, keywords, runs, index_dir=index_dir)
+            disk, _text = index_size(index_dir)
+        finally:
+            shutil.rmtree(index_dir, ignore_errors=True)
+        med = {s.name: statistics.median(s.seconds) for s in series}
+        rss = max(next(s for s in series if s.name == INDEXED).rss_mb)
+        grep = med[grep_name]
         label = f"{n:,} small files" if kind == "small" else f"{n} × {size_mb} MiB files"
-        lines.append(f"| {label} | {files} | {size / 2**20:.1f} | {tool:.3f} | "
-                     f"{grep:.3f} | {tool / grep:.2f} | {tool / files * 1e6:.1f} | "
-                     f"{tool / (size / 2**20):.4f} | {rss:.1f} |")
+        lines.append(f"| {label} | {files} | {size / 2**20:.1f} | {med[NO_INDEX]:.3f} | {med[FIRST]:.3f} | "
+                     f"{med[INDEXED]:.3f} | {grep:.3f} | {med[INDEXED] / grep:.2f} | {med[FIRST] / grep:.2f} | "
+                     f"{disk:.1f} | {rss:.1f} |")
     return "\n".join(lines) + f"\n\ngrep = `{grep_cmd('.', keywords)[1]}`; keywords: {', '.join(keywords)}"
 
 
@@ -385,7 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--small-files", type=int, default=SMALL_FILES,
                     help="files in the larger many-small-files tree (default: %(default)s)")
     ap.add_argument("--large-files", type=int, default=LARGE_FILES,
-                    help="files in the larger big-files tree (default: %(default)s)")
+                    help="files in the larger big-files tree (default: %(default)s; 0: no big-file trees)")
     ap.add_argument("--large-mb", type=int, default=LARGE_MB, help="MiB per big file (default: %(default)s)")
     return ap
 
@@ -431,7 +514,7 @@ def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
         tmp = tempfile.mkdtemp(prefix="speed-kw-")
         try:
             out = check(run_timed(tool_argv(cmd, tree, os.path.join(tmp, STATE_NAME),
-                                            inst["problem_statement"], ())), "keyword run")
+                                            inst["problem_statement"], ()) + ["--no-cache"]), "keyword run")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         keywords = list(out.get("query", {}).get("keywords", []))
@@ -441,9 +524,25 @@ def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
     print(f"speed: {inst['instance_id']} tree {tree}: {files} files, {size / 2**20:.1f} MB; "
           f"{len(keywords)} keywords", file=sys.stderr, flush=True)
     own = list(cmd) == list(localize.DEFAULT_TOOL)
-    series, grep_name = time_cycles(cmd, tree, task, keywords, args.runs, floor=floor_argv() if own else None)
+    # Other issues of the same repository, as new tasks whose keywords the index has not seen.
+    others = [r["problem_statement"] for r in localize.load_instances(args.data, [], [], None)
+              if r["repo"] == inst["repo"] and r["instance_id"] != inst["instance_id"]][:args.runs]
+    work = tempfile.mkdtemp(prefix="speed-work-")
+    try:
+        index_dir = os.path.join(work, "index")
+        os.mkdir(index_dir)
+        series, grep_name = time_cycles(cmd, tree, task, keywords, args.runs, floor=floor_argv() if own else None,
+                                        others=others if task is not None else (), index_dir=index_dir)
+        disk, text = index_size(index_dir)
+        edits, equal = time_edits(cmd, tree, task, keywords, args.runs, os.path.join(work, "edits"))
+        series.append(edits)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"## {inst['instance_id']} ({files} files, {size / 2**20:.1f} MB)\n")
     print(cycles_table(series, grep_name))
+    print(f"\nIndex on disk: {disk:.1f} MB for {text:.1f} MB of text ({disk / max(text, 1e-9):.2f}×). "
+          f"After editing {EDITED_FILES} files (a copy of the tree): output "
+          f"{'identical to' if equal else 'DIFFERENT from'} a run without the index.")
     how = "--task <issue text>" if task is not None else "--keywords"
     print(f"\nTool cycle 1 run with {how}; grep = `{grep_name}` with the same {len(keywords)} "
           f"keywords: {', '.join(keywords)}. Peak RSS is the child's own (wait4 from a "

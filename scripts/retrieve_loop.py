@@ -18,9 +18,10 @@ stop_reason, next_action, why, confidence, query, results, ranking, context, nex
 gaps, stats (``--full`` adds every result field, hints.py's hints and all statistics).
 Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage;
 130 interrupted (the state is as it was).
-The tool writes nothing inside --root except the --state file itself. Beside a --state
-file outside the tree it keeps a cache (FILE.cache, FILE.cache.blob) that makes later
-cycles cheaper without changing their output; --no-cache turns it off.
+The tool writes nothing inside --root except the --state file itself. It keeps one index
+per tree in the user's cache directory (--index-dir, $AGENTIC_SEARCH_INDEX_DIR, else
+$XDG_CACHE_HOME/agentic-search or ~/.cache/agentic-search), shared by every task on the
+tree, that makes cycles cheaper without changing their output; --no-cache turns it off.
 """
 
 from __future__ import annotations
@@ -61,7 +62,10 @@ def _build_parser():
                    help="print every field: whole results (title, summary, tags, related, missing, matched), "
                         "hints.py's hints, the whole next query and all statistics")
     p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the cache beside --state (FILE.cache, FILE.cache.blob)")
+                   help="neither read nor write the tree's index (see --index-dir)")
+    p.add_argument("--index-dir", default=None, metavar="DIR",
+                   help="where tree indexes live (default: $AGENTIC_SEARCH_INDEX_DIR, else "
+                        "$XDG_CACHE_HOME/agentic-search or ~/.cache/agentic-search)")
     return p
 
 

@@ -250,7 +250,7 @@ import argparse, json, os, sys
 ap = argparse.ArgumentParser()
 ap.add_argument("--root"); ap.add_argument("--state"); ap.add_argument("--task")
 ap.add_argument("--keywords", nargs="*"); ap.add_argument("--judge", nargs="*", default=[])
-ap.add_argument("--log")
+ap.add_argument("--log"); ap.add_argument("--no-cache", action="store_true")
 a = ap.parse_args()
 if a.log:
     with open(a.log, "a") as fh:
@@ -326,10 +326,11 @@ def test_speed_runs_on_a_fixture(repo, tmp_path):
     t = speed.run_timed([sys.executable, "-c", "print('x')"])
     assert t.returncode == 0 and t.stdout.strip() == b"x" and t.rss_mb > 0
     series, name = speed.time_cycles([sys.executable, str(fake)], str(tmp_path), None,
-                                     ["token"], runs=2)
+                                     ["token"], runs=2, others=["another task"])
     got = {s.name: len(s.seconds) for s in series}
-    assert got[name] == 2 and got["cycle 1 (cold)"] == 2 and got["cycle 2"] == 2
-    assert "cycle 3" not in got  # the fake is done after cycle 2
+    assert got[name] == 2 and got[speed.INDEXED] == 2 and got["cycle 2"] == 2
+    assert got[speed.NO_INDEX] == got[speed.FIRST] == got[speed.OTHER] == 2
+    assert got["cycle 3"] == 2  # the fake stops after cycle 2: it is steered on
     assert speed.FLOOR_NAME not in got  # only measured when asked for
     series, _ = speed.time_cycles([sys.executable, str(fake)], str(tmp_path), None, ["token"], runs=1,
                                   warmup=0, floor=speed.floor_argv())

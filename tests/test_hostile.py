@@ -30,7 +30,7 @@ from typing import Iterator, List
 
 import pytest
 
-from agentic_search import cache as cache_mod
+from agentic_search import index as index_mod
 from agentic_search import fsafe, imports, walk as walk_mod
 from agentic_search.ignore import (
     GitIgnore, LinearGlob, _tokens, compile_glob, parse_ignore_file, root_rules, translate_glob,
@@ -334,30 +334,33 @@ def run(*args, expect_stderr: str = "") -> str:
     return proc.stdout
 
 
-def cache_files(state: Path) -> List[Path]:
-    return [Path(str(state) + cache_mod.INDEX_SUFFIX), Path(str(state) + cache_mod.BLOB_SUFFIX)]
+def cache_files(tree: Path) -> List[Path]:
+    """The files of the tree's index: manifest, segments, needle store."""
+    d = Path(index_mod.index_path(str(tree)))
+    return sorted(p for p in d.iterdir() if p.name != index_mod.LOCK_NAME)
 
 
-def _forge_blob(state: Path) -> None:
-    """Rewrite the cached bytes of util/strings.py (same length) to hold a forged keyword."""
-    blob = cache_files(state)[1]
-    data = blob.read_bytes()
-    start = data.index(b"def slug(text)")
-    forged = b"def throttle()"
-    blob.write_bytes(data[:start] + forged + data[start + len(forged):])
+def _forge_text(tree: Path) -> None:
+    """Rewrite the indexed text of util/strings.py (same length) to hold a forged keyword."""
+    for seg in Path(index_mod.index_path(str(tree))).glob("seg-*.idx"):
+        data = seg.read_bytes()
+        start = data.index(b"def slug(text)")
+        forged = b"def throttle()"
+        seg.write_bytes(data[:start] + forged + data[start + len(forged):])
 
 
 @needs_root
 @pytest.mark.parametrize("plant", ["other owner", "group writable", "fifo", "link to /dev/zero"])
 def test_planted_cache_is_ignored_with_one_line(tmp_path, plant) -> None:
     tree = write_tree(tmp_path / "tree", TREE, mtime=OLD)
+    time.sleep(index_mod.RACY_WINDOW_NS / 1e9)  # the tree's ctimes leave the racy window
     state, clean = tmp_path / "on" / "s.json", tmp_path / "off" / "s.json"
     state.parent.mkdir()
     clean.parent.mkdir()
     run("--root", tree, "--state", state, *STEP1)
     expected = run("--root", tree, "--state", clean, "--no-cache", "--reset", *STEP1)
-    _forge_blob(state)
-    for path in cache_files(state):
+    _forge_text(tree)
+    for path in cache_files(tree):
         if plant == "other owner":
             os.chown(str(path), OTHER_UID, OTHER_UID)
         elif plant == "group writable":
@@ -368,12 +371,13 @@ def test_planted_cache_is_ignored_with_one_line(tmp_path, plant) -> None:
         else:
             path.unlink()
             os.symlink("/dev/zero", str(path))
-    if plant == "other owner":  # the victim cannot replace it: the cache stays refused
-        os.chown(str(state.parent), OTHER_UID, OTHER_UID)
-        os.chmod(str(state.parent), 0o1777)
     with deadline(60):
-        out = run("--root", tree, "--state", state, "--reset", *STEP1, expect_stderr="ignoring the cache")
+        out = run("--root", tree, "--state", state, "--reset", *STEP1, expect_stderr="retrieve_loop.py: index ")
     assert out == expected
+    if plant == "other owner":  # a directory someone else owns: the index is not used at all
+        os.chown(index_mod.index_path(str(tree)), OTHER_UID, OTHER_UID)
+        out = run("--root", tree, "--state", state, "--reset", *STEP1, expect_stderr="not by you")
+        assert out == expected
 
 
 def _in_process_pair(tmp_path: Path, monkeypatch, capsys, tree: Path, change) -> None:
@@ -383,7 +387,7 @@ def _in_process_pair(tmp_path: Path, monkeypatch, capsys, tree: Path, change) ->
     (the tree was written moments ago) and only the stat comparison can catch ``change``.
     """
     import retrieve_loop
-    monkeypatch.setattr(cache_mod, "RACY_WINDOW_NS", 0)
+    monkeypatch.setattr(index_mod, "RACY_WINDOW_NS", 0)
     outs = {}
     states = {mode: tmp_path / mode / "s.json" for mode in ("on", "off")}
     for mode, state in states.items():
@@ -430,14 +434,14 @@ def test_stale_entries_are_never_served(tmp_path, monkeypatch, capsys, how) -> N
     _in_process_pair(tmp_path, monkeypatch, capsys, tree, change)
 
 
-def test_racy_ctime_entries_are_verified_by_content(tmp_path) -> None:
-    """A tree written moments ago: entries are recorded as "verify" and compared by content."""
+def test_racy_ctime_entries_are_not_recorded(tmp_path) -> None:
+    """A tree written moments ago (old mtimes, new ctimes): nothing is indexed yet, so an
+    edit that keeps size and mtime in the same moment is seen."""
     tree = write_tree(tmp_path / "tree", TREE, mtime=OLD)
     state, clean = tmp_path / "on" / "s.json", tmp_path / "off" / "s.json"
     run("--root", tree, "--state", state, *STEP1)
     run("--root", tree, "--state", clean, "--no-cache", *STEP1)
-    index = json.loads(cache_files(state)[0].read_text())
-    assert {row[3] for row in index["files"]} == {cache_mod.VERIFY_CTIME}
+    assert not list(Path(index_mod.index_path(str(tree))).glob("seg-*.idx"))
     _same_size_edit(tree / "util" / "strings.py", b"def slug(text)", b"def throttle()")
     assert run("--state", state, "--keywords", "throttle") == run("--state", clean, "--no-cache",
                                                                    "--keywords", "throttle")
@@ -471,7 +475,7 @@ def test_the_tools_own_files_are_skipped_under_a_bind_mount_alias(tmp_path, alia
     own = [str(alias / "state" / "s.json"), str(alias / "state" / "s.json.cache")]
     result = walk(str(root), skip_paths=own)
     assert rels(result) == ["a.py"] and dict(result.skipped)["skip_path"] == 2
-    assert cache_mod.open_cache(own[0], str(root)) is None  # no cache written into the tree
+    assert index_mod.open_index(str(root), str(alias / "state")) is None  # no index written into the tree
 
 
 # --------------------------------------------------------------------------- 6. ownership

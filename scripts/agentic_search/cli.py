@@ -13,7 +13,7 @@ import os
 import sys
 from typing import Any, Optional
 
-from .cache import open_cache
+from .index import open_index
 from .cycle import CycleError, Env, rejudge, run_cycle
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
@@ -58,8 +58,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
-    cache = open_cache(request.state_path, root) if request.use_cache else None
-    own = (request.state_path, request.state_path + LOCK_SUFFIX) + (tuple(cache.paths) if cache else ())
+    own = (request.state_path, request.state_path + LOCK_SUFFIX)
     judgements = resolve_judgements(root, request.judgements, own)
     if state is None:
         if not request.task.strip() and not request.keywords:
@@ -72,8 +71,12 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     detail = FULL if request.full else COMPACT
     if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles):
         return _replay(request, state, judgements, detail, ascii_only)
+    progress = Progress()
+    index = open_index(root, request.index_dir) if request.use_cache else None
+    if index is not None:
+        index.progress = progress
     env = Env(
-        cache=cache, progress=Progress(), skip_paths=own,
+        cache=index, progress=progress, skip_paths=own,
         synonym_runs=_hints_module().synonym_runs, compute_hints=_hints_module().compute_hints,
     )
     try:
@@ -83,11 +86,13 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     except OSError as exc:
         raise RequestError(f"--root {root}: {exc.strerror or exc}") from None
     _save(request, outcome.state)
-    if cache is not None:
+    if index is not None:
         try:
-            cache.save()
-        except OSError:  # only a cache: the next cycle reads the files again
+            index.save()
+        except OSError:  # only an index: the next cycle reads the files again
             pass
+        finally:
+            index.close()
     out = to_output(outcome.view, outcome.state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
 

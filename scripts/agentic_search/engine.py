@@ -2,8 +2,8 @@
 
 This is the hot path of a cycle: every candidate file is read, lower-cased and
 counted for all keywords in one pass; unreadable files are skipped and counted.
-With a cache (cache.py), files unchanged since an earlier cycle are served from it and
-only keywords it has not seen are counted; the outcome is the same either way.
+With the tree's index (index.py), files unchanged since they were indexed are served from
+it and counted from its postings; the outcome is the same either way.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from .query import Keyword
 from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
 
 if TYPE_CHECKING:
-    from .cache import Cache
+    from .index import Index as Cache
     from .walk import FileEntry
 
 

@@ -72,6 +72,7 @@ class Request:
     text: bool = False
     full: bool = False
     use_cache: bool = True
+    index_dir: Optional[str] = None   # where the tree's index lives (index.base_dir)
 
     @property
     def steers_query(self) -> bool:
@@ -145,6 +146,7 @@ def from_args(args: Any) -> Request:
         text=bool(args.text),
         full=bool(args.full),
         use_cache=not args.no_cache,
+        index_dir=getattr(args, "index_dir", None),
     )
 
 

@@ -1,0 +1,1259 @@
+"""The index of a tree: one per resolved root, shared by every task and cycle, always fresh.
+
+A cycle must know, for every candidate file and keyword, how often the keyword's needles
+occur, whether the path names it and whether the file defines it. Counting every needle
+over every byte is what made a cycle slow; the index keeps, per file, what answers those
+questions without reading the file again:
+
+- its identity when indexed: size, ``mtime_ns``, ``ctime_ns``, device and inode (what
+  git's index compares), or that it is binary;
+- its lower-cased text (for the few files a definition check or a summary needs);
+- its distinct *tokens* (maximal runs of ``[a-z0-9_]`` in the lower-cased text), each
+  with how often the file holds it, inverted per segment into a sorted vocabulary and a
+  posting list per token. A needle made of those bytes only occurs inside tokens, so its
+  count in a file is the sum over the tokens containing it of (its non-overlapping count
+  in the token) x (the token's count in the file): exactly ``bytes.count``, found by
+  ``bytes.find`` over the vocabulary (about a MB for django) instead of the tree's bytes.
+  Other needles (``rate limit``, ``a/b.py``) are counted in the text of the files holding
+  a token that contains each of their identifier runs.
+- its distinct *definition-site tokens*: after a definition word of its language
+  (``def ``, ``class ``, ...), at a line's start, after ``) `` (Go), before ``(``, ``:``,
+  ``=`` or a statement's end (languages with ``calls``/``exports``), on a Rust ``impl``
+  line. ``match.defines`` can find a definition of a needle only at the start of such a
+  token, so a file with none starting with the needle defines nothing by it and is not
+  read; the others are checked by ``match.defines`` itself, on the indexed text.
+
+Every count, path match and definition is therefore what ``match.match_document`` gives:
+results are identical with and without the index.
+
+Storage (``references/index.md`` says why): a directory per tree under the user's cache
+directory (``$AGENTIC_SEARCH_INDEX_DIR``, ``--index-dir``, else
+``$XDG_CACHE_HOME/agentic-search`` or ``~/.cache/agentic-search``), never inside the tree,
+holding immutable *segment* files (``seg-*.idx``: a file table, postings and texts) and a
+``manifest.json`` naming the live segments, oldest first. A segment is written to a
+temporary file and renamed into place, then the manifest is replaced the same way, under a
+non-blocking lock: readers never lock, a crash leaves the previous manifest and its
+segments, two writers never corrupt anything (the later one's manifest keeps the other's
+segments). For a path the newest segment holding it is the one consulted.
+
+Freshness, each cycle: the walk's stat of every candidate is compared with the newest
+entry for its path; only an equal one is served. Changed, added and replaced files are read
+from disk and indexed into a new segment (vanished ones are simply never asked for); a
+file whose mtime or ctime lay within :data:`RACY_WINDOW_NS` of its read is not recorded
+(git's racy-clean rule: a second write in the same tick could keep the stat), so a later
+cycle indexes it. When there are more than :data:`MAX_SEGMENTS` segments they are merged
+into one. A file that is not ours (owner, mode, symlink), of another format, version,
+root or matcher (a hash of match.py, lang.py and this file), or damaged is not used and is
+rebuilt, with one line on stderr.
+
+Example::
+
+    >>> index = open_index("/path/to/repo")                   # doctest: +SKIP
+    >>> docs, _, _ = load_documents(candidates, index)         # engine.py  # doctest: +SKIP
+    >>> rank_documents(docs, keywords, words, cache=index)     # doctest: +SKIP
+    >>> index.save()                                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import errno
+import hashlib
+import json
+import os
+import re
+import stat as stat_mod
+import sys
+import time
+from array import array
+from bisect import bisect_right
+from collections import Counter
+from itertools import accumulate, chain, count, repeat
+from operator import add
+from typing import Any, Callable, Iterable, Optional, Sequence
+
+from . import fsafe, lang
+from . import match as match_mod
+from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
+from .progress import QUIET, Progress
+from .query import Keyword
+from .state import atomic_write
+
+FORMAT_NAME = "agentic-search-index"
+FORMAT_VERSION = 1
+SEGMENT_MAGIC = b"agentic-search-segment"
+STORE_MAGIC = b"agentic-search-needles"
+# Where the indexes live: this variable, else the XDG cache directory.
+ENV_DIR = "AGENTIC_SEARCH_INDEX_DIR"
+# The most text (MiB) one tree's index covers; beyond it files are counted as without it.
+ENV_MAX_MB = "AGENTIC_SEARCH_INDEX_MAX_MB"
+DEFAULT_MAX_MB = 1024  # a large monorepo's source; more is rarely worth the disk
+# All trees' indexes together (MiB): the least recently used trees are dropped beyond it.
+TOTAL_MAX_MB = 8192
+# Text (MiB) indexed in one cycle at most: a larger tree is indexed over several cycles
+# (the rest is counted as without the index meanwhile), so no cycle stalls for minutes.
+BUILD_STEP_BYTES = 512 << 20
+DIR_NAME = "agentic-search"
+MANIFEST = "manifest.json"
+STORE_NAME = "needles.idx"
+# Answers kept per tree: a task has a few dozen needles; many tasks' worth are kept, and
+# their common words (``name``, ``field``, ``user``) recur from task to task.
+STORE_MAX_ENTRIES = 4000
+STORE_MAX_MB = 32
+LOCK_NAME = "lock"
+SEG_PREFIX = "seg-"
+SEG_SUFFIX = ".idx"
+TMP_PREFIX = ".tmp-"
+# A file modified this close to the moment it was read may change again without a new
+# mtime (2 s covers the coarsest common timestamps, FAT's).
+RACY_WINDOW_NS = 2_000_000_000
+# Segments at most before they are merged into one (each adds a lookup per needle).
+MAX_SEGMENTS = 8
+# Unreferenced segment files younger than this are left alone: a reader that has just
+# read an older manifest may be opening them.
+GC_GRACE_S = 120
+# How long a save waits for another process's save before giving up (it is only an index).
+LOCK_WAIT_S = 1.0
+LOCK_POLL_S = 0.02
+# Bytes of a segment's first line we look at.
+_HEAD_MAX = 128
+# Mode bits that let someone else rewrite an index file: such a file is not trusted.
+_FOREIGN_WRITE = stat_mod.S_IWGRP | stat_mod.S_IWOTH
+
+_IDENT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+# Lower-cased text -> tokens separated by spaces (bytes.translate + split run in C).
+_TOKEN_TABLE = bytes(c if c in _IDENT else 0x20 for c in range(256))
+_TOKEN_RE = re.compile(rb"[a-z0-9_]+")
+_LINE_START_RE = re.compile(rb"\n([a-z0-9_]+)")
+_GO_RECEIVER = b") "
+# File names are stored as the OS spells them (undecodable bytes survive).
+_FS_ENCODING = sys.getfilesystemencoding()
+_FS_ERRORS = sys.getfilesystemencodeerrors()
+
+# (size, mtime_ns, ctime_ns, device, inode) of a file: what must be unchanged to serve it.
+Stat = tuple
+
+
+def stat_key(cand: Any) -> Optional[Stat]:
+    """The stat of a walked file to compare with the recorded one: the walk's own
+    (walk.FileEntry carries it); for a candidate without an inode, an ``lstat`` now."""
+    if getattr(cand, "ino", 0):
+        return (cand.size, cand.mtime_ns, cand.ctime_ns, cand.dev, cand.ino)
+    try:
+        st = os.lstat(cand.path)
+    except (OSError, TypeError, ValueError):
+        return None
+    return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
+
+
+def matcher_fingerprint() -> Optional[str]:
+    """A hash of the code whose answers the index stands for: match.py, lang.py, this file."""
+    h = hashlib.sha256()
+    try:
+        for mod in (match_mod, lang, sys.modules[__name__]):
+            with open(mod.__file__, "rb") as fh:
+                h.update(fh.read())
+    except (OSError, TypeError, AttributeError):
+        return None
+    return h.hexdigest()[:16]
+
+
+def base_dir(override: Optional[str] = None) -> str:
+    """Where indexes live: ``override`` (--index-dir), $AGENTIC_SEARCH_INDEX_DIR, else the
+    user's cache directory ($XDG_CACHE_HOME or ~/.cache) + ``agentic-search``."""
+    if override:
+        return os.path.abspath(override)
+    env = os.environ.get(ENV_DIR)
+    if env:
+        return os.path.abspath(env)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    if xdg and os.path.isabs(xdg):
+        return os.path.join(xdg, DIR_NAME)
+    return os.path.join(os.path.expanduser("~"), ".cache", DIR_NAME)
+
+
+def _max_bytes() -> int:
+    raw = os.environ.get(ENV_MAX_MB, "")
+    try:
+        mb = int(raw) if raw else DEFAULT_MAX_MB
+    except ValueError:
+        mb = DEFAULT_MAX_MB
+    return max(mb, 0) << 20
+
+
+def _warn(what: str, why: str) -> None:
+    """One line on stderr for an index that is not used as it is."""
+    sys.stderr.write(f"retrieve_loop.py: index {what}: {why}\n")
+
+
+def _inside(path: str, root_real: str) -> bool:
+    """Whether ``path`` is ``root_real`` or below it, by name or by device and inode."""
+    if path == root_real or path.startswith(root_real.rstrip(os.sep) + os.sep):
+        return True
+    try:
+        st = os.stat(root_real)
+    except OSError:
+        return False
+    cur = path
+    while True:
+        try:
+            here = os.stat(cur)
+            if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
+                return True
+        except OSError:
+            pass
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return False
+        cur = parent
+
+
+def _untrusted(st: os.stat_result) -> Optional[str]:
+    """Why an index file or directory must not be believed, or None: it must be ours."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is not None and st.st_uid != geteuid():
+        return f"owned by uid {st.st_uid}, not by you"
+    if st.st_mode & _FOREIGN_WRITE:
+        return "writable by group or others"
+    return None
+
+
+def index_path(root: str, override: Optional[str] = None) -> str:
+    """The directory of the tree's index: under :func:`base_dir`, named by a hash of the
+    resolved root."""
+    key = hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:24]
+    return os.path.join(os.path.realpath(base_dir(override)), key)
+
+
+def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
+    """The index of the tree at ``root``, or None when there can be none (one line on
+    stderr says why: its directory is inside the tree, not a directory, not yours)."""
+    root_real = os.path.realpath(root)
+    fingerprint = matcher_fingerprint()
+    if fingerprint is None:
+        return None
+    path = index_path(root_real, override)
+    base = os.path.dirname(path)
+    if _inside(base, root_real):
+        _warn(base, "inside --root; not used (the tool writes nothing in the tree)")
+        return None
+    try:
+        os.makedirs(base, mode=0o700, exist_ok=True)
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            pass
+        st = os.lstat(path)
+    except OSError as exc:
+        _warn(path, f"cannot be created ({exc.strerror or exc}); not used")
+        return None
+    if not stat_mod.S_ISDIR(st.st_mode):
+        _warn(path, "not a directory; not used")
+        return None
+    why = _untrusted(st)
+    if why is not None:
+        _warn(path, f"{why}; not used")
+        return None
+    return Index(path, root_real, fingerprint)
+
+
+# ---------------------------------------------------------------------- segments
+
+class Segment:
+    """One immutable set of indexed files: file table, tokens per file, texts.
+
+    The distinct tokens of all its files, sorted and joined by newlines (``vocab``; token j
+    begins at ``vstarts[j]``), and per token the files holding it with how often
+    (``post_file``/``post_cnt`` from ``post_off[j]`` to ``post_off[j + 1]``); and per file
+    its distinct definition-site tokens (``dtokens``, file f's from byte ``dstart[f]``). A
+    needle is found in the vocabulary with ``bytes.find`` (C speed, about a MB for django
+    instead of its 29 MB), each hit naming a token, hence files and counts.
+    Built in memory (:func:`build_segment`) or read from a segment file (:meth:`load`);
+    texts are read from the file on demand (``os.pread``), or held in memory when built.
+    """
+
+    def __init__(self, name: str, rels: list, stats: array, text_off: array, text_len: array,
+                 vocab: bytes, vstarts: array, post_off: array, post_file: array, post_cnt: array,
+                 dtokens: bytes, dstart: array,
+                 texts: Optional[list] = None, fd: int = -1, text_base: int = 0) -> None:
+        self.name = name
+        self.rels = rels
+        self._stats = stats  # 5 values per file: Stat
+        self.text_off = text_off
+        self.text_len = text_len
+        self.vocab, self.vstarts = vocab, vstarts
+        self.post_off, self.post_file, self.post_cnt = post_off, post_file, post_cnt
+        self.dtokens, self.dstart = dtokens, dstart
+        self._texts = texts
+        self._fd = fd
+        self._base = text_base
+
+    def stat(self, i: int) -> Stat:
+        """The recorded stat of file ``i``."""
+        return tuple(self._stats[5 * i:5 * i + 5])
+
+    @property
+    def size(self) -> int:
+        """Bytes of text the segment covers."""
+        return sum(n for n in self.text_len if n > 0)
+
+    def text(self, i: int) -> bytes:
+        """The lower-cased text of file ``i``; OSError when the segment file lost it."""
+        if self._texts is not None:
+            return self._texts[i]
+        n = self.text_len[i]
+        data = os.pread(self._fd, n, self._base + self.text_off[i])
+        if len(data) != n:
+            raise OSError(errno.EIO, "index segment truncated")
+        return data
+
+    def close(self) -> None:
+        """Release the segment file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    # -------------------------------------------------------------- queries
+
+    def containing(self, needle: bytes) -> list[tuple[int, int]]:
+        """(token number, non-overlapping count of ``needle`` in it) for every token that
+        contains ``needle`` (made of token bytes)."""
+        vocab, vstarts = self.vocab, self.vstarts
+        out = []
+        p = vocab.find(needle)
+        while p >= 0:
+            j = bisect_right(vstarts, p) - 1
+            end = vstarts[j + 1] - 1
+            out.append((j, vocab.count(needle, vstarts[j], end)))
+            p = vocab.find(needle, end + 1)
+        return out
+
+    def count(self, needle: bytes) -> dict[int, int]:
+        """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
+        in a token counts as often as the file holds the token -- which is ``bytes.count``
+        over the file's text."""
+        off, pf, pc = self.post_off, self.post_file, self.post_cnt
+        acc: dict[int, int] = {}
+        get = acc.get
+        for j, mult in self.containing(needle):
+            a, b = off[j], off[j + 1]
+            if not acc and mult == 1:
+                acc = dict(zip(pf[a:b], pc[a:b]))
+                get = acc.get
+                continue
+            for f, c in zip(pf[a:b], pc[a:b]):
+                acc[f] = get(f, 0) + c * mult
+        return acc
+
+    def holders(self, run: bytes) -> set[int]:
+        """Files holding a token that contains ``run``."""
+        off, pf = self.post_off, self.post_file
+        out: set[int] = set()
+        for j, _ in self.containing(run):
+            out.update(pf[off[j]:off[j + 1]])
+        return out
+
+    def def_holders(self, needle: bytes) -> set[int]:
+        """Files with a definition-site token that starts with ``needle``."""
+        dtokens, dstart = self.dtokens, self.dstart
+        out: set[int] = set()
+        probe = b"\n" + needle
+        p = dtokens.find(probe)
+        while p >= 0:
+            f = bisect_right(dstart, p) - 1
+            out.add(f)
+            p = dtokens.find(probe, dstart[f + 1] if f + 1 < len(dstart) else len(dtokens))
+        return out
+
+    # -------------------------------------------------------------- file format
+
+    def pieces(self, root: str, fingerprint: str) -> list:
+        """The segment file's bytes, as pieces to write."""
+        rel_bytes = "\0".join(self.rels).encode(_FS_ENCODING, _FS_ERRORS)
+        body = [
+            ("rels", rel_bytes), ("stats", self._stats.tobytes()), ("text_off", self.text_off.tobytes()),
+            ("text_len", self.text_len.tobytes()), ("vocab", self.vocab), ("vstarts", self.vstarts.tobytes()),
+            ("post_off", self.post_off.tobytes()), ("post_file", self.post_file.tobytes()),
+            ("post_cnt", self.post_cnt.tobytes()),
+            ("dtokens", self.dtokens), ("dstart", self.dstart.tobytes()),
+        ]
+        sections = {}
+        pos = 0
+        for name, data in body:
+            sections[name] = [pos, len(data)]
+            pos += len(data)
+        text_total = sum(n for n in self.text_len if n > 0)
+        sections["text"] = [pos, text_total]
+        head = json.dumps({"root": root, "matcher": fingerprint, "files": len(self.rels),
+                           "itemsize": [array("q").itemsize, array("I").itemsize],
+                           "sections": sections}, separators=(",", ":")).encode("ascii")
+        first = b"%s %d %d\n" % (SEGMENT_MAGIC, FORMAT_VERSION, len(head))
+        out = [first, head] + [data for _, data in body]
+        texts = self._texts if self._texts is not None else [self.text(i) for i in range(len(self.rels))]
+        out.extend(t for t, n in zip(texts, self.text_len) if n > 0)
+        return out
+
+    @classmethod
+    def load(cls, path: str, root: str, fingerprint: str) -> "Segment":
+        """Read a segment file's tables (texts stay on disk). ValueError when it is not a
+        sound segment of this root and matcher; OSError when it cannot be read."""
+        fd = os.open(path, fsafe.OPEN_FLAGS)
+        try:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode):
+                raise ValueError("not a regular file")
+            why = _untrusted(st)
+            if why is not None:
+                raise ValueError(why)
+            first = os.pread(fd, _HEAD_MAX, 0)
+            nl = first.find(b"\n")
+            parts = first[:nl].split(b" ") if nl > 0 else []
+            if len(parts) != 3 or parts[0] != SEGMENT_MAGIC or not parts[2].isdigit():
+                raise ValueError("not an index segment")
+            if parts[1] != str(FORMAT_VERSION).encode():
+                raise ValueError("another version")
+            hlen = int(parts[2])
+            head = json.loads(os.pread(fd, hlen, nl + 1).decode("ascii"))
+            if head.get("root") != root or head.get("matcher") != fingerprint:
+                raise ValueError("another root or matcher")
+            if head.get("itemsize") != [array("q").itemsize, array("I").itemsize]:
+                raise ValueError("another machine's layout")
+            base = nl + 1 + hlen
+            secs = head["sections"]
+            end = max(o + n for o, n in secs.values())
+            if base + end != st.st_size:
+                raise ValueError("truncated")
+
+            def raw(name: str) -> bytes:
+                o, n = secs[name]
+                data = os.pread(fd, n, base + o)
+                if len(data) != n:
+                    raise ValueError("truncated")
+                return data
+
+            def arr(name: str, code: str) -> array:
+                a = array(code)
+                a.frombytes(raw(name))
+                return a
+
+            n = head["files"]
+            rels = raw("rels").decode(_FS_ENCODING, _FS_ERRORS).split("\0") if n else []
+            flat = arr("stats", "q")
+            text_off, text_len = arr("text_off", "q"), arr("text_len", "q")
+            vocab, vstarts = raw("vocab"), arr("vstarts", "I")
+            post_off, post_file, post_cnt = arr("post_off", "I"), arr("post_file", "I"), arr("post_cnt", "I")
+            dtokens, dstart = raw("dtokens"), arr("dstart", "I")
+            if not (len(rels) == n and len(flat) == 5 * n and len(text_off) == n == len(text_len)
+                    and len(dstart) == n):
+                raise ValueError("bad file table")
+            if len(vstarts) != len(post_off) or len(post_file) != len(post_cnt) or not vstarts \
+                    or vstarts[-1] != len(vocab) or post_off[-1] != len(post_file) or post_off[0] != 0:
+                raise ValueError("bad token table")
+            tsize = secs["text"][1]
+            if any(n_ > 0 and (o < 0 or o + n_ > tsize) for o, n_ in zip(text_off, text_len)):
+                raise ValueError("bad text table")
+            text_base = base + secs["text"][0]
+        except (KeyError, TypeError, IndexError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+            os.close(fd)
+            raise ValueError("malformed") from exc
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(os.path.basename(path), rels, flat, text_off, text_len, vocab, vstarts, post_off, post_file,
+                   post_cnt, dtokens, dstart, fd=fd, text_base=text_base)
+
+
+# A name followed by what may make it a definition without a keyword before it: ``(``
+# (C, Java and JS functions), ``:`` / ``=`` (JS object literals, exports), or the end of a
+# statement (``module.exports = name``); lang.call_definition / export_definition.
+_CALL_OR_EXPORT_RE = re.compile(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;\r\n]|\Z)")
+# A Rust ``impl`` line: every name on it may be implemented there (lang.impl_definition).
+_IMPL_LINE_RE = re.compile(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
+
+
+def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
+    """Every token at whose start ``match.defines`` may find a definition of a name
+    (a superset): after a definition word, at a line's start, after ``) `` (Go methods),
+    before ``(``, ``:``, ``=`` or a statement's end (languages with ``calls`` or
+    ``exports``), on an ``impl`` line (Rust). Empty for a language without definitions."""
+    if not language.words:
+        return ()
+    found: set[bytes] = set()
+    m = _TOKEN_RE.match(low)
+    if m:
+        found.add(m.group())
+    found.update(_LINE_START_RE.findall(low))
+    match_at = _TOKEN_RE.match
+    for word in language.words + ((_GO_RECEIVER,) if language.go_methods else ()):
+        step = len(word)
+        p = low.find(word)
+        while p >= 0:
+            m = match_at(low, p + step)
+            if m:
+                found.add(m.group())
+            p = low.find(word, p + 1)
+    if language.calls or language.exports:
+        found.update(_CALL_OR_EXPORT_RE.findall(low))
+    if language.impls:
+        for line in _IMPL_LINE_RE.findall(low):
+            found.update(_TOKEN_RE.findall(line))
+    return found
+
+
+def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]],
+                  progress: Progress = QUIET) -> Segment:
+    """Index ``entries`` (path, stat, lower-cased text or None for binary) into a segment.
+
+    Everything per token runs in C (translate, split, Counter, set, sorted, map over
+    arrays): the Python loops are per file, not per token or occurrence."""
+    rels, texts = [], []
+    stats = array("q")
+    text_off, text_len = array("q"), array("q")
+    keys: list[list[bytes]] = []
+    counts, file_of = array("I"), array("I")
+    dparts: list[bytes] = []
+    dstart = array("I")
+    pos = dpos = 0
+    table = _TOKEN_TABLE
+    for fi, (rel, st, low) in enumerate(entries):
+        progress.tick("indexing", fi, len(entries))
+        rels.append(rel)
+        stats.extend(st)
+        dstart.append(dpos)
+        if low is None:
+            text_off.append(0)
+            text_len.append(-1)
+            texts.append(b"")
+            continue
+        text_off.append(pos)
+        text_len.append(len(low))
+        texts.append(low)
+        pos += len(low)
+        tally = Counter(low.translate(table).split())
+        if tally:
+            keys.append(list(tally))
+            counts.extend(tally.values())
+            file_of.extend(repeat(fi, len(tally)))
+        sites = def_sites(low, lang.language_of(rel))
+        if sites:
+            joined = b"\n".join(sorted(sites))
+            dparts.append(b"\n")
+            dparts.append(joined)
+            dpos += len(joined) + 1
+    dparts.append(b"\n")
+    # Invert: sort the (token, file) pairs by token (stable: files stay ascending).
+    tokens = sorted(set(chain.from_iterable(keys)))
+    ids = dict(zip(tokens, count()))
+    tids = list(map(ids.__getitem__, chain.from_iterable(keys)))
+    del keys, ids
+    order = sorted(range(len(tids)), key=tids.__getitem__)
+    post_file = array("I", map(file_of.__getitem__, order))
+    post_cnt = array("I", map(counts.__getitem__, order))
+    df = Counter(tids)
+    del order, tids
+    post_off = array("I", [0])
+    post_off.extend(accumulate(map(df.__getitem__, range(len(tokens)))))
+    vocab = b"\n" + b"\n".join(tokens) + b"\n" if tokens else b"\n"
+    # Token j starts after j + 1 newlines and the lengths of the tokens before it; the
+    # last entry marks the end.
+    vstarts = array("I", map(add, accumulate(map(len, tokens), initial=0), count(1)))
+    vstarts[-1] = len(vocab)
+    return Segment(name, rels, stats, text_off, text_len, vocab, vstarts, post_off, post_file, post_cnt,
+                   b"".join(dparts), dstart, texts=texts)
+
+
+class NeedleStore:
+    """Answers of earlier cycles and tasks, per (segment, needle): the files the needle
+    occurs in, how often, and (when asked for) what each defines of it.
+
+    One file, ``needles.idx``, beside the segments: a first line (magic, version, header
+    length), a JSON header mapping each segment to its needles and where their arrays
+    sit, then the arrays. A segment never changes, so an answer stays true as long as its
+    segment lives; answers of merged-away segments are dropped, and the least recently
+    used beyond :data:`STORE_MAX_ENTRIES` or :data:`STORE_MAX_MB` too. Rewritten whole
+    (temporary file, rename) by a save that added answers, under the index's lock.
+    """
+
+    def __init__(self, path: str, root: str, fingerprint: str) -> None:
+        self.path = path
+        self._root, self._fingerprint = root, fingerprint
+        self._entries: dict[tuple[str, str], list] = {}  # (segment, needle hex) -> [offset, n, m]
+        self._data_base = 0
+        self._fd = -1
+        self._new: dict[tuple[str, str], tuple[dict[int, int], Optional[dict[int, float]]]] = {}
+        self._used: list[tuple[str, str]] = []
+        self._loaded = False
+        self.disabled = False  # the index's manifest was refused: start afresh
+
+    def _load(self) -> None:
+        self._loaded = True
+        if self.disabled:
+            return
+        try:
+            fd = os.open(self.path, fsafe.OPEN_FLAGS)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            _warn(self.path, f"{exc.strerror or exc}; rebuilt")
+            return
+        try:
+            st = os.fstat(fd)
+            why = "not a regular file" if not stat_mod.S_ISREG(st.st_mode) else _untrusted(st)
+            if why is None:
+                first = os.pread(fd, _HEAD_MAX, 0)
+                nl = first.find(b"\n")
+                parts = first[:nl].split(b" ") if nl > 0 else []
+                if len(parts) != 3 or parts[0] != STORE_MAGIC or parts[1] != str(FORMAT_VERSION).encode() \
+                        or not parts[2].isdigit():
+                    raise ValueError("not a needle store of this version")
+                head = json.loads(os.pread(fd, int(parts[2]), nl + 1).decode("ascii"))
+                if head.get("root") != self._root or head.get("matcher") != self._fingerprint:
+                    raise ValueError("of another tree or version")
+                base = nl + 1 + int(parts[2])
+                size = st.st_size - base
+                entries = {}
+                for seg, needles in head["segments"].items():
+                    for hexed, (off, n, m) in needles.items():
+                        if not (isinstance(off, int) and isinstance(n, int) and isinstance(m, int)) \
+                                or off < 0 or n < 0 or m < -1 or off + _entry_bytes(n, m) > size:
+                            raise ValueError("entry outside the data")
+                        entries[(seg, hexed)] = [off, n, m]
+                self._entries, self._data_base, self._fd = entries, base, fd
+                return
+        except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError,
+                RecursionError) as exc:
+            why = str(exc) if isinstance(exc, ValueError) and str(exc) else "malformed"
+        os.close(fd)
+        _warn(self.path, f"{why}; rebuilt")
+
+    def get(self, seg: str, needle: bytes) -> Optional[tuple[dict[int, int], Optional[dict[int, float]]]]:
+        """The stored answer for ``needle`` in segment ``seg``, or None."""
+        key = (seg, needle.hex())
+        if key in self._new:
+            return self._new[key]
+        if not self._loaded:
+            self._load()
+        e = self._entries.get(key)
+        if e is None:
+            return None
+        off, n, m = e
+        data = os.pread(self._fd, _entry_bytes(n, m), self._data_base + off)
+        if len(data) != _entry_bytes(n, m):
+            return None
+        files, counts = array("I"), array("I")
+        files.frombytes(data[:4 * n])
+        counts.frombytes(data[4 * n:8 * n])
+        defined = None
+        if m >= 0:
+            dfiles, dvals = array("I"), array("d")
+            dfiles.frombytes(data[8 * n:8 * n + 4 * m])
+            dvals.frombytes(data[8 * n + 4 * m:])
+            defined = dict(zip(dfiles, dvals))
+        self._used.append(key)
+        return dict(zip(files, counts)), defined
+
+    def put(self, seg: str, needle: bytes, found: dict[int, int], defined: Optional[dict[int, float]]) -> None:
+        """Keep an answer for the next save."""
+        self._new[(seg, needle.hex())] = (found, defined)
+
+    def save(self, live: Sequence[str]) -> None:
+        """Rewrite the store: this cycle's answers first, then earlier ones still live.
+        Called under the index's lock. OSError propagates."""
+        if not self._new:
+            return
+        if not self._loaded:
+            self._load()
+        live_set = set(live)
+        pieces: list[bytes] = []
+        heads: dict[str, dict[str, list]] = {}
+        pos = 0
+        kept = 0
+        budget = STORE_MAX_MB << 20
+
+        def add(key: tuple[str, str], blob: bytes, n: int, m: int) -> None:
+            nonlocal pos, kept, budget
+            heads.setdefault(key[0], {})[key[1]] = [pos, n, m]
+            pieces.append(blob)
+            pos += len(blob)
+            kept += 1
+            budget -= len(blob)
+
+        for key, (found, defined) in self._new.items():
+            if key[0] not in live_set or kept >= STORE_MAX_ENTRIES or budget <= 0:
+                continue
+            files = array("I", found.keys())
+            blob = files.tobytes() + array("I", found.values()).tobytes()
+            m = -1
+            if defined is not None:
+                m = len(defined)
+                blob += array("I", defined.keys()).tobytes() + array("d", defined.values()).tobytes()
+            add(key, blob, len(files), m)
+        order = list(dict.fromkeys(reversed(self._used)))
+        order += [k for k in self._entries if k not in set(order)][::-1]
+        for key in order:
+            if key in self._new or key[0] not in live_set or kept >= STORE_MAX_ENTRIES or budget <= 0:
+                continue
+            e = self._entries.get(key)
+            if e is None:
+                continue
+            off, n, m = e
+            blob = os.pread(self._fd, _entry_bytes(n, m), self._data_base + off)
+            if len(blob) == _entry_bytes(n, m):
+                add(key, blob, n, m)
+        head = json.dumps({"root": self._root, "matcher": self._fingerprint, "segments": heads},
+                          separators=(",", ":")).encode("ascii")
+        first = b"%s %d %d\n" % (STORE_MAGIC, FORMAT_VERSION, len(head))
+        atomic_write(self.path, [first, head] + pieces, fsync=False, prefix=TMP_PREFIX)
+
+    @property
+    def dirty(self) -> bool:
+        """Whether this cycle computed answers the store lacks."""
+        return bool(self._new)
+
+    def close(self) -> None:
+        """Release the store file."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+
+def _entry_bytes(n: int, m: int) -> int:
+    """Bytes of one stored answer: n (file, count) pairs and m (file, definition) pairs."""
+    return 8 * n + (12 * m if m > 0 else 0)
+
+
+# ---------------------------------------------------------------------- the index
+
+_IDENT_NEEDLE = re.compile(rb"[a-z0-9_]+\Z")
+
+
+class Index:
+    """The index of one tree as one cycle uses it: load lazily, serve, match, save once."""
+
+    def __init__(self, path: str, root_real: str, fingerprint: str) -> None:
+        self.path = path
+        self.root = root_real
+        self._fingerprint = fingerprint
+        self._loaded = False
+        self._segments: list[Segment] = []
+        self._where: dict[str, tuple[int, int]] = {}   # rel -> (segment, file) newest first
+        self._dirty = False                           # the manifest must be rewritten
+        # What this cycle saw.
+        self._served: dict[str, tuple[int, int]] = {}
+        self._fresh: dict[str, tuple[Stat, Optional[Document]]] = {}  # trusted reads to index
+        self._new: list[Segment] = []                  # this cycle's segments
+        self._written: set[str] = set()               # ... of them already on disk
+        self._new_pos: dict[str, tuple[int, int]] = {}  # rel -> (new segment, file)
+        self._indexed = False
+        self._bad: set[str] = set()                   # segments found damaged
+        self._store = NeedleStore(os.path.join(path, STORE_NAME), root_real, fingerprint)
+        self.progress: Progress = QUIET
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        """Files of the tool's own that the walk must skip: none (never inside the tree)."""
+        return ()
+
+    # ------------------------------------------------------------------ loading
+
+    def _load(self) -> None:
+        """Read the manifest and its segments; what is wrong is dropped (one line)."""
+        self._loaded = True
+        names = self._manifest_names()
+        if self._dirty:  # no sound manifest: nothing beside it is believed either
+            self._store.disabled = True
+        for name in names:
+            try:
+                seg = Segment.load(os.path.join(self.path, name), self.root, self._fingerprint)
+            except FileNotFoundError:
+                self._dirty = True
+                continue
+            except (OSError, ValueError) as exc:
+                _warn(os.path.join(self.path, name), f"{exc}; rebuilt")
+                self._dirty = True
+                self._bad.add(name)
+                continue
+            self._segments.append(seg)
+        for si, seg in enumerate(self._segments):
+            self._where.update(zip(seg.rels, zip(repeat(si), range(len(seg.rels)))))
+
+    def close(self) -> None:
+        """Release the index's open files (the cycle's documents are read by then)."""
+        for seg in self._segments + self._new:
+            seg.close()
+        self._store.close()
+
+    def _manifest_names(self, quiet: bool = False) -> list[str]:
+        """The live segments' names, oldest first ([] when there is no sound manifest)."""
+        mpath = os.path.join(self.path, MANIFEST)
+        try:
+            fd = os.open(mpath, fsafe.OPEN_FLAGS)
+        except FileNotFoundError:
+            return []
+        except OSError as exc:
+            if not quiet:
+                _warn(mpath, f"{exc.strerror or exc}; rebuilt")
+            self._dirty = True
+            return []
+        try:
+            st = os.fstat(fd)
+            why = "not a regular file" if not stat_mod.S_ISREG(st.st_mode) else _untrusted(st)
+            if why is None:
+                raw = fsafe.read_fd(fd, st.st_size, 1 << 20)
+                man = json.loads(raw.decode("utf-8"))
+                names = man.get("segments") if isinstance(man, dict) else None
+                if not isinstance(man, dict) or man.get("format") != FORMAT_NAME:
+                    why = "not an index manifest"
+                elif man.get("version") != FORMAT_VERSION or man.get("matcher") != self._fingerprint:
+                    why = "written by another version of the tool"
+                elif man.get("root") != self.root:
+                    why = "of another tree"
+                elif not isinstance(names, list) or not all(
+                        isinstance(n, str) and n.startswith(SEG_PREFIX) and n.endswith(SEG_SUFFIX)
+                        and os.sep not in n for n in names):
+                    why = "malformed"
+                else:
+                    return list(dict.fromkeys(names))
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            why = f"unreadable ({exc})" if isinstance(exc, OSError) else "malformed"
+        finally:
+            os.close(fd)
+        if not quiet:
+            _warn(mpath, f"{why}; rebuilt")
+        self._dirty = True
+        return []
+
+    # ------------------------------------------------------------------ reading
+
+    def read(self, cand: Any, reader: Callable[..., Optional[Document]]) -> Optional[Document]:
+        """The document of a walked file (None when binary): from the index when its stat
+        (:func:`stat_key`) equals the newest entry's, else through ``reader(rel, path)``
+        (OSError propagates); a document whose (device, inode) is not the walk's is refused."""
+        if not self._loaded:
+            self._load()
+        key = stat_key(cand)
+        ident = (key[3], key[4]) if key is not None else None
+        where = self._where.get(cand.rel)
+        if where is not None and key is not None:
+            seg = self._segments[where[0]]
+            if key == seg.stat(where[1]):
+                self._served[cand.rel] = where
+                n = seg.text_len[where[1]]
+                if n < 0:
+                    return None
+                fi = where[1]
+                return Document(cand.rel, size=n, load_low=lambda: _text_or_disk(seg, fi, cand.path, ident), path=cand.path,
+                                identity=ident)
+        started = time.time_ns()
+        doc = reader(cand.rel, cand.path)
+        if doc is not None and ident is not None and doc.identity not in (None, ident):
+            # Another file than the walk saw (swapped meanwhile): its bytes go no further.
+            raise fsafe.UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", cand.path)
+        # Racy entries (git's "racily clean" ones): a write in the same timestamp tick as
+        # the read could keep the whole stat, so such a file is indexed by a later cycle.
+        horizon = started - RACY_WINDOW_NS
+        if key is not None and all(isinstance(v, int) for v in key) and key[1] < horizon \
+                and key[2] < horizon and (doc is None or doc.size == key[0]):
+            self._fresh[cand.rel] = (key, doc)
+        return doc
+
+    # ------------------------------------------------------------------ matching
+
+    def match(self, docs: Sequence[Document], keywords: Sequence[Keyword]) -> list[Optional[FileMatch]]:
+        """What :func:`match.match_document` gives for each document (None where no
+        keyword hit its content or path): indexed files from postings, the rest counted."""
+        if not self._loaded:
+            self._load()
+        self._index_fresh()
+        try:
+            return self._match(docs, keywords)
+        except (IndexError, ValueError, OSError) as exc:  # a segment damaged in a way load cannot see
+            _warn(self.path, f"damaged ({exc}); rebuilt")
+            self._bad.update(s.name for s in self._segments)
+            self._segments, self._served, self._dirty = [], {}, True
+            return match_many(docs, compile_keywords(keywords))
+
+    def _match(self, docs: Sequence[Document], keywords: Sequence[Keyword]) -> list[Optional[FileMatch]]:
+        segs = self._segments + self._new
+        new_si = len(self._segments)
+        # Which documents each segment answers for: segment -> {file number: doc position}.
+        wanted: list[dict[int, int]] = [{} for _ in segs]
+        direct: list[int] = []
+        for pos, doc in enumerate(docs):
+            w = self._served.get(doc.rel)
+            if w is None and self._new:
+                at = self._new_pos.get(doc.rel)
+                w = (new_si + at[0], at[1]) if at is not None else None
+            if w is None:
+                direct.append(pos)
+            else:
+                wanted[w[0]][w[1]] = pos
+        ck = compile_keywords(keywords)
+        n = len(keywords)
+        counts = [[0] * n for _ in docs]
+        in_path = [[0.0] * n for _ in docs]
+        defs = [[0.0] * n for _ in docs]
+        hit = [False] * len(docs)
+        for i, kw in enumerate(keywords):
+            for needle, can_define in zip(kw.needles, ck.definable[i]):
+                for si, seg in enumerate(segs):
+                    w = wanted[si]
+                    if not w:
+                        continue
+                    found, defined = self._result(seg, needle, can_define)
+                    for fi, c in found.items():
+                        pos = w.get(fi)
+                        if pos is not None:
+                            counts[pos][i] += c
+                            hit[pos] = True
+                    for fi, d in defined.items():
+                        pos = w.get(fi)
+                        if pos is not None and d > defs[pos][i]:
+                            defs[pos][i] = d
+        self._paths(docs, keywords, in_path, hit, direct)
+        out: list[Optional[FileMatch]] = [None] * len(docs)
+        for pos, doc in enumerate(docs):
+            if hit[pos]:
+                out[pos] = FileMatch(rel=doc.rel, size=doc.size, counts=tuple(counts[pos]),
+                                     in_path=tuple(in_path[pos]), defines=tuple(defs[pos]))
+        if direct:
+            for pos, m in zip(direct, match_many([docs[p] for p in direct], ck)):
+                out[pos] = m
+        return out
+
+    def _result(self, seg: Segment, needle: bytes, definable: bool) -> tuple[dict[int, int], dict[int, float]]:
+        """(count per file, definition per file) of ``needle`` over every file of ``seg``:
+        from the needle store when an earlier cycle or task computed it (a segment never
+        changes, so neither does its answer), else computed and kept for the store."""
+        got = self._store.get(seg.name, needle)
+        if got is not None and (got[1] is not None or not definable):
+            return got[0], got[1] or {}
+        found = got[0] if got is not None else self._count(seg, needle)
+        defined: Optional[dict[int, float]] = None
+        if definable:
+            defined = {}
+            prune = seg.def_holders(needle) if found else set()
+            for fi in sorted(prune.intersection(found)):
+                language = lang.language_of(seg.rels[fi])
+                if language.words:
+                    d = defines(seg.text(fi), needle, language, found[fi])
+                    if d:
+                        defined[fi] = d
+        self._store.put(seg.name, needle, found, defined)
+        return found, defined or {}
+
+    @staticmethod
+    def _count(seg: Segment, needle: bytes) -> dict[int, int]:
+        """Occurrences of ``needle`` per file of ``seg`` (files without any left out)."""
+        if needle and _IDENT_NEEDLE.match(needle):
+            return seg.count(needle)
+        cands: Optional[set[int]] = None
+        for run in sorted(set(_TOKEN_RE.findall(needle)), key=len, reverse=True):
+            have = seg.holders(run)
+            cands = have if cands is None else cands & have
+            if not cands:
+                return {}
+        out = {}
+        for fi in (sorted(cands) if cands is not None else range(len(seg.rels))):
+            if seg.text_len[fi] < 0:
+                continue
+            c = seg.text(fi).count(needle)
+            if c:
+                out[fi] = c
+        return out
+
+    @staticmethod
+    def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: list, hit: list,
+               skip: Sequence[int]) -> None:
+        """match_document's path test, found by searching all paths at once."""
+        skipped = set(skip)
+        lows = [d.rel.lower() for d in docs]
+        flats = [r.replace("_", "").replace("-", "") for r in lows]
+        joined, jflat = "\n".join(lows), "\n".join(flats)
+        newline = joined.count("\n") != len(lows) - 1 if lows else False  # a name holding one
+        starts, fstarts = [], []
+        pos = fpos = 0
+        for a, b in zip(lows, flats):
+            starts.append(pos)
+            fstarts.append(fpos)
+            pos += len(a) + 1
+            fpos += len(b) + 1
+        for i, kw in enumerate(keywords):
+            pn = kw.path_needle
+            if not pn or "\n" in pn or newline:
+                cand = [p for p in range(len(docs)) if pn in lows[p] or pn in flats[p]]
+            else:
+                cand = set(_positions(joined, starts, pn)) | set(_positions(jflat, fstarts, pn))
+            for p in cand:
+                if p in skipped:
+                    continue
+                v = path_match(lows[p], kw)
+                in_path[p][i] = v
+                if v:
+                    hit[p] = True
+
+    def _index_fresh(self) -> None:
+        """Index this cycle's trusted fresh reads (within the step and size caps) into a
+        new in-memory segment, so that they too are answered from postings."""
+        if not self._fresh or self._indexed:
+            return
+        self._indexed = True
+        room = _max_bytes() - sum(s.size for s in self._segments)
+        budget = min(room, BUILD_STEP_BYTES)
+        entries = []
+        for rel in sorted(self._fresh):
+            st, doc = self._fresh[rel]
+            if doc is None:
+                entries.append((rel, st, None))
+                continue
+            if doc.size > budget:
+                continue
+            budget -= doc.size
+            entries.append((rel, st, doc.low))
+        if not entries:
+            return
+        segs = self._build_parallel(entries)
+        if segs is None:
+            segs = [build_segment(_segment_name(), entries, self.progress)]
+        self._new = segs
+        self._new_pos = {rel: (si, fi) for si, seg in enumerate(segs) for fi, rel in enumerate(seg.rels)}
+
+    def _build_parallel(self, entries: list) -> Optional[list[Segment]]:
+        """Large first builds on several cores: each forked worker indexes a contiguous
+        part and writes it as a segment file; the parent loads them. None when it does not
+        pay (less than match.PARALLEL_MIN_BYTES of text) or cannot be done."""
+        global _FORK_BUILD
+        workers = min(os.cpu_count() or 1, match_mod.MAX_WORKERS)
+        sizes = [len(e[2]) if e[2] is not None else 0 for e in entries]
+        total = sum(sizes)
+        if workers < 2 or len(entries) < 2 or total < match_mod.PARALLEL_MIN_BYTES:
+            return None
+        import multiprocessing  # only here: importing it costs start-up time
+
+        try:
+            ctx = multiprocessing.get_context("fork")
+        except ValueError:
+            return None
+        if multiprocessing.current_process().daemon:
+            return None
+        parts, start, acc = [], 0, 0
+        for i, n in enumerate(sizes):
+            acc += n
+            if acc >= total * (len(parts) + 1) / workers and len(parts) < workers - 1:
+                parts.append((start, i + 1, _segment_name()))
+                start = i + 1
+        parts.append((start, len(entries), _segment_name()))
+        parts = [p for p in parts if p[0] < p[1]]
+        _FORK_BUILD = (entries, self.path, self.root, self._fingerprint)
+        try:
+            with ctx.Pool(len(parts)) as pool:
+                names = pool.map(_build_part, parts)
+        except (OSError, EOFError, RuntimeError, AssertionError):
+            return None
+        finally:
+            _FORK_BUILD = None
+        segs: list[Segment] = []
+        try:
+            if any(n is None for n in names):
+                raise OSError("a part could not be written")
+            for name in names:
+                segs.append(Segment.load(os.path.join(self.path, name), self.root, self._fingerprint))
+        except (OSError, ValueError):
+            for name in names:
+                if name is not None:
+                    try:
+                        os.unlink(os.path.join(self.path, name))
+                    except OSError:
+                        pass
+            return None
+        self._written.update(names)
+        return segs
+
+    # ------------------------------------------------------------------ saving
+
+    def save(self) -> None:
+        """Write this cycle's new segment and the manifest (merging segments when there are
+        too many), unless another process is saving. OSError propagates."""
+        if not self._loaded:
+            return
+        if not self._new and not self._fresh and not self._dirty and not self._store.dirty:
+            return
+        self._index_fresh()
+        written: list[str] = []
+        for seg in self._new:
+            if seg.name not in self._written:
+                self._write(seg)
+            written.append(seg.name)
+        with _try_lock(os.path.join(self.path, LOCK_NAME)) as got:
+            if not got:
+                return
+            current = [n for n in self._manifest_names(quiet=True)
+                       if n not in self._bad and os.path.exists(os.path.join(self.path, n))]
+            if not current and not self._dirty:
+                current = [s.name for s in self._segments]
+            names = [n for n in current if n not in written] + written
+            mine = {s.name for s in self._segments}
+            if len(names) > MAX_SEGMENTS and set(names) <= mine | set(written):
+                merged = self._merged()
+                self._write(merged)
+                names = [merged.name]
+            man = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "matcher": self._fingerprint,
+                   "root": self.root, "segments": names}
+            atomic_write(os.path.join(self.path, MANIFEST),
+                         [json.dumps(man, indent=0).encode("ascii")], fsync=False, prefix=TMP_PREFIX)
+            self._store.save(names)
+            self._collect(set(names))
+        _evict_others(os.path.dirname(self.path), self.path)
+
+    def _write(self, seg: Segment) -> None:
+        atomic_write(os.path.join(self.path, seg.name), seg.pieces(self.root, self._fingerprint),
+                     fsync=False, prefix=TMP_PREFIX)
+
+    def _merged(self) -> Segment:
+        """All live entries (newest per path, not known stale) as one segment."""
+        segs = self._segments + self._new
+        newest: dict[str, tuple[int, int]] = {}
+        for si, seg in enumerate(segs):
+            for fi, rel in enumerate(seg.rels):
+                newest[rel] = (si, fi)
+        entries = []
+        for rel in sorted(newest):
+            si, fi = newest[rel]
+            seg = segs[si]
+            st = seg.stat(fi)
+            if rel in self._fresh and self._fresh[rel][0] != st:
+                continue
+            try:
+                text = None if seg.text_len[fi] < 0 else seg.text(fi)
+            except OSError:
+                continue
+            entries.append((rel, st, text))
+        return build_segment(_segment_name(), entries, self.progress)
+
+    def _collect(self, live: set[str]) -> None:
+        """Remove segment and temporary files no manifest names, once old enough."""
+        now = time.time()
+        try:
+            names = os.listdir(self.path)
+        except OSError:
+            return
+        for name in names:
+            if name in live or not (name.startswith(SEG_PREFIX) or name.startswith(TMP_PREFIX)):
+                continue
+            p = os.path.join(self.path, name)
+            try:
+                if now - os.lstat(p).st_mtime > GC_GRACE_S:
+                    os.unlink(p)
+            except OSError:
+                pass
+
+
+def _segment_name() -> str:
+    return SEG_PREFIX + os.urandom(8).hex() + SEG_SUFFIX
+
+
+# What a forked worker indexes: inherited from the parent at fork time (copy-on-write).
+_FORK_BUILD: Optional[tuple] = None
+
+
+def _build_part(part: tuple[int, int, str]) -> Optional[str]:
+    """In a worker: index entries[a:b] and write them as segment ``name``; its name, or
+    None when it could not be written."""
+    entries, path, root, fingerprint = _FORK_BUILD  # type: ignore[misc]
+    a, b, name = part
+    try:
+        seg = build_segment(name, entries[a:b])
+        atomic_write(os.path.join(path, name), seg.pieces(root, fingerprint), fsync=False, prefix=TMP_PREFIX)
+    except OSError:
+        return None
+    return name
+
+
+def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId]) -> bytes:
+    """An indexed file's text; should the segment have lost it, the file's as it is now
+    (by fsafe's rules, pinned to the file the walk saw), lower-cased; else nothing."""
+    try:
+        return seg.text(fi)
+    except OSError:
+        try:
+            return fsafe.read_checked(path, expect=ident)[0].lower()
+        except OSError:
+            return b""
+
+
+def _positions(joined: str, starts: list[int], needle: str) -> list[int]:
+    """Indices of the lines of ``joined`` (line i begins at starts[i]) holding ``needle``."""
+    out = []
+    p = joined.find(needle)
+    while p >= 0:
+        i = bisect_right(starts, p) - 1
+        out.append(i)
+        nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
+        p = joined.find(needle, nxt)
+    return out
+
+
+class _try_lock:
+    """An exclusive lock on ``path`` if it can be had within LOCK_WAIT_S (else ``False``)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.fd = -1
+
+    def __enter__(self) -> bool:
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks: the manifest's rename is still atomic
+            return True
+        try:
+            self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        except OSError:
+            return False
+        deadline = time.monotonic() + LOCK_WAIT_S
+        while True:
+            try:
+                fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return True
+            except OSError:
+                if time.monotonic() >= deadline:
+                    return False
+                time.sleep(LOCK_POLL_S)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+
+
+def _evict_others(base: str, mine: str) -> None:
+    """Drop the least recently used trees' indexes while all of them exceed TOTAL_MAX_MB."""
+    try:
+        dirs = [os.path.join(base, n) for n in os.listdir(base)]
+    except OSError:
+        return
+    sizes = []
+    total = 0
+    for d in dirs:
+        try:
+            st = os.lstat(d)
+            if not stat_mod.S_ISDIR(st.st_mode) or _untrusted(st):
+                continue
+            size = sum(os.lstat(os.path.join(d, n)).st_size for n in os.listdir(d))
+            used = os.lstat(os.path.join(d, MANIFEST)).st_mtime if os.path.exists(os.path.join(d, MANIFEST)) else 0
+        except OSError:
+            continue
+        total += size
+        sizes.append((used, d, size))
+    for _, d, size in sorted(sizes):
+        if total <= TOTAL_MAX_MB << 20:
+            break
+        if d == mine:
+            continue
+        for n in os.listdir(d):
+            try:
+                os.unlink(os.path.join(d, n))
+            except OSError:
+                pass
+        try:
+            os.rmdir(d)
+        except OSError:
+            pass
+        total -= size

@@ -1,0 +1,508 @@
+"""index.py: one index per tree, shared by every task, always fresh, never changing a result.
+
+Most tests run two loops side by side over the same tree, one with the index and one
+with ``--no-cache``, and require every cycle's stdout and the final state to be
+byte-for-byte equal -- across edits that keep size and mtime, deletions, renames,
+symlink swaps, branch switches, damaged index files and concurrent processes. In-process
+runs set the racy window to zero (the trees were written moments ago, so nothing would be
+recorded otherwise); subprocess runs wait it out once.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Optional
+
+import pytest
+
+from agentic_search import engine
+from agentic_search import index as index_mod
+from agentic_search import lang
+from agentic_search.match import defines
+from agentic_search.progress import Progress
+from _trees import write_tree
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
+OLD = 1_600_000_000  # seconds: mtimes far outside the racy window
+
+TREE = {
+    "api/endpoints.py": "from middleware.throttle import Throttle\n\n"
+                        "def list_users(request):\n    return Throttle().check(request)\n",
+    "middleware/throttle.py": "class Throttle:\n    \"\"\"Throttle API requests per client.\"\"\"\n"
+                              "    def check(self, request):\n        return self.bucket.take(request.client)\n",
+    "middleware/__init__.py": "from .throttle import Throttle\n",
+    "middleware/bucket.py": "class TokenBucket:\n    def take(self, client):\n        return True\n",
+    "app/router.py": "from api.endpoints import list_users\n\ndef setup(app):\n"
+                     "    app.route('/users', list_users)\n",
+    "web/client.js": "export function fetchUsers(api) {\n  return api.get('/users');\n}\n"
+                     "const throttle = (fn) => fn;\nmodule.exports = { rate_limit: function () {} };\n",
+    "docs/api.md": "# API\nEndpoints are throttled per client (rate limit).\n",
+    "util/strings.py": "def slug(text):\n    return text.lower()\n",
+    "assets/logo.png": b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR",
+}
+STEPS = {1: ["--keywords", "RateLimiter", "endpoints", "rate limit"], 2: [], 3: ["--keywords", "TokenBucket"]}
+
+
+@pytest.fixture
+def instant(monkeypatch):
+    """In-process runs record files written moments ago (no racy window)."""
+    monkeypatch.setattr(index_mod, "RACY_WINDOW_NS", 0)
+
+
+def make_tree(root: Path, files: dict = TREE) -> Path:
+    return write_tree(root, files, mtime=OLD)
+
+
+def main(*args) -> str:
+    """One in-process call (the racy window as the test set it); returns stdout."""
+    import retrieve_loop
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = out, err
+    try:
+        code = retrieve_loop.main([str(a) for a in args])
+    finally:
+        sys.stdout, sys.stderr = saved
+    assert code == 0, err.getvalue()
+    main.stderr = err.getvalue()
+    return out.getvalue()
+
+
+def run(*args, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    proc = subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def side_by_side(tmp_path: Path, tree: Path, cycles: int = 3,
+                 between: Optional[Callable[[int], None]] = None, steps: dict = STEPS) -> list[dict]:
+    """``cycles`` in-process cycles with and without the index; equal stdout each time,
+    equal state at the end; stderr quiet. ``between(n)`` changes the tree after cycle n."""
+    states = {"on": tmp_path / "on" / "s.json", "off": tmp_path / "off" / "s.json"}
+    for s in states.values():
+        s.parent.mkdir(parents=True, exist_ok=True)
+    outs = []
+    for n in range(1, cycles + 1):
+        texts = {}
+        for mode, state in states.items():
+            args = ["--state", state] + (["--no-cache"] if mode == "off" else [])
+            args += (["--root", tree] if n == 1 else []) + steps[n]
+            texts[mode] = main(*args)
+            assert main.stderr == "" or "loop is done" in main.stderr
+        assert texts["on"] == texts["off"], f"cycle {n} differs with the index"
+        outs.append(json.loads(texts["on"]))
+        if between is not None:
+            between(n)
+    assert states["on"].read_bytes() == states["off"].read_bytes()
+    return outs
+
+
+def index_dir(tree: Path) -> Path:
+    return Path(index_mod.index_path(str(tree)))
+
+
+def segments(tree: Path) -> list[str]:
+    man = json.loads((index_dir(tree) / index_mod.MANIFEST).read_text())
+    return man["segments"]
+
+
+def ranked(out: dict) -> list[str]:
+    return [r["id"] for r in out["ranking"]]
+
+
+def same_size_edit(path: Path, old: bytes, new: bytes, keep_mtime: bool = True) -> None:
+    data = path.read_bytes()
+    assert old in data and len(old) == len(new)
+    st = os.stat(path)
+    path.write_bytes(data.replace(old, new))
+    if keep_mtime:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+# --------------------------------------------------------------------------- same results
+
+
+def test_three_cycles_identical_and_the_index_is_used(tmp_path, instant):
+    tree = make_tree(tmp_path / "tree")
+    outs = side_by_side(tmp_path, tree)
+    assert len(outs) == 3 and "TokenBucket" in outs[2]["query"]["keywords"]
+    assert len(segments(tree)) == 1
+    assert (index_dir(tree) / index_mod.STORE_NAME).is_file()  # answers kept for later tasks
+
+
+def test_a_new_task_reads_no_file_and_agrees(tmp_path, instant, monkeypatch):
+    tree = make_tree(tmp_path / "tree")
+    main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
+    reads: list[str] = []
+    real = engine.read_document
+    monkeypatch.setattr(engine, "read_document", lambda rel, path: reads.append(rel) or real(rel, path))
+    on = main("--root", tree, "--state", tmp_path / "b.json", "--keywords", "Throttle", "slug", "client")
+    assert reads == []
+    off = main("--root", tree, "--state", tmp_path / "c.json", "--no-cache", "--keywords", "Throttle", "slug",
+               "client")
+    assert on == off
+    (tree / "util/strings.py").write_text("def slug(text):\n    return text.upper()\n")
+    os.utime(tree / "util/strings.py", (OLD + 5, OLD + 5))
+    main("--root", tree, "--state", tmp_path / "d.json", *STEPS[1])
+    assert reads == ["util/strings.py"]  # only what changed is read again
+
+
+def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
+    """For every token and prefix of a multi-language corpus: the segment's count is
+    bytes.count and every file ``match.defines`` finds a definition in is a
+    definition-site holder (the pruning never hides one)."""
+    files = dict(CORPUS)
+    rng = random.Random(7)
+    words = ["alpha", "beta_gamma", "delta1", "e", "zz"]
+    for i in range(30):  # random text: definitions words, line starts, calls, impls
+        lines = []
+        for _ in range(40):
+            w = rng.choice(words) + rng.choice(["", "s", "er", "_x"])
+            lines.append(rng.choice(["def ", "class ", "fn ", "func (r *T) ", "  ", "", "impl ", "x."]) + w
+                         + rng.choice(["(a) {", " = 1", ": int", "(;", " ", "::new", "\r"]))
+        files[f"r{i}.{rng.choice(['py', 'js', 'rs', 'go', 'c', 'java', 'txt', 'xyz'])}"] = "\n".join(lines)
+    entries = [(rel, (1, 1, 1, 1, i + 1), text.lower().encode()) for i, (rel, text) in enumerate(sorted(files.items()))]
+    seg = index_mod.build_segment("seg-test.idx", entries)
+    for fi, (rel, _st, low) in enumerate(entries):
+        language = lang.language_of(rel)
+        needles = set(index_mod._TOKEN_RE.findall(low))
+        needles |= {t[:k] for t in list(needles) for k in range(1, len(t))}
+        for n in sorted(needles):
+            assert seg.count(n).get(fi, 0) == low.count(n), (rel, n)
+            if low.count(n) and defines(low, n, language, low.count(n)):
+                assert fi in seg.def_holders(n), (rel, n)
+
+
+CORPUS = {
+    "a.py": "class Throttle:\n    def check(self):\n        pass\nLIMIT = 3\nlimit_s: int = 4\npubdef foo\n",
+    "b.js": "export default class Api {}\nfunction go() {}\nconst x = {\n  fetchUsers: function () {},\n"
+            "  rate(a) { return 1 }\n};\nexports.limit = 3;\nproto.format = (a) => a;\nmodule.exports = api\n",
+    "c.c": "static int rate_limit(int a);\nint rate_limit(int a) {\n  return a;\n}\nstruct bucket;\n"
+           "struct bucket { int n; };\n#define MAX_RATE 4\nvoid\nrun(void)\n{\n}\n",
+    "d.rs": "pub fn take(&self) -> bool {\n    true\n}\nimpl<T> Throttle for Bucket<T> {\n}\n"
+            "unsafe impl Send for Bucket {}\ntrait Limit { fn limit(&self); }\nmacro_rules! limiter {}\n",
+    "e.go": "package x\nfunc (b *Bucket) Take() bool {\n\treturn true\n}\ntype Limiter struct{}\n",
+    "f.java": "public class RateLimiter {\n  public boolean tryAcquire(int n) {\n    return true;\n  }\n}\n",
+    "g.md": "# limit\nrate limit notes\n",
+}
+
+
+# --------------------------------------------------------------------------- freshness
+
+
+def test_edits_additions_and_deletions_between_cycles(tmp_path, instant):
+    tree = make_tree(tmp_path / "tree")
+
+    def change(n: int) -> None:
+        if n == 1:
+            same_size_edit(tree / "util/strings.py", b"slug(text)", b"throttle()", keep_mtime=False)
+            os.utime(tree / "util/strings.py", (OLD + 1, OLD + 1))
+            make_tree(tree, {"middleware/ratelimit.py": "def throttle_endpoint(api):\n    return api\n"})
+        if n == 2:
+            (tree / "middleware/bucket.py").unlink()
+
+    outs = side_by_side(tmp_path, tree, between=change)
+    assert "middleware/ratelimit.py" in ranked(outs[1]) and "util/strings.py" in ranked(outs[1])
+    assert "middleware/bucket.py" not in [r["id"] for r in outs[2]["results"]]  # it held TokenBucket
+    assert outs[2]["stats"]["files_read"] == outs[1]["stats"]["files_read"] - 1
+
+
+@pytest.mark.parametrize("how", ["size and mtime kept", "renamed", "replaced by a symlink", "turned binary"])
+def test_a_stale_entry_is_never_served(tmp_path, instant, how):
+    tree = make_tree(tmp_path / "tree")
+    target = tree / "util/strings.py"
+
+    def change(n: int) -> None:
+        if n != 1:
+            return
+        time.sleep(0.01)  # a new ctime tick
+        if how == "size and mtime kept":
+            same_size_edit(target, b"def slug(text)", b"def bucket(ab)")
+        elif how == "turned binary":
+            same_size_edit(target, b"def slug(text)", b"bucket\0\0\0\0\0\0\0\0")
+        elif how == "renamed":
+            os.rename(target, tree / "util/bucket_names.py")
+        else:
+            target.unlink()
+            os.symlink("../middleware/bucket.py", target)
+
+    side_by_side(tmp_path, tree, cycles=3, between=change)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_branch_switched_under_the_index(tmp_path, instant):
+    tree = make_tree(tmp_path / "tree")
+    git = ["git", "-C", str(tree), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run(git + ["init", "-q", "-b", "main"], check=True)
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "one"], check=True)
+    subprocess.run(git + ["checkout", "-qb", "other"], check=True)
+    (tree / "middleware/bucket.py").write_text("class LeakyBucket:\n    pass\n")
+    (tree / "middleware/tokens.py").write_text("class TokenBucket:\n    def take(self):\n        return 1\n")
+    subprocess.run(git + ["add", "-A"], check=True)
+    subprocess.run(git + ["commit", "-qm", "two"], check=True)
+    subprocess.run(git + ["checkout", "-q", "main"], check=True)
+
+    def switch(n: int) -> None:
+        if n == 1:
+            subprocess.run(git + ["checkout", "-q", "other"], check=True)
+
+    outs = side_by_side(tmp_path, tree, between=switch)
+    assert "middleware/tokens.py" in [r["id"] for r in outs[2]["results"]]
+    later = side_by_side(tmp_path / "back", tree, cycles=1, steps={1: ["--keywords", "TokenBucket"]},
+                         between=lambda n: None)
+    subprocess.run(git + ["checkout", "-q", "main"], check=True)
+    again = side_by_side(tmp_path / "main", tree, cycles=1, steps={1: ["--keywords", "TokenBucket"]})
+    assert [r["id"] for r in later[0]["results"]] != [r["id"] for r in again[0]["results"]]
+
+
+def test_a_file_written_moments_ago_is_not_recorded(tmp_path):
+    tree = make_tree(tmp_path / "tree")
+    time.sleep(index_mod.RACY_WINDOW_NS / 1e9)
+    (tree / "util/fresh.py").write_text("x = 1\n")  # mtime: now
+    run("--root", tree, "--state", tmp_path / "s.json", *STEPS[1])
+    seg = index_mod.Segment.load(str(index_dir(tree) / segments(tree)[0]), os.path.realpath(tree),
+                                 index_mod.matcher_fingerprint())
+    assert "util/fresh.py" not in seg.rels and "util/strings.py" in seg.rels
+    seg.close()
+
+
+# --------------------------------------------------------------------------- growth and bounds
+
+
+def test_segments_are_merged_when_there_are_too_many(tmp_path, instant, monkeypatch):
+    monkeypatch.setattr(index_mod, "MAX_SEGMENTS", 2)
+    tree = make_tree(tmp_path / "tree")
+
+    def touch(n: int) -> None:
+        make_tree(tree, {f"extra/m{n}.py": f"def bucket_{n}():\n    return {n}\n"})
+
+    steps = {n: ["--keywords", f"bucket_{n - 1}", "Throttle"] for n in range(1, 6)}
+    steps[1] += ["--max-cycles", "9"]
+    outs = side_by_side(tmp_path, tree, cycles=5, between=touch, steps=steps)
+    assert [o["cycle"] for o in outs] == [1, 2, 3, 4, 5]
+    names = segments(tree)
+    assert len(names) <= 2
+    rels = set()
+    for name in names:
+        seg = index_mod.Segment.load(str(index_dir(tree) / name), os.path.realpath(tree),
+                                     index_mod.matcher_fingerprint())
+        rels |= set(seg.rels)
+        seg.close()
+    assert {f"extra/m{n}.py" for n in range(1, 5)} <= rels and "util/strings.py" in rels
+
+
+def test_over_the_step_a_large_tree_is_indexed_over_several_cycles(tmp_path, instant, monkeypatch):
+    monkeypatch.setattr(index_mod, "BUILD_STEP_BYTES", 150)
+    tree = make_tree(tmp_path / "tree")
+    side_by_side(tmp_path, tree)
+    covered = set()
+    for name in segments(tree):
+        seg = index_mod.Segment.load(str(index_dir(tree) / name), os.path.realpath(tree),
+                                     index_mod.matcher_fingerprint())
+        assert seg.size <= 150
+        covered |= set(seg.rels)
+        seg.close()
+    assert len(segments(tree)) >= 2 and len(covered) > 3
+
+
+def test_the_size_cap_leaves_files_unindexed(tmp_path, instant, monkeypatch):
+    monkeypatch.setenv(index_mod.ENV_MAX_MB, "0")
+    tree = make_tree(tmp_path / "tree")
+    side_by_side(tmp_path, tree, cycles=2)
+    assert not list(index_dir(tree).glob("seg-*.idx")) or all(
+        index_mod.Segment.load(str(p), os.path.realpath(tree), index_mod.matcher_fingerprint()).size == 0
+        for p in index_dir(tree).glob("seg-*.idx"))
+
+
+def test_indexing_shows_progress_on_a_terminal_only(monkeypatch):
+    from agentic_search import progress as progress_mod
+
+    monkeypatch.setattr(progress_mod, "PROGRESS_AFTER", 0.0)
+    monkeypatch.setattr(progress_mod, "PROGRESS_EVERY", 0.0)
+    entries = [(f"f{i}.py", (1, 1, 1, 1, i + 1), b"def f():\n    pass\n") for i in range(200)]
+    shown = io.StringIO()
+    index_mod.build_segment("seg-x.idx", entries, Progress(shown, enabled=True))
+    assert "indexing 64/200 files" in shown.getvalue()
+    quiet = io.StringIO()
+    index_mod.build_segment("seg-x.idx", entries, Progress(quiet))  # a StringIO is no terminal
+    assert quiet.getvalue() == ""
+
+
+# --------------------------------------------------------------------------- damage
+
+
+def _garbage(p: Path) -> None:
+    p.write_bytes(b"\x00\xffnot an index at all")
+
+
+def _truncate(p: Path) -> None:
+    p.write_bytes(p.read_bytes()[:-9])
+
+
+def _edit_manifest(change: Callable[[dict], None]) -> Callable[[Path], None]:
+    def damage(d: Path) -> None:
+        p = d / index_mod.MANIFEST
+        man = json.loads(p.read_text())
+        change(man)
+        p.write_text(json.dumps(man))
+    return damage
+
+
+DAMAGE = {
+    "garbage manifest": (lambda d: _garbage(d / index_mod.MANIFEST), True),
+    "empty manifest": (lambda d: (d / index_mod.MANIFEST).write_bytes(b""), True),
+    "deep manifest": (lambda d: (d / index_mod.MANIFEST).write_bytes(b"[" * 100_000 + b"]" * 100_000), True),
+    "foreign manifest": (_edit_manifest(lambda m: m.update(format="something-else")), True),
+    "other version": (_edit_manifest(lambda m: m.update(version=999)), True),
+    "other root": (_edit_manifest(lambda m: m.update(root="/elsewhere")), True),
+    "other matcher": (_edit_manifest(lambda m: m.update(matcher="0" * 16)), True),
+    "segment path escapes": (_edit_manifest(lambda m: m.update(segments=["../x.idx"])), True),
+    "missing segment": (lambda d: [p.unlink() for p in d.glob("seg-*.idx")], False),
+    "garbage segment": (lambda d: [_garbage(p) for p in d.glob("seg-*.idx")], True),
+    "truncated segment": (lambda d: [_truncate(p) for p in d.glob("seg-*.idx")], True),
+    "garbage needle store": (lambda d: _garbage(d / index_mod.STORE_NAME), True),
+    "truncated needle store": (lambda d: _truncate(d / index_mod.STORE_NAME), True),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(DAMAGE))
+def test_a_damaged_index_is_rebuilt_with_one_line(tmp_path, instant, kind):
+    tree = make_tree(tmp_path / "tree")
+    clean = main("--root", tree, "--state", tmp_path / "off.json", "--no-cache", *STEPS[1])
+    main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
+    damage, says = DAMAGE[kind]
+    damage(index_dir(tree))
+    assert main("--root", tree, "--state", tmp_path / "b.json", *STEPS[1]) == clean
+    assert main.stderr.count("\n") == (1 if says else 0), main.stderr
+    assert not says or main.stderr.startswith("retrieve_loop.py: index ")
+    assert main("--root", tree, "--state", tmp_path / "c.json", *STEPS[1]) == clean
+    assert main.stderr == ""  # rebuilt: the next run has nothing to say
+
+
+def test_a_crash_mid_write_leaves_the_previous_index(tmp_path, instant, monkeypatch):
+    tree = make_tree(tmp_path / "tree")
+    clean = main("--root", tree, "--state", tmp_path / "off.json", "--no-cache", *STEPS[1])
+    main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
+    before = segments(tree)
+    make_tree(tree, {"extra/new.py": "def rate_limit():\n    pass\n"})
+    real = index_mod.atomic_write
+
+    def crash(path, pieces, **kw):
+        if path.endswith(index_mod.MANIFEST):
+            raise KeyboardInterrupt  # killed between the new segment and the manifest
+        return real(path, pieces, **kw)
+
+    monkeypatch.setattr(index_mod, "atomic_write", crash)
+    with pytest.raises(KeyboardInterrupt):
+        index = index_mod.open_index(str(tree))
+        docs, _, _ = engine.load_documents(__import__("agentic_search.walk", fromlist=["walk"]).walk(str(tree)).files,
+                                           index)
+        index.match(docs, [])
+        index.save()
+    monkeypatch.setattr(index_mod, "atomic_write", real)
+    assert segments(tree) == before  # the previous manifest, still sound
+    clean2 = main("--root", tree, "--state", tmp_path / "off2.json", "--no-cache", *STEPS[1])
+    assert main("--root", tree, "--state", tmp_path / "b.json", *STEPS[1]) == clean2 != clean
+    assert main.stderr == ""
+
+
+def test_two_processes_at_once_on_one_index(tmp_path):
+    """Two tasks start together on an unindexed tree: both finish, agree with a run without
+    the index, and leave a sound index a third run uses quietly."""
+    files = dict(TREE)
+    for i in range(300):
+        files[f"pkg/m{i}.py"] = f"def handler_{i}(request):\n    return throttle(request, {i})\n" * 20
+    tree = make_tree(tmp_path / "tree", files)
+    time.sleep(index_mod.RACY_WINDOW_NS / 1e9)
+    clean = run("--root", tree, "--state", tmp_path / "off.json", "--no-cache", *STEPS[1]).stdout
+    procs = [subprocess.Popen([sys.executable, str(SCRIPT), "--root", str(tree), "--state",
+                               str(tmp_path / f"p{i}.json"), *STEPS[1]], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True) for i in range(2)]
+    outs = [p.communicate(timeout=120) for p in procs]
+    assert all(p.returncode == 0 for p in procs) and all(err == "" for _, err in outs), outs
+    assert all(out == clean for out, _ in outs)
+    third = run("--root", tree, "--state", tmp_path / "p3.json", *STEPS[1])
+    assert third.stdout == clean and third.stderr == ""
+    assert 1 <= len(segments(tree)) <= 2
+
+
+# --------------------------------------------------------------------------- where it lives
+
+
+def test_never_inside_the_tree_and_no_cache_writes_nothing(tmp_path, instant, monkeypatch):
+    tree = make_tree(tmp_path / "tree")
+    listing = sorted(str(p.relative_to(tree)) for p in tree.rglob("*"))
+    main("--root", tree, "--state", tmp_path / "s.json", *STEPS[1])
+    main("--state", tmp_path / "s.json")
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == listing
+    assert sorted(os.listdir(tmp_path)) == ["s.json", "s.json.lock", "tree"]
+    base = tmp_path / "elsewhere"
+    monkeypatch.setenv(index_mod.ENV_DIR, str(base))
+    main("--root", tree, "--state", tmp_path / "n.json", "--no-cache", *STEPS[1])
+    assert not base.exists()
+    monkeypatch.setenv(index_mod.ENV_DIR, str(tree / ".cache"))  # pointed inside the tree: refused
+    out = main("--root", tree, "--state", tmp_path / "i.json", *STEPS[1])
+    assert main.stderr.count("\n") == 1 and "inside --root" in main.stderr
+    assert sorted(str(p.relative_to(tree)) for p in tree.rglob("*")) == listing
+    assert out == main("--root", tree, "--state", tmp_path / "j.json", "--no-cache", *STEPS[1])
+
+
+def test_the_index_dir_flag_and_the_xdg_default(tmp_path, instant, monkeypatch):
+    tree = make_tree(tmp_path / "tree")
+    main("--root", tree, "--state", tmp_path / "s.json", "--index-dir", tmp_path / "mine", *STEPS[1])
+    assert list((tmp_path / "mine").glob("*/seg-*.idx"))
+    monkeypatch.delenv(index_mod.ENV_DIR)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert index_mod.base_dir() == str(tmp_path / "xdg" / "agentic-search")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert index_mod.base_dir() == str(tmp_path / "home" / ".cache" / "agentic-search")
+
+
+@pytest.mark.parametrize("how", ["a file", "another owner", "not writable"])
+def test_an_unusable_index_dir_is_not_an_error(tmp_path, instant, monkeypatch, how):
+    tree = make_tree(tmp_path / "tree")
+    base = tmp_path / "base"
+    monkeypatch.setenv(index_mod.ENV_DIR, str(base))
+    target = Path(index_mod.index_path(str(tree)))
+    base.mkdir()
+    if how == "a file":
+        target.write_text("not a directory")
+    elif how == "another owner":
+        if os.geteuid() != 0:
+            pytest.skip("needs root to give a directory away")
+        target.mkdir()
+        os.chown(target, 4242, 4242)
+    else:
+        if os.geteuid() == 0:
+            pytest.skip("root writes anywhere")
+        target.mkdir()
+        target.chmod(0o500)
+    clean = main("--root", tree, "--state", tmp_path / "off.json", "--no-cache", *STEPS[1])
+    for n in range(2):
+        assert main("--root", tree, "--state", tmp_path / f"s{n}.json", *STEPS[1]) == clean
+        assert main.stderr.count("\n") <= 1
+    if how != "not writable":
+        assert "not" in main.stderr
+
+
+def test_a_large_first_build_on_several_cores_agrees(tmp_path, instant, monkeypatch):
+    """Forked workers each write a part of the first build as a segment of its own."""
+    from agentic_search import match as match_mod
+
+    monkeypatch.setattr(match_mod, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    tree = make_tree(tmp_path / "tree")
+    side_by_side(tmp_path, tree)
+    assert len(segments(tree)) == 2
