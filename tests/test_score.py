@@ -327,3 +327,13 @@ def test_no_matches_scores_nothing() -> None:
 ])
 def test_roles_per_ecosystem(rel, role) -> None:
     assert file_role(rel)[0] == role
+
+
+def test_a_quoted_locale_code_ranks_its_file_first(tmp_path) -> None:
+    from agentic_search.query import extract_keywords
+    files = {f"src/locale/{code}.js": f"// {name} [{code}]\nconst locale = {{ name: '{code}' }}\nexport default locale\n"
+             for code, name in (("ku", "Kurdish"), ("br", "Breton"), ("ar", "Arabic"), ("de", "German"))}
+    files.update(FILLER)
+    task = "Locale is missing meridiem\n\nThe `ku` locale does not define a meridiem function, so the library falls back."
+    scored, _, _ = rank_documents(build(tmp_path, files), extract_keywords(task), task_words(task))
+    assert scored[0].rel == "src/locale/ku.js"

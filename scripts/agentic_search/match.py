@@ -444,7 +444,8 @@ def path_match(rel_low: str, kw: Keyword) -> float:
     0.75 when it names the package this file is the own file of (``__init__.py``), and
     :data:`INSIDE_PACKAGE` for another file inside that package; for other keywords 1.0
     when the keyword equals the file's stem, 0.5 when it is inside the file name, 0.25
-    when it is in a directory name; else 0.
+    when it is in a directory name; else 0. A stem-only keyword (a short quoted name)
+    counts only when it is the stem.
     """
     needle = kw.path_needle
     if not needle:
@@ -466,6 +467,8 @@ def path_match(rel_low: str, kw: Keyword) -> float:
         # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
         stem = rel_low.rsplit("/", 2)[-2]
         base = stem + "/" + base
+    if kw.stem_only:
+        return 1.0 if stem == needle else 0.0
     flat_stem = stem.replace("_", "").replace("-", "")
     if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
         return 1.0
