@@ -337,3 +337,26 @@ def test_a_quoted_locale_code_ranks_its_file_first(tmp_path) -> None:
     task = "Locale is missing meridiem\n\nThe `ku` locale does not define a meridiem function, so the library falls back."
     scored, _, _ = rank_documents(build(tmp_path, files), extract_keywords(task), task_words(task))
     assert scored[0].rel == "src/locale/ku.js"
+
+
+def test_a_c_header_follows_its_implementation(tmp_path) -> None:
+    files = {
+        "lib/lazy.c": "#include \"lazy.h\"\nint row_hash(int hash_log) {\n  return hash_log * 2; /* row hash */\n}\n",
+        "lib/lazy.h": "int row_hash(int);\n",
+        "lib/fast.c": "int fast(int x) { return x; } /* hash */\n",
+        "lib/other.c": "int other(int y) { return y; } /* row */\n",
+    }
+    files.update(FILLER)
+    scored = rank(tmp_path, files, ["row_hash", "hash_log", "row", "hash"])
+    order = [s.rel for s in scored]
+    assert order[:2] == ["lib/lazy.c", "lib/lazy.h"]
+    assert "companion of lib/lazy.c" in "; ".join(sig.text() for sig in scored[1].signals)
+
+
+@pytest.mark.parametrize("rel,key", [
+    ("lib/fileio.c", "lib/fileio"), ("lib/fileio.h", "lib/fileio"), ("inc/dom-inl.h", "inc/dom"),
+    ("src/a.cpp", "src/a"), ("src/a.py", ""), ("src/a.go", ""),
+])
+def test_companion_key(rel, key) -> None:
+    from agentic_search import lang
+    assert lang.companion_key(rel) == key

@@ -308,6 +308,32 @@ PATH_EXTENSIONS = (
 # File stems that stand for their directory (the package or module it is).
 PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
 
+# --- Companion files ----------------------------------------------------------------------
+
+# C and C++ split one unit of code over a header (its declarations, inline and template
+# code) and an implementation file of the same stem in the same directory (``fileio.h``
+# and ``fileio.c``; ``dom.h`` and ``dom-inl.h``): a fix of one often changes the other.
+_C_HEADER_EXTENSIONS = frozenset("h hh hpp hxx h++ inl ipp tpp".split())
+_C_SOURCE_EXTENSIONS = frozenset("c cc cpp cxx c++".split())
+# Stem endings that mark a header's inline or implementation part (``dom-inl.h``).
+_COMPANION_TAILS = ("-inl", "_inl", "-impl", "_impl")
+
+
+def companion_key(rel: str) -> str:
+    """The unit a C or C++ file belongs to (its directory and stem, an ``-inl`` or
+    ``_impl`` tail dropped), shared by its header and its implementation; '' for any
+    other file."""
+    ext = extension(rel)
+    if ext not in _C_HEADER_EXTENSIONS and ext not in _C_SOURCE_EXTENSIONS:
+        return ""
+    stem = rel[: len(rel) - len(ext) - 1].lower()
+    for tail in _COMPANION_TAILS:
+        if stem.endswith(tail) and "/" not in stem[-len(tail):]:
+            stem = stem[: -len(tail)]
+            break
+    return stem
+
+
 # --- File roles -------------------------------------------------------------------------
 
 # (role, pattern over the relative path, factor its evidence is scaled by), first match
