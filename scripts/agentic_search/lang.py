@@ -13,7 +13,7 @@ files. ``match`` (definitions), ``report`` (tags), ``score`` (file roles) and ``
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # --- Definitions --------------------------------------------------------------------------
 
@@ -64,11 +64,15 @@ class Language:
     go_methods: bool = False
     impls: bool = False
     exports: bool = False
+    declares_only: bool = False
 
 
 PYTHON = Language("python", _WORDS_PY)
 JS = Language("js", _WORDS_JS, body_words=frozenset((b"function ",)), calls=True, bare_calls=True,
               bare_indented=True, exports=True)
+# TypeScript declaration files (``index.d.ts``): the types of code that lives elsewhere;
+# every name there is declared, none implemented (the implementation outranks them).
+TS_DECLARATIONS = replace(JS, name="ts-declarations", declares_only=True)
 GO = Language("go", _WORDS_GO, go_methods=True)
 RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ",)), impls=True)
 JVM = Language("jvm", _WORDS_JVM, calls=True)
@@ -107,8 +111,14 @@ def extension(rel: str) -> str:
     return base.rsplit(".", 1)[-1].lower() if "." in base else ""
 
 
+# Name endings of declaration files.
+_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+
+
 def language_of(rel: str) -> Language:
     """The language a file is written in, by its extension (:data:`ANY` when unknown)."""
+    if rel.lower().endswith(_DECLARATION_SUFFIXES):
+        return TS_DECLARATIONS
     return _BY_EXTENSION.get(extension(rel), ANY)
 
 
@@ -211,7 +221,7 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     close = _close_paren(low, j, limit)
     if close < 0:
         return 0.0
-    if lang is JS:
+    if lang is JS or lang is TS_DECLARATIONS:
         if not all(w in _JS_METHOD_WORDS for w in words):
             return 0.0
         if not indented and not words:
@@ -448,4 +458,6 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
                     v = impl_definition(low, m.start() + n.start(1), m.start() + n.end(1))
                     note(m.start() + n.start(1), n.group(1), v)
     order.sort()
+    if language.declares_only:
+        return [(name, min(found[name], DECLARES)) for _, name in order]
     return [(name, found[name]) for _, name in order]

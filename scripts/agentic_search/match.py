@@ -227,7 +227,14 @@ def defines(low: bytes, needle: bytes, language: Language, count: int = -1) -> f
 
     ``count``, the needle's (known) number of occurrences: when it is small, each
     occurrence is looked at in place instead of searching the file once per probe.
+    In a declaration file (``.d.ts``) every definition is a declaration.
     """
+    found = _defines(low, needle, language, count)
+    return min(found, lang.DECLARES) if language.declares_only else found
+
+
+def _defines(low: bytes, needle: bytes, language: Language, count: int) -> float:
+    """:func:`defines` before a declaration file's cap."""
     words = language.words
     if 0 <= count <= FEW_OCCURRENCES and words:
         return _defines_at_occurrences(low, needle, language)
