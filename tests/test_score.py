@@ -360,3 +360,28 @@ def test_a_c_header_follows_its_implementation(tmp_path) -> None:
 def test_companion_key(rel, key) -> None:
     from agentic_search import lang
     assert lang.companion_key(rel) == key
+
+
+def test_a_task_naming_a_human_language_asks_for_its_locale() -> None:
+    assert "locale" in roles_requested(task_words("Spanish days and months should be lowercase"))
+    assert "locale" not in roles_requested(task_words("The English docs say the value is cached"))
+
+
+@pytest.mark.parametrize("rel,key", [
+    ("docs/en/API-reference.md", "api-reference.md"), ("docs/ko/API-reference.md", "api-reference.md"),
+    ("docs/readme_pt-BR.md", "readme.md"), ("README.zh-CN.md", "readme.md"), ("readme.md", "readme.md"),
+    ("docs/ref/settings.txt", "settings.txt"),
+])
+def test_document_key(rel, key) -> None:
+    from agentic_search import lang
+    assert lang.document_key(rel) == key
+
+
+def test_translations_of_one_page_count_once(tmp_path) -> None:
+    page = "# Parsing\nThe parser reads a date string in strict mode.\n"
+    files = {f"docs/{code}/parsing.md": page for code in ("en", "ja", "ko", "zh")}
+    files["docs/en/other.md"] = "# Other\nThe parser reads a date.\n"
+    files.update(FILLER)
+    scored = by_rel(rank(tmp_path, files, ["parser", "date", "string", "strict"]))
+    copies = sorted(scored[f"docs/{c}/parsing.md"].raw for c in ("en", "ja", "ko", "zh"))
+    assert copies[-1] > 0 and all(abs(c - copies[-1] / 2) < 1e-9 for c in copies[:-1])

@@ -12,6 +12,8 @@ files. ``match`` (definitions), ``report`` (tags), ``score`` (file roles) and ``
 
 from __future__ import annotations
 
+import json
+import os
 import re
 from dataclasses import dataclass, replace
 
@@ -344,6 +346,24 @@ def companion_key(rel: str) -> str:
     return stem
 
 
+# --- Translations of one document ----------------------------------------------------------
+
+# A document and its translations share a name, in sibling directories
+# (``docs/en/API-reference.md``, ``docs/ko/API-reference.md``) or with a language tag
+# (``readme_de.md``, ``README.zh-CN.md``, ``README-pt-br.md``).
+_LANGUAGE_TAG_RE = re.compile(r"[._-][a-z]{2,3}(?:[_-][a-z]{2,4})?$")
+
+
+def document_key(rel: str) -> str:
+    """The document a prose file is a version of: its name without a language tag, in
+    lower case (``readme`` for ``docs/readme_pt-BR.md``)."""
+    base = rel.rsplit("/", 1)[-1].lower()
+    stem, dot, ext = base.rpartition(".")
+    if not dot:
+        stem, ext = base, ""
+    return _LANGUAGE_TAG_RE.sub("", stem) + "." + ext
+
+
 # --- File roles -------------------------------------------------------------------------
 
 # (role, pattern over the relative path, factor its evidence is scaled by), first match
@@ -367,14 +387,23 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
 )
-# Words of a task that ask for a role: its files are then not down-weighted.
+def _language_names() -> tuple[str, ...]:
+    """The human languages' names of data/languages.json (small: read at import)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "languages.json")
+    with open(path, "rb") as fh:
+        return tuple(json.loads(fh.read().decode("utf-8"))["names"].split())
+
+
+# Words of a task that ask for a role: its files are then not down-weighted. A task that
+# names a human language ("Kurdish", "Spanish") is about its locale.
 TASK_ROLE_WORDS = {
     "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
     "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
     "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
     "migration": ("migration", "migrations", "migrate", "makemigrations"),
     "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
-    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations"),
+    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
+    + _language_names(),
 }
 
 

@@ -56,6 +56,10 @@ EXPLAINED_FILES = 100
 MAX_SIGNALS = 6
 # Relevance never exceeds this: certainty is for files an agent has read (--judge).
 MAX_RELEVANCE = 0.98
+# The translations of one document (docs/en/api.md, docs/ko/api.md, readme_de.md) say
+# the same: past the strongest of them each counts this much more weakly, so that one
+# page in ten languages does not fill a ranking. Measured on the other-language dev split.
+TRANSLATION_FACTOR = 0.5
 # A C/C++ header and its implementation file (lang.companion_key) are one unit: each
 # has at least this share of the other's evidence, so the header of a found ``.c``
 # follows it (a fix that changes a signature changes both). Measured on the
@@ -322,6 +326,7 @@ def score_matches(
     if not prelim:
         return []
     prelim, partners = _companion_lift(prelim)
+    prelim = _versions_of_one_document(prelim)
     top = max(p[1] for p in prelim)
     top_cov = max(p[2] for p in prelim) or 1.0
     ranked = sorted(
@@ -345,6 +350,26 @@ def score_matches(
             rel=rel, score=round(score, 4), raw=raw, coverage=cov, role=role,
             signals=shown, matched_keywords=tuple(keywords[i].text for i in hits),
         ))
+    return out
+
+
+def _versions_of_one_document(prelim: list) -> list:
+    """The scored rows with every prose file but the strongest of each document
+    (lang.document_key: its translations, its copies) scaled by TRANSLATION_FACTOR, the
+    role factor shown with it."""
+    groups: dict[str, list[int]] = {}
+    for i, row in enumerate(prelim):
+        if row[3] == "docs":
+            groups.setdefault(lang.document_key(row[0].rel), []).append(i)
+    out = list(prelim)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        lead = max(members, key=lambda i: (prelim[i][1], prelim[i][0].rel))
+        for i in members:
+            if i != lead:
+                row = prelim[i]
+                out[i] = (row[0], row[1] * TRANSLATION_FACTOR, row[2], row[3], row[4] * TRANSLATION_FACTOR) + row[5:]
     return out
 
 
