@@ -385,3 +385,15 @@ def test_translations_of_one_page_count_once(tmp_path) -> None:
     scored = by_rel(rank(tmp_path, files, ["parser", "date", "string", "strict"]))
     copies = sorted(scored[f"docs/{c}/parsing.md"].raw for c in ("en", "ja", "ko", "zh"))
     assert copies[-1] > 0 and all(abs(c - copies[-1] / 2) < 1e-9 for c in copies[:-1])
+
+def test_a_test_holding_every_word_of_a_long_issue_ranks_below_the_source(tmp_path) -> None:
+    # The test holds all 20 words, the source 4 with as much evidence: coverage is
+    # scaled by the role factor as evidence is.
+    words = [f"alpha{i}" for i in range(20)]
+    files = {
+        "tests/test_engine.py": "def test_all():\n" + "".join(f"    check({w})\n" for w in words),
+        "src/engine.py": "".join(f"x = [{w}]\n" for w in words[:4]),
+    }
+    files.update(FILLER)
+    order = [s.rel for s in rank(tmp_path, files, words)]
+    assert order.index("src/engine.py") < order.index("tests/test_engine.py")

@@ -328,9 +328,13 @@ def score_matches(
     prelim, partners = _companion_lift(prelim)
     prelim = _versions_of_one_document(prelim)
     top = max(p[1] for p in prelim)
-    top_cov = max(p[2] for p in prelim) or 1.0
+    # A role's factor scales its coverage as it scales its evidence: a test or a page of
+    # docs that holds every word of the issue is still a test or a page of docs. (Scored
+    # keeps the plain coverage: the calibration reads it.) Measured on the other-language
+    # dev split: Acc@5 +4.6, Acc@10 +1.8, R@10 +0.5.
+    top_cov = max(p[2] * p[4] for p in prelim) or 1.0
     ranked = sorted(
-        ((relevance(raw / top, cov / top_cov, lam), raw, m.rel, p) for p in prelim for m, raw, cov in [p[:3]]),
+        ((relevance(raw / top, cov * p[4] / top_cov, lam), raw, m.rel, p) for p in prelim for m, raw, cov in [p[:3]]),
         key=lambda t: (-round(t[0], 4), -t[1], t[2]),
     )
     out = []
