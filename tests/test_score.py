@@ -397,3 +397,12 @@ def test_a_test_holding_every_word_of_a_long_issue_ranks_below_the_source(tmp_pa
     files.update(FILLER)
     order = [s.rel for s in rank(tmp_path, files, words)]
     assert order.index("src/engine.py") < order.index("tests/test_engine.py")
+
+
+def test_a_role_word_inside_a_hyphenated_name_asks_for_nothing() -> None:
+    assert "docs" not in roles_requested(task_words("paste the github-readme-stats link as an image"))
+    assert "docs" in roles_requested(task_words("the readme says the wrong flag"))
+
+
+def test_go_module_files_are_build_files() -> None:
+    assert file_role("go.mod")[0] == "build" and file_role("tools/go.sum")[0] == "build"

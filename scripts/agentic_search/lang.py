@@ -373,8 +373,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
     # and the fixtures beside them (Go's testdata/, fixtures/, __mocks__/).
     ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
-    # Build and tool set-up: Makefiles, CMake, Meson, IDE projects, bundler/test-runner configs.
-    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+    # Build and tool set-up: Makefiles, CMake, Meson, Go's module files, IDE projects,
+    # bundler/test-runner configs.
+    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
     ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?)/|\.(md|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
     # Examples and benchmarks (Rust's benches/ too).

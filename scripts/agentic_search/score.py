@@ -430,6 +430,11 @@ def top_signals(signals: Sequence[Signal], limit: int = MAX_SIGNALS) -> tuple[Si
     return tuple(sorted(signals, key=lambda sig: _SIGNAL_ORDER[sig.kind])[:limit])
 
 
+# Words joined by hyphens make a name (``github-readme-stats``, ``pytest-cov``, a host in
+# a URL): a role word inside one names a project or a package, it asks for no role.
+_HYPHENATED_RE = re.compile(r"\w+(?:-\w+)+")
+
+
 def task_words(text: str) -> set[str]:
-    """Normalized words of the task, for role requests."""
-    return set(re.findall(r"\w+", normalize(text)))
+    """Normalized words of the task, for role requests (hyphenated names left out)."""
+    return set(re.findall(r"\w+", _HYPHENATED_RE.sub(" ", normalize(text))))
