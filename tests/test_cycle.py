@@ -145,3 +145,10 @@ def test_max_cycles_one_stops_with_the_documented_reason(tmp_path, tree):
                     request(tmp_path, keywords=("listUsers", "cors", "throttle"), max_cycles=1), {}, ENV)
     assert out.view.decision.done
     assert out.view.decision.reason in ("sufficient", "max_cycles")
+
+
+def test_a_quoted_short_name_that_names_no_file_is_no_gap(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    out = run_cycle(str(tree), st, request(tmp_path, task="Throttle is ignored\n\nThe `fn` passed to the "
+                                           "throttle middleware and `QuuxWidgetFactory` are never called."), {}, ENV)
+    assert "fn" not in out.view.gaps and "QuuxWidgetFactory" in out.view.gaps

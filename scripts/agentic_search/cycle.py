@@ -203,8 +203,10 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
                                              env.cache, env.progress)
     env.progress.finish()
+    # (A stem-only name that names no file is no gap: it was a guess at a file name, with
+    # no words to miss and no synonyms to try.)
     gaps = tuple(kw for i, kw in enumerate(p.query.keywords)
-                 if corpus.idfs and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
+                 if corpus.idfs and not kw.stem_only and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
     visible = [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
     calibrated = [_rescored(s, score) if score != s.score else s
