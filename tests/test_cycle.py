@@ -197,3 +197,10 @@ def test_a_path_quoted_with_the_repositorys_name_in_front_names_the_file(tmp_pat
     assert "go-zero/rest/engine.go" not in out.view.gaps
     assert out.view.results[0].id == "rest/engine.go"
     assert "path names go-zero/rest/engine.go" in out.view.results[0].reason
+
+
+def test_a_quoted_short_name_that_names_no_file_is_no_gap(tmp_path, tree):
+    st = LoopState(root=str(tree))
+    out = run_cycle(str(tree), st, request(tmp_path, task="Throttle is ignored\n\nThe `fn` passed to the "
+                                           "throttle middleware and `QuuxWidgetFactory` are never called."), {}, ENV)
+    assert "fn" not in out.view.gaps and "QuuxWidgetFactory" in out.view.gaps

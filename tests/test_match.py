@@ -397,3 +397,11 @@ def test_definition_check_by_occurrence_agrees_with_the_search_by_probe() -> Non
             for language in languages:
                 assert defines(text, needle, language) == _defines_at_occurrences(text, needle, language), (
                     text, needle, language.name)
+
+
+def test_a_typescript_declaration_file_only_declares(tmp_path) -> None:
+    source = "export function parseDate(s: string): Date\nexport interface Session { id: string }\n"
+    assert defines(tmp_path, "types/index.d.ts", source, "parseDate") == 0.5
+    assert defines(tmp_path, "types/index.d.ts", source, "Session") == 0.5
+    assert defines(tmp_path, "src/index.ts", "export function parseDate(s: string): Date {\n  return new Date(s)\n}\n",
+                   "parseDate") == 1.0

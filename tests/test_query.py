@@ -528,3 +528,34 @@ def test_cjk_words_match_cjk_text_in_files(tmp_path) -> None:
     doc = read_document("auth.js", str(path))
     fm = match_document(doc, compile_keywords(kws))
     assert all(fm.counts), [(k.text, c) for k, c in zip(kws, fm.counts)]
+
+
+# --------------------------------------------------------------------------- #
+# Short quoted names: matched against file stems only
+# --------------------------------------------------------------------------- #
+
+def test_short_or_hyphenated_quoted_names_become_stem_only_keywords() -> None:
+    kws = {k.text: k for k in extract_keywords(
+        "Kurdish locale\n\nThe `ku` locale and `ar-ly (Arabic (Lybia))` throw; `x` is a variable.")}
+    assert kws["ku"].stem_only and kws["ar-ly"].stem_only
+    assert kws["ku"].needles == ()  # never counted in text: "ku" is inside countless words
+    assert "x" not in kws  # one letter is the example's variable
+
+
+def test_stem_only_keyword_names_only_the_file_whose_stem_it_is(tmp_path) -> None:
+    kw = make_keyword("ku", "identifier", stem_only=True)
+    assert kw is not None and kw.stem_only
+    cases = {"src/locale/ku.js": 1.0, "src/locale/ku/index.js": 1.0, "src/backup.js": 0.0,
+             "src/ku_tools.js": 0.0, "ku/main.js": 0.0}
+    for rel, want in cases.items():
+        doc = read_document(rel, write(tmp_path, rel, "kurdish backup\n"))
+        assert doc is not None
+        m = match_document(doc, compile_keywords([kw]))
+        assert (m.counts[0], m.in_path[0]) == (0, want), rel
+
+
+def test_stem_only_survives_the_json_round_trip() -> None:
+    kw = make_keyword("de-ch", "identifier", stem_only=True)
+    assert kw is not None
+    back = Keyword.from_json(kw.to_json())
+    assert back == kw

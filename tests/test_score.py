@@ -327,3 +327,82 @@ def test_no_matches_scores_nothing() -> None:
 ])
 def test_roles_per_ecosystem(rel, role) -> None:
     assert file_role(rel)[0] == role
+
+
+def test_a_quoted_locale_code_ranks_its_file_first(tmp_path) -> None:
+    from agentic_search.query import extract_keywords
+    files = {f"src/locale/{code}.js": f"// {name} [{code}]\nconst locale = {{ name: '{code}' }}\nexport default locale\n"
+             for code, name in (("ku", "Kurdish"), ("br", "Breton"), ("ar", "Arabic"), ("de", "German"))}
+    files.update(FILLER)
+    task = "Locale is missing meridiem\n\nThe `ku` locale does not define a meridiem function, so the library falls back."
+    scored, _, _ = rank_documents(build(tmp_path, files), extract_keywords(task), task_words(task))
+    assert scored[0].rel == "src/locale/ku.js"
+
+
+def test_a_c_header_follows_its_implementation(tmp_path) -> None:
+    files = {
+        "lib/lazy.c": "#include \"lazy.h\"\nint row_hash(int hash_log) {\n  return hash_log * 2; /* row hash */\n}\n",
+        "lib/lazy.h": "int row_hash(int);\n",
+        "lib/fast.c": "int fast(int x) { return x; } /* hash */\n",
+        "lib/other.c": "int other(int y) { return y; } /* row */\n",
+    }
+    files.update(FILLER)
+    scored = rank(tmp_path, files, ["row_hash", "hash_log", "row", "hash"])
+    order = [s.rel for s in scored]
+    assert order[:2] == ["lib/lazy.c", "lib/lazy.h"]
+    assert "companion of lib/lazy.c" in "; ".join(sig.text() for sig in scored[1].signals)
+
+
+@pytest.mark.parametrize("rel,key", [
+    ("lib/fileio.c", "lib/fileio"), ("lib/fileio.h", "lib/fileio"), ("inc/dom-inl.h", "inc/dom"),
+    ("src/a.cpp", "src/a"), ("src/a.py", ""), ("src/a.go", ""),
+])
+def test_companion_key(rel, key) -> None:
+    from agentic_search import lang
+    assert lang.companion_key(rel) == key
+
+
+def test_a_task_naming_a_human_language_asks_for_its_locale() -> None:
+    assert "locale" in roles_requested(task_words("Spanish days and months should be lowercase"))
+    assert "locale" not in roles_requested(task_words("The English docs say the value is cached"))
+
+
+@pytest.mark.parametrize("rel,key", [
+    ("docs/en/API-reference.md", "api-reference.md"), ("docs/ko/API-reference.md", "api-reference.md"),
+    ("docs/readme_pt-BR.md", "readme.md"), ("README.zh-CN.md", "readme.md"), ("readme.md", "readme.md"),
+    ("docs/ref/settings.txt", "settings.txt"),
+])
+def test_document_key(rel, key) -> None:
+    from agentic_search import lang
+    assert lang.document_key(rel) == key
+
+
+def test_translations_of_one_page_count_once(tmp_path) -> None:
+    page = "# Parsing\nThe parser reads a date string in strict mode.\n"
+    files = {f"docs/{code}/parsing.md": page for code in ("en", "ja", "ko", "zh")}
+    files["docs/en/other.md"] = "# Other\nThe parser reads a date.\n"
+    files.update(FILLER)
+    scored = by_rel(rank(tmp_path, files, ["parser", "date", "string", "strict"]))
+    copies = sorted(scored[f"docs/{c}/parsing.md"].raw for c in ("en", "ja", "ko", "zh"))
+    assert copies[-1] > 0 and all(abs(c - copies[-1] / 2) < 1e-9 for c in copies[:-1])
+
+def test_a_test_holding_every_word_of_a_long_issue_ranks_below_the_source(tmp_path) -> None:
+    # The test holds all 20 words, the source 4 with as much evidence: coverage is
+    # scaled by the role factor as evidence is.
+    words = [f"alpha{i}" for i in range(20)]
+    files = {
+        "tests/test_engine.py": "def test_all():\n" + "".join(f"    check({w})\n" for w in words),
+        "src/engine.py": "".join(f"x = [{w}]\n" for w in words[:4]),
+    }
+    files.update(FILLER)
+    order = [s.rel for s in rank(tmp_path, files, words)]
+    assert order.index("src/engine.py") < order.index("tests/test_engine.py")
+
+
+def test_a_role_word_inside_a_hyphenated_name_asks_for_nothing() -> None:
+    assert "docs" not in roles_requested(task_words("paste the github-readme-stats link as an image"))
+    assert "docs" in roles_requested(task_words("the readme says the wrong flag"))
+
+
+def test_go_module_files_are_build_files() -> None:
+    assert file_role("go.mod")[0] == "build" and file_role("tools/go.sum")[0] == "build"

@@ -223,7 +223,9 @@ def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, Fil
         return ()
     out = []
     for i, kw in enumerate(keywords):
-        if any(m.counts[i] or m.in_path[i] for m in matches.values()):
+        # (A stem-only name that names no file is no gap: it was a guess at a file name,
+        # with no words to miss and no synonyms to try.)
+        if kw.stem_only or any(m.counts[i] or m.in_path[i] for m in matches.values()):
             continue
         dotted = normalize(kw.text).replace("/", ".").encode("utf-8") if kw.kind == Kind.PATH else b""
         if dotted and b"." in dotted and any(dotted in doc.low for doc in docs):

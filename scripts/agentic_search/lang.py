@@ -12,8 +12,10 @@ files. ``match`` (definitions), ``report`` (tags), ``score`` (file roles) and ``
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 # --- Definitions --------------------------------------------------------------------------
 
@@ -64,11 +66,15 @@ class Language:
     go_methods: bool = False
     impls: bool = False
     exports: bool = False
+    declares_only: bool = False
 
 
 PYTHON = Language("python", _WORDS_PY)
 JS = Language("js", _WORDS_JS, body_words=frozenset((b"function ",)), calls=True, bare_calls=True,
               bare_indented=True, exports=True)
+# TypeScript declaration files (``index.d.ts``): the types of code that lives elsewhere;
+# every name there is declared, none implemented (the implementation outranks them).
+TS_DECLARATIONS = replace(JS, name="ts-declarations", declares_only=True)
 GO = Language("go", _WORDS_GO, go_methods=True)
 RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ",)), impls=True)
 JVM = Language("jvm", _WORDS_JVM, calls=True)
@@ -107,8 +113,14 @@ def extension(rel: str) -> str:
     return base.rsplit(".", 1)[-1].lower() if "." in base else ""
 
 
+# Name endings of declaration files.
+_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+
+
 def language_of(rel: str) -> Language:
     """The language a file is written in, by its extension (:data:`ANY` when unknown)."""
+    if rel.lower().endswith(_DECLARATION_SUFFIXES):
+        return TS_DECLARATIONS
     return _BY_EXTENSION.get(extension(rel), ANY)
 
 
@@ -211,7 +223,7 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     close = _close_paren(low, j, limit)
     if close < 0:
         return 0.0
-    if lang is JS:
+    if lang is JS or lang is TS_DECLARATIONS:
         if not all(w in _JS_METHOD_WORDS for w in words):
             return 0.0
         if not indented and not words:
@@ -308,6 +320,50 @@ PATH_EXTENSIONS = (
 # File stems that stand for their directory (the package or module it is).
 PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
 
+# --- Companion files ----------------------------------------------------------------------
+
+# C and C++ split one unit of code over a header (its declarations, inline and template
+# code) and an implementation file of the same stem in the same directory (``fileio.h``
+# and ``fileio.c``; ``dom.h`` and ``dom-inl.h``): a fix of one often changes the other.
+_C_HEADER_EXTENSIONS = frozenset("h hh hpp hxx h++ inl ipp tpp".split())
+_C_SOURCE_EXTENSIONS = frozenset("c cc cpp cxx c++".split())
+# Stem endings that mark a header's inline or implementation part (``dom-inl.h``).
+_COMPANION_TAILS = ("-inl", "_inl", "-impl", "_impl")
+
+
+def companion_key(rel: str) -> str:
+    """The unit a C or C++ file belongs to (its directory and stem, an ``-inl`` or
+    ``_impl`` tail dropped), shared by its header and its implementation; '' for any
+    other file."""
+    ext = extension(rel)
+    if ext not in _C_HEADER_EXTENSIONS and ext not in _C_SOURCE_EXTENSIONS:
+        return ""
+    stem = rel[: len(rel) - len(ext) - 1].lower()
+    for tail in _COMPANION_TAILS:
+        if stem.endswith(tail) and "/" not in stem[-len(tail):]:
+            stem = stem[: -len(tail)]
+            break
+    return stem
+
+
+# --- Translations of one document ----------------------------------------------------------
+
+# A document and its translations share a name, in sibling directories
+# (``docs/en/API-reference.md``, ``docs/ko/API-reference.md``) or with a language tag
+# (``readme_de.md``, ``README.zh-CN.md``, ``README-pt-br.md``).
+_LANGUAGE_TAG_RE = re.compile(r"[._-][a-z]{2,3}(?:[_-][a-z]{2,4})?$")
+
+
+def document_key(rel: str) -> str:
+    """The document a prose file is a version of: its name without a language tag, in
+    lower case (``readme`` for ``docs/readme_pt-BR.md``)."""
+    base = rel.rsplit("/", 1)[-1].lower()
+    stem, dot, ext = base.rpartition(".")
+    if not dot:
+        stem, ext = base, ""
+    return _LANGUAGE_TAG_RE.sub("", stem) + "." + ext
+
+
 # --- File roles -------------------------------------------------------------------------
 
 # (role, pattern over the relative path, factor its evidence is scaled by), first match
@@ -317,8 +373,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
     # and the fixtures beside them (Go's testdata/, fixtures/, __mocks__/).
     ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$"), 0.3),
-    # Build and tool set-up: Makefiles, CMake, Meson, IDE projects, bundler/test-runner configs.
-    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+    # Build and tool set-up: Makefiles, CMake, Meson, Go's module files, IDE projects,
+    # bundler/test-runner configs.
+    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
     ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?)/|\.(md|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
     # Examples and benchmarks (Rust's benches/ too).
@@ -331,14 +388,23 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
 )
-# Words of a task that ask for a role: its files are then not down-weighted.
+def _language_names() -> tuple[str, ...]:
+    """The human languages' names of data/languages.json (small: read at import)."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "languages.json")
+    with open(path, "rb") as fh:
+        return tuple(json.loads(fh.read().decode("utf-8"))["names"].split())
+
+
+# Words of a task that ask for a role: its files are then not down-weighted. A task that
+# names a human language ("Kurdish", "Spanish") is about its locale.
 TASK_ROLE_WORDS = {
     "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
     "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
     "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
     "migration": ("migration", "migrations", "migrate", "makemigrations"),
     "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
-    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations"),
+    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
+    + _language_names(),
 }
 
 
@@ -422,4 +488,6 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
                     v = impl_definition(low, m.start() + n.start(1), m.start() + n.end(1))
                     note(m.start() + n.start(1), n.group(1), v)
     order.sort()
+    if language.declares_only:
+        return [(name, min(found[name], DECLARES)) for _, name in order]
     return [(name, found[name]) for _, name in order]

@@ -227,7 +227,14 @@ def defines(low: bytes, needle: bytes, language: Language, count: int = -1) -> f
 
     ``count``, the needle's (known) number of occurrences: when it is small, each
     occurrence is looked at in place instead of searching the file once per probe.
+    In a declaration file (``.d.ts``) every definition is a declaration.
     """
+    found = _defines(low, needle, language, count)
+    return min(found, lang.DECLARES) if language.declares_only else found
+
+
+def _defines(low: bytes, needle: bytes, language: Language, count: int) -> float:
+    """:func:`defines` before a declaration file's cap."""
     words = language.words
     if 0 <= count <= FEW_OCCURRENCES and words:
         return _defines_at_occurrences(low, needle, language)
@@ -447,7 +454,8 @@ def path_match(rel_low: str, kw: Keyword) -> float:
     0.75 when it names the package this file is the own file of (``__init__.py``), and
     :data:`INSIDE_PACKAGE` for another file inside that package; for other keywords 1.0
     when the keyword equals the file's stem, 0.5 when it is inside the file name, 0.25
-    when it is in a directory name; else 0.
+    when it is in a directory name; else 0. A stem-only keyword (a short quoted name)
+    counts only when it is the stem.
     """
     needle = kw.path_needle
     if not needle:
@@ -471,6 +479,8 @@ def path_match(rel_low: str, kw: Keyword) -> float:
         # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
         stem = rel_low.rsplit("/", 2)[-2]
         base = stem + "/" + base
+    if kw.stem_only:
+        return 1.0 if stem == needle else 0.0
     flat_stem = stem.replace("_", "").replace("-", "")
     if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
         return 1.0

@@ -151,6 +151,7 @@ class Keyword:
     group: str = ""  # synonyms of one gap share its text here: they count once, as an OR
     stemmed: bool = False  # a word searched by its stem ("computed" -> "comput")
     translated: bool = False  # an English word the glossary gave for a CJK term of the task
+    stem_only: bool = False  # a quoted name too short to count in text: only a file stem it equals counts
 
     def to_json(self) -> dict:
         """The keyword as the JSON boundary shows it."""
@@ -161,6 +162,8 @@ class Keyword:
             out["stemmed"] = True
         if self.translated:
             out["translated"] = True
+        if self.stem_only:
+            out["stem_only"] = True
         return out
 
     @classmethod
@@ -171,7 +174,7 @@ class Keyword:
         kw = make_keyword(str(item.get("text", "")), item["kind"],
                           float(weight) if isinstance(weight, (int, float)) else None,
                           item.get("group") if isinstance(item.get("group"), str) else "",
-                          stemmed=item.get("stemmed") is True)
+                          stemmed=item.get("stemmed") is True, stem_only=item.get("stem_only") is True)
         return replace(kw, translated=item.get("translated") is True) if kw is not None else None
 
 
@@ -204,6 +207,15 @@ _CONSTANT_RE = re.compile(r"(?<![\w.])[A-Z]{5,}(?!\w)")
 # ``read-only``) are lower-case. Measured on the dev split: 1 of the 6 issues holding one
 # moved (9 -> 2), the others kept their rank.
 _CAPITALISED_COMPOUND_RE = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+(?![\w-])")
+# A quoted name too short to search as text (``ku``, ``mr``: inside countless words) or
+# joined by hyphens (``ar-ly``, ``zh-cn``): a locale, a command, a module named by its
+# file. It names only a file whose stem it is (a stem_only keyword). Measured on the
+# other-language dev split: the locale files an issue names by their code.
+_STEM_NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
+# ... at least this long: a single letter is a variable of the prose's example.
+MIN_STEM_NAME_LEN = 2
+# ... and at most this many of them.
+MAX_STEM_NAMES = 12
 
 
 def is_code_identifier(token: str) -> bool:
@@ -236,10 +248,12 @@ def base_form(word: str) -> str:
 
 
 def make_keyword(text: str, kind: "Kind | str", weight: float | None = None, group: str = "",
-                 stemmed: bool = False) -> Keyword | None:
+                 stemmed: bool = False, stem_only: bool = False) -> Keyword | None:
     """Build a keyword with its identifier-aware needles, or None if it is empty.
 
-    ``kind`` is a :class:`Kind` or its value; an unknown kind is a ValueError."""
+    ``kind`` is a :class:`Kind` or its value; an unknown kind is a ValueError. A
+    ``stem_only`` keyword (an identifier) has no needles: it names only a file whose
+    stem it is (``ku`` -> ``locale/ku.js``)."""
     kind = Kind(kind)
     text = text.strip()
     if not text:
@@ -268,9 +282,12 @@ def make_keyword(text: str, kind: "Kind | str", weight: float | None = None, gro
             needles = [stem_prefix(norm)]
             path_needle = needles[0]
     encoded = tuple(dict.fromkeys(n.encode("utf-8") for n in needles if n))
+    stem_only = stem_only and kind == "identifier"
+    if stem_only:
+        encoded, path_needle, stemmed = (), norm, False
     w = KIND_WEIGHTS[kind] if weight is None else weight
     return Keyword(text=text, kind=kind, weight=w, needles=encoded, path_needle=path_needle, group=group,
-                   stemmed=stemmed)
+                   stemmed=stemmed, stem_only=stem_only)
 
 
 def keywords_from_list(items: Iterable[str], kind: str = "given") -> list[Keyword]:
@@ -370,6 +387,11 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _IDENT_RE.findall(code_spans):
         if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
+    stem_names: dict[str, None] = {}
+    for token in _STEM_NAME_RE.findall(code_spans):
+        short = MIN_STEM_NAME_LEN <= len(token) < MIN_IDENTIFIER_LEN
+        if (short or "-" in token) and normalize(token) not in _NOT_IDENTIFIERS:
+            stem_names[token] = None
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
@@ -402,11 +424,11 @@ def extract_keywords(task: str) -> list[Keyword]:
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
     prose = normalize(prose_of(task))
 
-    def add(text: str, kind: str) -> None:
+    def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
         if key in seen:
             return
-        kw = make_keyword(text, kind)
+        kw = make_keyword(text, kind, stem_only=stem_only)
         if kw is not None:
             # (A short name must be a whole name of the title: "q" is inside many words.)
             if title and (_in_text(key, title) if len(key) < MIN_IDENTIFIER_LEN else key in title):
@@ -422,6 +444,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         add(p, "path")
     for name in list(idents)[:MAX_IDENTIFIERS]:
         add(name, "identifier")
+    for name in [n for n in stem_names if normalize(n) not in seen][:MAX_STEM_NAMES]:
+        add(name, "identifier", stem_only=True)
     # Title words first, then by frequency (stable: first-seen order on ties).
     ranked_words = sorted(words, key=lambda w: (not (title and w in title), -words[w]))
     for w in ranked_words[:MAX_WORDS]:

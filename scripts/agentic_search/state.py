@@ -76,7 +76,7 @@ def _keyword(item: Any) -> Keyword:
         kw = make_keyword(get_str(item, "text"), get_str(item, "kind"),
                           get_float(item, "weight", 0.0, MAX_KEYWORD_WEIGHT),
                           item.get("group", "") if isinstance(item.get("group", ""), str) else "\0",
-                          stemmed=item.get("stemmed") is True)
+                          stemmed=item.get("stemmed") is True, stem_only=item.get("stem_only") is True)
     except ValueError:
         raise FormatError("keywords") from None
     if kw is None or "\0" in kw.group:
