@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from . import feedback as feedback_mod
 from . import imports as imports_mod
 from .decide import Evidence, decide
 from .engine import load_documents, rank_documents
@@ -32,7 +33,7 @@ from .report import build_result
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
-    task_words
+    roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry
 from .trust import Assessment, assess
 from .walk import walk
@@ -98,6 +99,7 @@ class Evaluation:
     related: Mapping[str, tuple[str, ...]]
     gaps: tuple[Keyword, ...]           # keywords no candidate file holds
     assessment: Assessment
+    feedback: Optional[feedback_mod.Feedback] = None  # what the caller's judgements changed
 
 
 @dataclass(frozen=True)
@@ -203,6 +205,9 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
                                              env.cache, env.progress)
     env.progress.finish()
+    fb = None
+    if p.judgements:
+        scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses)
     gaps = tuple(kw for i, kw in enumerate(p.query.keywords)
                  if corpus.idfs and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
     visible = [s for s in scored if s.rel not in d.hidden]
@@ -212,7 +217,23 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     judged = _judged(calibrated, p.judgements)
     related = _related_graph(judged, d.by_rel, d.walked_rels)
     return Evaluation(tuple(judged), tuple(judged[:p.limit]), tuple(_judged(visible, p.judgements)), matches,
-                      corpus, related, gaps, assessment)
+                      corpus, related, gaps, assessment, fb)
+
+
+def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Mapping[str, FileMatch],
+                   corpus: Corpus, bonuses: Mapping[str, float]) -> tuple[list[Scored], feedback_mod.Feedback]:
+    """The caller's judgements as relevance feedback (feedback.py): every file scored
+    again with the keyword weights they shift, then the files around the relevant ones
+    lifted. Judged files themselves take the caller's score later (:func:`_judged`)."""
+    v, shifts = feedback_mod.build(p.judgements, matches, p.query.keywords, corpus)
+    out = list(scored)
+    if shifts:
+        again = score_matches(list(matches.values()), feedback_mod.shifted(p.query.keywords, shifts), corpus,
+                              roles_requested(task_words(p.task)), dict(bonuses))
+        out = feedback_mod.shift_signals(out, again, shifts)
+    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords)
+    out = feedback_mod.apply_lifts(out, lifted)
+    return out, feedback_mod.Feedback(v, shifts, lifted)
 
 
 def _judged(scored: Sequence[Scored], judgements: Mapping[str, float]) -> list[Scored]:
@@ -260,7 +281,12 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
                                p.query.keywords)
     syns = synonym_keywords(ev.gaps, env.synonyms_for, p.query.keywords) if ev.gaps else []
     lam = coverage_share(p.query.keywords, ev.corpus)
-    return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, ev.shown, ev.gaps, learned,
+    # Excludes follow the standing, not the calibrated score: on a ranking the tool is
+    # unsure of every shown file scores below 0.2, and the best of them are still the
+    # candidates to search again (a judged-irrelevant file stands at the caller's score).
+    shown = {s.rel for s in ev.shown}
+    standing = [s for s in ev.relative if s.rel in shown]
+    return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, standing, ev.gaps, learned,
                         syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam)
 
 
@@ -296,6 +322,9 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     """
     standing = {s.rel: s.score for s in ev.relative}
     scores = dict(state.scores)
+    # A cycle that used the caller's judgements knows more than the cycles before it:
+    # its entries replace theirs (a file it moves down is not held up by an old entry).
+    informed = ev.feedback is not None and not ev.feedback.verdicts.empty
     # The calibration is of a first cycle's evidence: a later, partly guessed query may
     # reorder files but never claims more than the loop already did - a file keeps at
     # most its earlier rubric score, a new file at most the best score so far.
@@ -303,7 +332,8 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     for s in ev.scored:
         prev = scores.get(s.rel)
         new_standing = standing.get(s.rel, s.score)
-        if prev is not None and (prev.judged or (prev.rank_key >= HIGH_RELEVANCE and prev.rank_key >= new_standing)):
+        if prev is not None and (prev.judged or (not informed and prev.rank_key >= HIGH_RELEVANCE
+                                                  and prev.rank_key >= new_standing)):
             continue
         cap = prev.score if prev is not None else best_so_far
         shown = s.score if cap is None or s.rel in judgements else min(s.score, cap)
