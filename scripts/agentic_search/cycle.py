@@ -100,6 +100,7 @@ class Evaluation:
     gaps: tuple[Keyword, ...]           # keywords no candidate file holds
     assessment: Assessment
     feedback: Optional[feedback_mod.Feedback] = None  # what the caller's judgements changed
+    calibrated: bool = True             # the scores shown are trust.py's (a long task text)
 
 
 @dataclass(frozen=True)
@@ -208,16 +209,32 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     fb = None
     if p.judgements:
         scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses)
+    elif p.cycle > 1:
+        scored, fb = _with_leaders(p, d, scored, state)
     gaps = tuple(kw for i, kw in enumerate(p.query.keywords)
                  if corpus.idfs and not any(m.counts[i] or m.in_path[i] for m in matches.values()))
     visible = [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
-    calibrated = [_rescored(s, score) if score != s.score else s
-                  for s, score in zip(visible, _rubric_scores(visible, assessment, p.query.keywords, corpus))]
+    rubric = _rubric_scores(visible, assessment, p.query.keywords, corpus)
+    calibrated = [_rescored(s, score) if score != s.score else s for s, score in zip(visible, rubric)]
     judged = _judged(calibrated, p.judgements)
     related = _related_graph(judged, d.by_rel, d.walked_rels)
     return Evaluation(tuple(judged), tuple(judged[:p.limit]), tuple(_judged(visible, p.judgements)), matches,
-                      corpus, related, gaps, assessment, fb)
+                      corpus, related, gaps, assessment, fb,
+                      calibrated=rubric is assessment.scores and bool(visible))
+
+
+def _with_leaders(p: Plan, d: Dispatched, scored: Sequence[Scored],
+                  state: LoopState) -> tuple[list[Scored], Optional[feedback_mod.Feedback]]:
+    """A later cycle without judgements: the loop's context so far (files shown at
+    the rubric's high relevance) stands in for files judged relevant, and the files
+    they import or that import them, matching the task, are lifted (feedback.py)."""
+    leaders = tuple(sorted(r for r, e in state.scores.items() if not e.judged and e.score >= HIGH_RELEVANCE))
+    if not leaders:
+        return list(scored), None
+    empty = feedback_mod.Verdicts((), ())
+    lifted = feedback_mod.lifts(empty, scored, d.by_rel, d.walked_rels, p.query.keywords, leaders)
+    return feedback_mod.apply_lifts(scored, lifted), feedback_mod.Feedback(empty, (), lifted)
 
 
 def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Mapping[str, FileMatch],
@@ -328,6 +345,8 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     # The calibration is of a first cycle's evidence: a later, partly guessed query may
     # reorder files but never claims more than the loop already did - a file keeps at
     # most its earlier rubric score, a new file at most the best score so far.
+    # A short request's scores are the scorer's own claim of coverage, not calibrated:
+    # a later cycle's stands as it is.
     best_so_far = max((e.score for e in state.scores.values() if not e.judged), default=None)
     for s in ev.scored:
         prev = scores.get(s.rel)
@@ -336,7 +355,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
                                                   and prev.rank_key >= new_standing)):
             continue
         cap = prev.score if prev is not None else best_so_far
-        shown = s.score if cap is None or s.rel in judgements else min(s.score, cap)
+        shown = s.score if cap is None or s.rel in judgements or not ev.calibrated else min(s.score, cap)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
 

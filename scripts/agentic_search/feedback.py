@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Mapping, Sequence
+from typing import Iterable, Mapping, Sequence
 
 from . import imports as imports_mod
 from .match import Document, FileMatch
@@ -53,7 +53,16 @@ LIFT_SIBLING = 0.3      # the same directory: the same component
 # the reader's simulation of both dev splits: 0.4 lost 4 of 45 Python issues at 5
 # reads, 0.1 loses none and gains one at 10 reads.
 NEGATIVE_SHARE = 0.1
+# Without judgements, the loop's own context files (the rubric's high relevance) stand
+# in for relevant ones on a later cycle (pseudo-relevance feedback), with this share.
+LEADER_SHARE = 0.6
+# ... and a file lifted so stays behind the best file it was lifted from, closing at
+# most GAP_SHARE of the gap to it.
+BEHIND_LEADER = 0.99
+GAP_SHARE = 0.8
 LIFT_VOCAB = 0.4        # times the share of its rare names the file holds
+# Lifts from several judged files add up to at most this.
+LIFT_MAX = 1.0
 # A relevant file's import neighbours share the import lift once there are more than
 # this many of them (a hub's importers are no more likely than any file).
 FAN_FULL = 4
@@ -106,6 +115,7 @@ class Lift:
     rel: str
     amount: float
     why: str
+    ceiling: float = MAX_RELEVANCE  # a lift from the loop's own best file never passes that file
 
 
 @dataclass(frozen=True)
@@ -225,10 +235,12 @@ def rare_names(doc: Document, pool: Sequence[Document], known: set[str]) -> tupl
 
 
 def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], rels: Sequence[str],
-          keywords: Sequence[Keyword]) -> tuple[Lift, ...]:
+          keywords: Sequence[Keyword], leaders: Sequence[str] = ()) -> tuple[Lift, ...]:
     """Lifts for the candidates related to a judged file (best lift per file, its
-    reason naming the judged file)."""
-    if v.empty:
+    reason naming the judged file). ``leaders`` are the loop's own best files when the
+    caller judged nothing (pseudo-relevance feedback): only their import edges count,
+    with LEADER_SHARE of the lifts."""
+    if v.empty and not leaders:
         return ()
     judged = set(v.relevant) | set(v.irrelevant)
     cands = [s.rel for s in scored[:CANDIDATES] if s.rel not in judged]
@@ -236,32 +248,41 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     index = imports_mod.build_index(rels)
     pool = [docs[r] for r in cands if r in docs]
     known = {normalize(k.text) for k in keywords}
-    best: dict[str, Lift] = {}
+    best: dict[tuple[str, str], Lift] = {}  # (file, anchor) -> the strongest relation between them
+
+    own = {s.rel: s.score for s in scored}
 
     def offer(rel: str, amount: float, why: str) -> None:
-        if rel in matched and amount > 0 and amount > best.get(rel, Lift(rel, 0.0, "")).amount:
-            best[rel] = Lift(rel, round(amount, 4), why)
+        key = (rel, anchor)
+        if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
+            ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
+            best[key] = Lift(rel, round(amount, 4), why, ceiling)
 
     graph = {r: imports_mod.imports_of(r, docs[r].head, index) for r in cands if r in docs}
     anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-irrelevant")
-                                                          for r in v.irrelevant]
-    for pos, strength, label in anchors:
-        doc = docs.get(pos)
+                                                          for r in v.irrelevant] \
+        + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
+    for anchor, strength, label in anchors:
+        doc = docs.get(anchor)
         if doc is None:
             continue
         # A hub (imported by many, importing many) says little about each neighbour.
-        targets = [r for r in imports_mod.imports_of(pos, doc.head, index) if r in matched]
+        targets = [r for r in imports_mod.imports_of(anchor, doc.head, index) if r in matched]
         for r in targets:
-            offer(r, strength * LIFT_IMPORTED * _fan(len(targets)), f"imported by {label} {pos}")
-        importers = [r for r, out in graph.items() if pos in out]
+            offer(r, strength * LIFT_IMPORTED * _fan(len(targets)), f"imported by {label} {anchor}")
+        importers = [r for r, out in graph.items() if anchor in out]
         for r in importers:
-            offer(r, strength * LIFT_IMPORTS * _fan(len(importers)), f"imports {label} {pos}")
-        folder = pos.rpartition("/")[0]
+            offer(r, strength * LIFT_IMPORTS * _fan(len(importers)), f"imports {label} {anchor}")
+        if label == "best file":
+            continue  # a directory of the loop's own guesses says too little
+        folder = anchor.rpartition("/")[0]
         for r in cands:
             if r.rpartition("/")[0] == folder:
-                offer(r, strength * LIFT_SIBLING, f"beside {label} {pos}")
+                offer(r, strength * LIFT_SIBLING, f"beside {label} {anchor}")
         if label != "judged":
             continue
+        doc = docs[anchor]
+        pos = anchor
         names = rare_names(doc, pool, known)
         total = sum(r for _t, r in names)
         if total <= 0:
@@ -272,7 +293,22 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
                 share = sum(r for _t, r in held) / total
                 offer(d.rel, LIFT_VOCAB * share,
                       f"shares {len(held)} rare names with judged {pos} ({held[0][0].decode('ascii', 'ignore')}, ...)")
-    return tuple(best[r] for r in sorted(best))
+    return _summed(best.values())
+
+
+def _summed(found: Iterable[Lift]) -> tuple[Lift, ...]:
+    """One lift per file: its relations to distinct judged (or leading) files add up,
+    to LIFT_MAX; the reason names the strongest and how many more there are."""
+    per: dict[str, list[Lift]] = {}
+    for x in found:
+        per.setdefault(x.rel, []).append(x)
+    out = []
+    for rel in sorted(per):
+        xs = sorted(per[rel], key=lambda x: (-x.amount, x.why))
+        more = f" (+{len(xs) - 1} more)" if len(xs) > 1 else ""
+        out.append(Lift(rel, round(min(LIFT_MAX, sum(x.amount for x in xs)), 4), xs[0].why + more,
+                        max(x.ceiling for x in xs)))
+    return tuple(out)
 
 
 def build(judgements: Mapping[str, float], matches: Mapping[str, FileMatch], keywords: Sequence[Keyword],
@@ -289,6 +325,14 @@ def lifted(score: float, amount: float) -> float:
     return min(MAX_RELEVANCE, score + amount * math.sqrt(max(score, 0.0)))
 
 
+def _capped(score: float, new: float, ceiling: float) -> float:
+    """A lift under a ceiling closes at most GAP_SHARE of the gap to it, so files lifted
+    toward the same leader keep their order (no ties at the ceiling)."""
+    if score >= ceiling:
+        return score
+    return min(new, score + GAP_SHARE * (ceiling - score))
+
+
 def apply_lifts(scored: Sequence[Scored], found: Sequence[Lift]) -> list[Scored]:
     """Scored rows with the lifts applied to their relevance (:func:`lifted`),
     re-sorted best first; each lifted file's reason says why first."""
@@ -297,7 +341,7 @@ def apply_lifts(scored: Sequence[Scored], found: Sequence[Lift]) -> list[Scored]
     for s in scored:
         x = by_rel.get(s.rel)
         if x is not None:
-            s = replace(s, score=round(lifted(s.score, x.amount), 4),
+            s = replace(s, score=round(_capped(s.score, lifted(s.score, x.amount), x.ceiling), 4),
                         signals=(Signal(SignalKind.FEEDBACK, x.why, x.amount),) + s.signals)
         out.append(s)
     out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
