@@ -7,7 +7,9 @@ and the next state. Each stage is a function returning a frozen record:
 
 - :func:`plan` -> :class:`Plan`: the query to run (the last proposal plus the caller's flags);
 - :func:`dispatch` -> :class:`Dispatched`: the walk and one read of every candidate (DISPATCH);
-- :func:`evaluate` -> :class:`Evaluation`: match, score, assess, related files (EVALUATE);
+- :func:`evaluate` -> :class:`Evaluation`: match, score, assess, related files (EVALUATE),
+  with the caller's judgements as relevance feedback (:mod:`.feedback`), or on a later
+  cycle without them the loop's own context files standing in for judged-relevant ones;
 - :func:`~.refine.refine_query` -> the next query (REFINE);
 - :func:`~.decide.decide` -> the one decision (LOOP: stop or go on, and how).
 

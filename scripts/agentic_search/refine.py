@@ -2,11 +2,15 @@
 
 - keywords: the query's keywords plus the codebase's own vocabulary learned from the
   high-relevance files (identifier parts that are frequent there and rare elsewhere:
-  the seed's "learn the codebase terminology"), plus programming synonyms of keywords
-  that matched nothing (rate limit -> throttle), from the table hints.py uses;
+  the seed's "learn the codebase terminology"; names the best files import and use on
+  a line about the task count most, since they lead to files not found yet), plus
+  programming synonyms of keywords that matched nothing (rate limit -> throttle), from
+  the table hints.py uses;
 - patterns: the query's patterns, unchanged (every relevant file lies inside them, so
   proposing their directories could only widen a query the caller narrowed);
-- excludes: the query's excludes plus shown files below the rubric's 0.2;
+- excludes: the query's excludes plus shown files whose standing (the scorer's
+  relevance against the best file; a judged file's is the caller's score) is below the
+  rubric's 0.2;
 - focus_areas: the gaps - keywords nothing matched, related files not yet seen.
 
 Keywords that matched nothing are dropped from the next query (searching the same tree
