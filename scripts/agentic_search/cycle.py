@@ -7,7 +7,9 @@ and the next state. Each stage is a function returning a frozen record:
 
 - :func:`plan` -> :class:`Plan`: the query to run (the last proposal plus the caller's flags);
 - :func:`dispatch` -> :class:`Dispatched`: the walk and one read of every candidate (DISPATCH);
-- :func:`evaluate` -> :class:`Evaluation`: match, score, assess, related files (EVALUATE);
+- :func:`evaluate` -> :class:`Evaluation`: match, score, assess, related files (EVALUATE),
+  with the caller's judgements as relevance feedback (:mod:`.feedback`), or on a later
+  cycle without them the loop's own context files standing in for judged-relevant ones;
 - :func:`~.refine.refine_query` -> the next query (REFINE);
 - :func:`~.decide.decide` -> the one decision (LOOP: stop or go on, and how).
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
+from . import feedback as feedback_mod
 from . import imports as imports_mod
 from .decide import Evidence, decide
 from .engine import load_documents, rank_documents
@@ -32,7 +35,7 @@ from .report import build_result
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
-    task_words
+    roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry
 from .trust import Assessment, assess
 from .walk import walk
@@ -98,6 +101,8 @@ class Evaluation:
     related: Mapping[str, tuple[str, ...]]
     gaps: tuple[Keyword, ...]           # keywords no candidate file holds
     assessment: Assessment
+    feedback: Optional[feedback_mod.Feedback] = None  # what the caller's judgements changed
+    calibrated: bool = True             # the scores shown are trust.py's (a long task text)
 
 
 @dataclass(frozen=True)
@@ -203,15 +208,50 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
                                              env.cache, env.progress)
     env.progress.finish()
+    fb = None
+    if p.judgements:
+        scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses)
+    elif p.cycle > 1:
+        scored, fb = _with_leaders(p, d, scored, state)
     gaps = _gaps(p.query.keywords, corpus, matches, d.docs)
     visible = [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
-    calibrated = [_rescored(s, score) if score != s.score else s
-                  for s, score in zip(visible, _rubric_scores(visible, assessment, p.query.keywords, corpus))]
+    rubric = _rubric_scores(visible, assessment, p.query.keywords, corpus)
+    calibrated = [_rescored(s, score) if score != s.score else s for s, score in zip(visible, rubric)]
     judged = _judged(calibrated, p.judgements)
     related = _related_graph(judged, d.by_rel, d.walked_rels)
     return Evaluation(tuple(judged), tuple(judged[:p.limit]), tuple(_judged(visible, p.judgements)), matches,
-                      corpus, related, gaps, assessment)
+                      corpus, related, gaps, assessment, fb,
+                      calibrated=rubric is assessment.scores and bool(visible))
+
+
+def _with_leaders(p: Plan, d: Dispatched, scored: Sequence[Scored],
+                  state: LoopState) -> tuple[list[Scored], Optional[feedback_mod.Feedback]]:
+    """A later cycle without judgements: the loop's context so far (files shown at
+    the rubric's high relevance) stands in for files judged relevant, and the files
+    they import or that import them, matching the task, are lifted (feedback.py)."""
+    leaders = tuple(sorted(r for r, e in state.scores.items() if not e.judged and e.score >= HIGH_RELEVANCE))
+    if not leaders:
+        return list(scored), None
+    empty = feedback_mod.Verdicts((), ())
+    lifted = feedback_mod.lifts(empty, scored, d.by_rel, d.walked_rels, p.query.keywords, leaders)
+    return feedback_mod.apply_lifts(scored, lifted), feedback_mod.Feedback(empty, (), lifted)
+
+
+def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Mapping[str, FileMatch],
+                   corpus: Corpus, bonuses: Mapping[str, float]) -> tuple[list[Scored], feedback_mod.Feedback]:
+    """The caller's judgements as relevance feedback (feedback.py): every file scored
+    again with the keyword weights they shift, then the files around the relevant ones
+    lifted. Judged files themselves take the caller's score later (:func:`_judged`)."""
+    v, shifts = feedback_mod.build(p.judgements, matches, p.query.keywords, corpus)
+    out = list(scored)
+    if shifts:
+        again = score_matches(list(matches.values()), feedback_mod.shifted(p.query.keywords, shifts), corpus,
+                              roles_requested(task_words(p.task)), dict(bonuses))
+        out = feedback_mod.shift_signals(out, again, shifts)
+    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords)
+    out = feedback_mod.apply_lifts(out, lifted)
+    return out, feedback_mod.Feedback(v, shifts, lifted)
 
 
 def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, FileMatch],
@@ -279,7 +319,12 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
                                p.query.keywords)
     syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
     lam = coverage_share(p.query.keywords, ev.corpus)
-    return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, ev.shown, ev.gaps, learned,
+    # Excludes follow the standing, not the calibrated score: on a ranking the tool is
+    # unsure of every shown file scores below 0.2, and the best of them are still the
+    # candidates to search again (a judged-irrelevant file stands at the caller's score).
+    shown = {s.rel for s in ev.shown}
+    standing = [s for s in ev.relative if s.rel in shown]
+    return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, standing, ev.gaps, learned,
                         syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam)
 
 
@@ -321,17 +366,23 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     """
     standing = {s.rel: s.score for s in ev.relative}
     scores = dict(state.scores)
+    # A cycle that used the caller's judgements knows more than the cycles before it:
+    # its entries replace theirs (a file it moves down is not held up by an old entry).
+    informed = ev.feedback is not None and not ev.feedback.verdicts.empty
     # The calibration is of a first cycle's evidence: a later, partly guessed query may
     # reorder files but never claims more than the loop already did - a file keeps at
     # most its earlier rubric score, a new file at most the best score so far.
+    # A short request's scores are the scorer's own claim of coverage, not calibrated:
+    # a later cycle's stands as it is.
     best_so_far = max((e.score for e in state.scores.values() if not e.judged), default=None)
     for s in ev.scored:
         prev = scores.get(s.rel)
         new_standing = standing.get(s.rel, s.score)
-        if prev is not None and (prev.judged or (prev.rank_key >= HIGH_RELEVANCE and prev.rank_key >= new_standing)):
+        if prev is not None and (prev.judged or (not informed and prev.rank_key >= HIGH_RELEVANCE
+                                                  and prev.rank_key >= new_standing)):
             continue
         cap = prev.score if prev is not None else best_so_far
-        shown = s.score if cap is None or s.rel in judgements else min(s.score, cap)
+        shown = s.score if cap is None or s.rel in judgements or not ev.calibrated else min(s.score, cap)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
 

@@ -2,11 +2,15 @@
 
 - keywords: the query's keywords plus the codebase's own vocabulary learned from the
   high-relevance files (identifier parts that are frequent there and rare elsewhere:
-  the seed's "learn the codebase terminology"), plus programming synonyms of keywords
-  that matched nothing (rate limit -> throttle), from the table hints.py uses;
+  the seed's "learn the codebase terminology"; names the best files import and use on
+  a line about the task count most, since they lead to files not found yet), plus
+  programming synonyms of keywords that matched nothing (rate limit -> throttle), from
+  the table hints.py uses;
 - patterns: the query's patterns, unchanged (every relevant file lies inside them, so
   proposing their directories could only widen a query the caller narrowed);
-- excludes: the query's excludes plus shown files below the rubric's 0.2;
+- excludes: the query's excludes plus shown files whose standing (the scorer's
+  relevance against the best file; a judged file's is the caller's score) is below the
+  rubric's 0.2;
 - focus_areas: the gaps - keywords nothing matched, related files not yet seen.
 
 Keywords that matched nothing are dropped from the next query (searching the same tree
@@ -60,6 +64,20 @@ _CODE_NOISE = frozenset(
     """.split()
 )
 _WORD_IN_RAW_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{2,}")
+# Module-naming words every codebase uses for its files: never a topic of their own.
+_MODULE_NOISE = frozenset("utils util helper helpers common core lib src index misc mod".split())
+# The import lines of a file, in any of the languages the tool reads (import, from,
+# use, using, #include, require(...)): the names a file takes from other files.
+_IMPORT_LINE_RE = re.compile(rb"^[ \t]*(?:import|from|use|using|#[ \t]*include|export[^\n]*\bfrom)\b[^\n]*"
+                             rb"|^[^\n]*\brequire\([^\n]*", re.MULTILINE)
+# A term the best files import (a name another file defines) and that the code uses on
+# a line about the task leads the next cycle to files not found yet: its value is
+# multiplied by 1 + LINKED_GAIN per best file importing it. Without it a local name (payload, sub) outranks the codebase's own
+# cross-file vocabulary (refresh, jwt in the seed's example 1).
+LINKED_GAIN = 2.0
+# Two words sharing this many first letters are one word inflected (expiry, expired):
+# an inflection of a keyword is not new vocabulary.
+SAME_WORD_PREFIX = 5
 
 
 @dataclass(frozen=True)
@@ -93,6 +111,7 @@ def learn_vocabulary(
         known.update(split_identifier(kw.text))
         known.update(n.decode("utf-8", "ignore") for n in kw.needles)
     long_known = [k for k in known if len(k) >= MIN_LEARNED_LEN]
+    prefixes = {k[:SAME_WORD_PREFIX] for k in known if len(k) >= SAME_WORD_PREFIX}
     eligible: dict[str, bool] = {}  # part -> may be learned (decided once per distinct part)
     parts_of: dict[bytes, list[str]] = {}
     in_files: dict[str, int] = {}
@@ -111,7 +130,8 @@ def learn_vocabulary(
                 if ok is None:
                     ok = eligible[part] = not (
                         len(part) < MIN_LEARNED_LEN or not part.isalpha() or part in _STOP_WORDS
-                        or part in _CODE_NOISE or part in known
+                        or part in _CODE_NOISE or part in _MODULE_NOISE or part in known
+                        or part[:SAME_WORD_PREFIX] in prefixes
                         or any(part in k or k in part for k in long_known))
                 if not ok:
                     continue
@@ -121,21 +141,52 @@ def learn_vocabulary(
                     in_files[part] = in_files.get(part, 0) + 1
     if not freq:
         return []
-    # Candidates: present in most source files, then most frequent; rarity decides.
+    texts = [raw_texts.get(s.rel, b"") for s in sources]
+    near = _parts_near(texts, [n for kw in keywords for n in kw.needles])
+    linked = {t: n for t, n in _imported_parts(texts).items() if t in near}
+    # Candidates: present in most source files or imported by one, then most frequent;
+    # rarity decides.
     need = 2 if len(sources) >= 2 else 1
     cands = sorted(
-        (t for t in freq if in_files[t] >= need or len(sources) == 1),
-        key=lambda t: (-in_files[t], -freq[t], t),
+        (t for t in freq if in_files[t] >= need or len(sources) == 1 or linked.get(t)),
+        key=lambda t: (-in_files[t] * (1 + LINKED_GAIN * linked.get(t, 0)), -freq[t], t),
     )[:MAX_CANDIDATES]
     step = max(1, len(docs) // RARITY_SAMPLE)
     sample = docs[::step]
-    return _rarest(cands, freq, in_files, sample, limit)
+    gain = {t: 1.0 + LINKED_GAIN * linked.get(t, 0) for t in cands}
+    return _rarest(cands, freq, {t: in_files[t] * gain[t] for t in cands}, sample, limit)
 
 
-def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, int],
+def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
+    """Identifier parts on the lines of the texts that hold one of the query's needles:
+    the words the code uses where it speaks of the task."""
+    out: set[str] = set()
+    for text in texts:
+        for line in text.splitlines():
+            low = line.lower()
+            if any(n in low for n in needles):
+                for token in _WORD_IN_RAW_RE.findall(line):
+                    out.update(split_identifier(token.decode("ascii", "ignore")))
+    return out
+
+
+def _imported_parts(texts: Sequence[bytes]) -> dict[str, int]:
+    """Per identifier part, how many of the texts name it on an import line."""
+    out: dict[str, int] = {}
+    for text in texts:
+        parts: set[str] = set()
+        for line in _IMPORT_LINE_RE.findall(text):
+            for token in _WORD_IN_RAW_RE.findall(line):
+                parts.update(split_identifier(token.decode("ascii", "ignore")))
+        for part in parts:
+            out[part] = out.get(part, 0) + 1
+    return out
+
+
+def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, float],
             sample: Sequence[Document], limit: int) -> list[str]:
     """The ``limit`` candidates of highest rarity * (1 + log freq) * files, rarity being
-    log(1 + n / (1 + df)) over the sample; ties by term.
+    log(1 + n / (1 + df)) over the sample, files counting the linked gain; ties by term.
 
     Counting df is the cost (a rare term is looked for in every sampled file), so it is
     bounded: a candidate's value at df 0 is the most it can reach, candidates are

@@ -192,6 +192,7 @@ class SignalKind(Enum):
     """What a piece of evidence is; the order is the order reasons list them in."""
 
     JUDGED = "judged"                      # the caller's own score (--judge)
+    FEEDBACK = "feedback"                  # moved by the caller's judgements of other files (``keyword``: why)
     DEFINES = "defines"                    # the file defines the keyword's name
     DEFINES_INFLECTION = "defines_inflection"  # ... or an inflection of it (handler -> handlers)
     PATH_NAMES = "path_names"              # the path names the keyword (tokens.ts for token)
@@ -221,6 +222,8 @@ class Signal:
         k, v = self.kind, self.value
         if k is SignalKind.JUDGED:
             return f"judged {v:g} by the caller"
+        if k is SignalKind.FEEDBACK:
+            return self.keyword
         if k is SignalKind.DEFINES:
             return f"defines {self.keyword}"
         if k is SignalKind.DEFINES_INFLECTION:

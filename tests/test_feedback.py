@@ -1,0 +1,108 @@
+"""feedback.py: the caller's judgements as relevance feedback, through run_cycle.
+
+A long task text over a tree where the file the fix also changes is far down the
+first ranking: judging the leading file relevant lifts what it imports, what imports
+it and what sits beside it; judging files irrelevant moves them out of the top and
+cuts the keywords only they held. Every move names the judged file in its reason.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from _trees import write_tree
+
+from agentic_search import feedback
+from agentic_search.cycle import Env, run_cycle
+from agentic_search.match import FileMatch
+from agentic_search.query import Kind, make_keyword
+from agentic_search.request import Request
+from agentic_search.score import Corpus
+from agentic_search.state import LoopState
+
+import hints
+
+ENV = Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints)
+
+TASK = ("parse_header rejects a header with a trailing separator. parse_header in the reader "
+        "splits the line on the separator and the checksum of the record then fails; "
+        "the record reader should accept a trailing separator like the writer emits it. "
+        "Steps: write a record, read it back, parse_header raises.")
+
+TREE = {
+    "pkg/reader/header.py": "from pkg.reader import record\n\ndef parse_header(line, separator):\n"
+                            "    parts = line.split(separator)\n    return record.checksum(parts)\n"
+                            "# trailing separator header record reader\n",
+    "pkg/reader/record.py": "def checksum(parts):\n    return sum(len(p) for p in parts)\n",
+    "pkg/reader/__init__.py": "",
+    "pkg/writer/emit.py": "def emit(record, separator):\n    return separator.join(record) + separator\n"
+                          "# writer emits a trailing separator for the record header\n",
+    "pkg/writer/__init__.py": "",
+    "docs/notes.md": "The reader and the writer agree on the separator of a header record. "
+                     "Trailing separator, header, record, reader, writer, checksum.\n",
+}
+for i in range(30):
+    TREE[f"pkg/misc/m{i}.py"] = f"def f{i}():\n    return 'line {i}'\n"
+
+
+def _req(tmp: Path, **kw) -> Request:
+    return Request(state_path=str(tmp / "s.json"), state_shown="s.json", **kw)
+
+
+def _ranking(state: LoopState) -> list[str]:
+    return [rel for rel, _e in sorted(state.scores.items(), key=lambda kv: (-kv[1].rank_key, kv[1].cycle, kv[0]))]
+
+
+def test_a_file_judged_relevant_lifts_what_it_imports_and_says_so(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)
+    before = _ranking(first.state)
+    assert before[0] == "pkg/reader/header.py"
+    second = run_cycle(str(root), first.state, _req(tmp_path), {"pkg/reader/header.py": 1.0}, ENV)
+    after = _ranking(second.state)
+    assert before.index("pkg/reader/record.py") > 1
+    assert after[1] == "pkg/reader/record.py"
+    reason = second.state.scores["pkg/reader/record.py"].reason
+    assert reason.startswith("imported by judged pkg/reader/header.py")
+    # a file the shifted keywords moved says which keyword and which judged file moved it
+    emit = second.state.scores["pkg/writer/emit.py"].reason
+    assert "judged pkg/reader/header.py" in emit.split(";")[0]
+
+
+def test_files_judged_irrelevant_leave_the_top(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)
+    top = _ranking(first.state)[:2]
+    second = run_cycle(str(root), first.state, _req(tmp_path), {r: 0.0 for r in top}, ENV)
+    assert not set(_ranking(second.state)[:2]) & set(top)
+    assert all(second.state.scores[r].judged and second.state.scores[r].score == 0.0 for r in top)
+
+
+def test_verdicts_follow_the_rubric():
+    v = feedback.verdicts({"a": 1.0, "b": 0.7, "c": 0.6, "d": 0.3, "e": 0.0})
+    assert v.relevant == ("a", "b") and v.irrelevant == ("d", "e")
+
+
+def _fm(rel: str, counts: tuple[int, ...]) -> FileMatch:
+    n = len(counts)
+    return FileMatch(rel=rel, size=100, counts=counts, in_path=(0.0,) * n, defines=(0.0,) * n)
+
+
+def test_keywords_a_relevant_file_holds_gain_and_those_only_irrelevant_files_held_lose():
+    kws = [make_keyword(t, Kind.IDENTIFIER) for t in ("alpha", "beta", "gamma")]
+    matches = {"good.py": _fm("good.py", (3, 0, 1)), "bad.py": _fm("bad.py", (0, 5, 1)),
+               "other.py": _fm("other.py", (0, 0, 1))}
+    corpus = Corpus(n_docs=10, avg_size=100.0, idfs=(1.5, 1.5, 0.9))
+    shifts = {s.keyword: s for s in feedback.keyword_shifts(
+        feedback.verdicts({"good.py": 1.0, "bad.py": 0.0}), matches, kws, corpus)}
+    assert shifts["alpha"].factor > 1.0 and shifts["alpha"].source == "good.py"
+    assert shifts["beta"].factor < 1.0 and shifts["beta"].source == "bad.py"
+    assert shifts["gamma"].factor >= 1.0  # the relevant file holds it too: never cut
+    weights = [k.weight for k in feedback.shifted(kws, tuple(shifts.values()))]
+    assert weights[0] > kws[0].weight and weights[1] < kws[1].weight
+
+
+def test_a_lift_amplifies_evidence_and_never_passes_the_cap():
+    assert feedback.lifted(0.0, 0.5) == 0.0
+    assert feedback.lifted(0.36, 0.5) > feedback.lifted(0.04, 0.5) + 0.2
+    assert feedback.lifted(0.97, 0.5) <= 0.98
