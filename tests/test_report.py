@@ -103,3 +103,27 @@ def test_tags_are_defined_names_in_order_minus_keywords_private_and_short():
                 if n != "expiry" and not n.startswith("_") and len(n) >= 3][:MAX_TAGS]
     assert tags_for(text, kws, "a.py") == expected
     assert expected[:3] == ["rotate", "TokenStore", "refresh"]  # 3, 2 (defined first), 2 uses
+
+
+def test_the_characters_whose_lower_case_holds_ascii_are_all_listed():
+    import sys
+    from agentic_search.report import _LOWERS_TO_ASCII
+    found = tuple(c for c in map(chr, range(128, sys.maxunicode + 1)) if any(ord(x) < 128 for x in c.lower()))
+    assert found == _LOWERS_TO_ASCII
+
+
+def test_summary_with_the_match_counts_equals_the_summary_without_them():
+    from agentic_search.match import Document, compile_keywords, match_document
+    kws = keywords_from_list(["token", "expiry", "kelvin", "refresh_token", "absent"])
+    texts = [
+        "def refresh_token(token):\n    return token.expiry\n# nothing else\n",
+        "naïve token café\nEXPIRY ≥ 1\n\u212aelvin scale\n",  # the Kelvin sign lowers to "k"
+        "x = 1\ny = 2\n",
+        "\u0130 token\r\nexpiry\x0bnext\n",
+    ]
+    ck = compile_keywords(kws)
+    for text in texts:
+        data = text.encode()
+        fm = match_document(Document("a.py", data, data.lower(), len(data)), ck)
+        assert summary_lines(text, kws, fm.counts) == summary_lines(text, kws), text
+        assert any(c == 0 for c in fm.counts)  # some keyword's search is skipped

@@ -44,11 +44,17 @@ _DEF_NAME_RE = re.compile(
 _ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[^=]", re.M)
 
 
+# The only non-ASCII characters whose lower case holds ASCII (U+0130 -> "i\u0307", the
+# Kelvin sign -> "k"); tests/test_report.py checks the list against every code point.
+_LOWERS_TO_ASCII = ("\u0130", "\u212a")
+
+
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
+def summary_lines(text: str, keywords: Sequence[Keyword],
+                  counts: Optional[Sequence[int]] = None) -> list[str]:
     """The lines that say most about what matched, in file order.
 
     A line is worth the weights of the keywords it holds (each once, however many of its
@@ -56,12 +62,21 @@ def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
     twice that (where an agent would open the file: ``def _print_BasisDependent(`` over
     a line of three plain words); any other definition line wins ties. Needles are found
     with one ``find`` pass each over the lower-cased lines joined by newlines (a needle
-    never holds a newline once the text is split into lines)."""
+    never holds a newline once the text is split into lines).
+
+    ``counts`` (the match's, one per keyword, over the file's ASCII-lower-cased bytes)
+    lets a keyword the file never holds skip its search: an ASCII needle absent from those
+    bytes is absent from the quoted text too, unless the text holds a character whose
+    lower case is ASCII (_LOWERS_TO_ASCII)."""
     lines = text.splitlines()
     joined, starts = _lowered_lines(lines)
+    if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
+        counts = None
     hits: dict[int, dict[int, str]] = {}  # line -> keyword index -> a needle found there
     for k, kw in enumerate(keywords):
         if kw.kind == Kind.PATH:
+            continue
+        if counts is not None and not counts[k] and all(n and n.isascii() for n in kw.needles):
             continue
         for n in dict.fromkeys(n.decode("utf-8", "ignore") for n in kw.needles):
             if "\n" in n:
@@ -169,7 +184,7 @@ def build_result(
     missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
     return ResultView(
         id=s.rel, score=s.score, reason=reason_text(s.signals),
-        lines=tuple(summary_lines(text, keywords)) if text else (),
+        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None)) if text else (),
         title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
         missing=tuple(missing), matched=tuple(s.matched_keywords),
     )
