@@ -70,3 +70,60 @@ def test_the_line_defining_a_quoted_name_is_quoted_before_lines_of_plain_words()
     kws = extract_keywords("vectors break pretty printing: _print_basis_dependent prints the vector twice")
     got = summary_lines(text, kws)
     assert "L3: def _print_basis_dependent(self, expr):" in got
+
+
+def _plain_summary_starts(lines):
+    """The reference: each line lower-cased alone, starts summed one by one."""
+    joined = "\n".join(line.lower() for line in lines)
+    starts = [0]
+    for line in lines[:-1]:
+        starts.append(starts[-1] + len(line.lower()) + 1)
+    return joined, starts
+
+
+def test_lowered_lines_equal_lowering_each_line_on_ascii_and_other_text():
+    from agentic_search.report import _lowered_lines
+    cases = ["", "x", "A\nB", "Token = 1\n\ndef F():\n  RETURN X\n",
+             "İstanbul ΣΑΣ\nweiß\r\nß\u2028TAIL", "ascii\nthen İ here\nΣ", "\n\n\n"]
+    for text in cases:
+        lines = text.splitlines()
+        assert _lowered_lines(lines) == _plain_summary_starts(lines), text
+
+
+def test_tags_are_defined_names_in_order_minus_keywords_private_and_short():
+    from agentic_search.report import MAX_TAGS, tags_for
+    text = "\n".join([
+        "class TokenStore:", "def _hidden(): pass", "def ab(): pass", "def refresh(): pass",
+        "def expiry(): pass", "def rotate(): pass", "def revoke(): pass", "def issue(): pass",
+        "def audit(): pass",
+        "x = refresh(rotate(rotate(revoke(TokenStore))))",
+    ])
+    kws = keywords_from_list(["expiry"])
+    expected = [n for n in defined_names(text, "a.py")
+                if n != "expiry" and not n.startswith("_") and len(n) >= 3][:MAX_TAGS]
+    assert tags_for(text, kws, "a.py") == expected
+    assert expected[:3] == ["rotate", "TokenStore", "refresh"]  # 3, 2 (defined first), 2 uses
+
+
+def test_the_characters_whose_lower_case_holds_ascii_are_all_listed():
+    import sys
+    from agentic_search.report import _LOWERS_TO_ASCII
+    found = tuple(c for c in map(chr, range(128, sys.maxunicode + 1)) if any(ord(x) < 128 for x in c.lower()))
+    assert found == _LOWERS_TO_ASCII
+
+
+def test_summary_with_the_match_counts_equals_the_summary_without_them():
+    from agentic_search.match import Document, compile_keywords, match_document
+    kws = keywords_from_list(["token", "expiry", "kelvin", "refresh_token", "absent"])
+    texts = [
+        "def refresh_token(token):\n    return token.expiry\n# nothing else\n",
+        "naïve token café\nEXPIRY ≥ 1\n\u212aelvin scale\n",  # the Kelvin sign lowers to "k"
+        "x = 1\ny = 2\n",
+        "\u0130 token\r\nexpiry\x0bnext\n",
+    ]
+    ck = compile_keywords(kws)
+    for text in texts:
+        data = text.encode()
+        fm = match_document(Document("a.py", data, data.lower(), len(data)), ck)
+        assert summary_lines(text, kws, fm.counts) == summary_lines(text, kws), text
+        assert any(c == 0 for c in fm.counts)  # some keyword's search is skipped

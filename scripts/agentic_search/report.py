@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from itertools import accumulate
 from typing import Optional, Sequence
 
 from . import lang
@@ -43,11 +44,17 @@ _DEF_NAME_RE = re.compile(
 _ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[^=]", re.M)
 
 
+# The only non-ASCII characters whose lower case holds ASCII (U+0130 -> "i\u0307", the
+# Kelvin sign -> "k"); tests/test_report.py checks the list against every code point.
+_LOWERS_TO_ASCII = ("\u0130", "\u212a")
+
+
 def _decode(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
-def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
+def summary_lines(text: str, keywords: Sequence[Keyword],
+                  counts: Optional[Sequence[int]] = None) -> list[str]:
     """The lines that say most about what matched, in file order.
 
     A line is worth the weights of the keywords it holds (each once, however many of its
@@ -55,15 +62,21 @@ def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
     twice that (where an agent would open the file: ``def _print_BasisDependent(`` over
     a line of three plain words); any other definition line wins ties. Needles are found
     with one ``find`` pass each over the lower-cased lines joined by newlines (a needle
-    never holds a newline once the text is split into lines)."""
+    never holds a newline once the text is split into lines).
+
+    ``counts`` (the match's, one per keyword, over the file's ASCII-lower-cased bytes)
+    lets a keyword the file never holds skip its search: an ASCII needle absent from those
+    bytes is absent from the quoted text too, unless the text holds a character whose
+    lower case is ASCII (_LOWERS_TO_ASCII)."""
     lines = text.splitlines()
-    joined = "\n".join(line.lower() for line in lines)
-    starts = [0]
-    for low_len in (len(line.lower()) for line in lines[:-1]):
-        starts.append(starts[-1] + low_len + 1)
+    joined, starts = _lowered_lines(lines)
+    if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
+        counts = None
     hits: dict[int, dict[int, str]] = {}  # line -> keyword index -> a needle found there
     for k, kw in enumerate(keywords):
         if kw.kind == Kind.PATH:
+            continue
+        if counts is not None and not counts[k] and all(n and n.isascii() for n in kw.needles):
             continue
         for n in dict.fromkeys(n.decode("utf-8", "ignore") for n in kw.needles):
             if "\n" in n:
@@ -97,31 +110,61 @@ def summary_lines(text: str, keywords: Sequence[Keyword]) -> list[str]:
     return out
 
 
-def defined_names(text: str, rel: str = "") -> list[str]:
-    """Names the file defines or declares, as ``match`` finds them (lang.defined_names,
-    by the file's extension), most used first (ties: first defined); a file with none
-    gives the names it assigns at a line's start."""
+def _lowered_lines(lines: Sequence[str]) -> tuple[str, list[int]]:
+    """The lower-cased lines joined by newlines, and where each starts in that string.
+
+    ASCII text (almost every source file) keeps its length when lower-cased: the join is
+    lower-cased in one call and the starts follow from the lines' own lengths. Other text
+    is lower-cased line by line (a lower-cased character may be longer)."""
+    joined = "\n".join(lines)
+    lengths = map(len, lines) if joined.isascii() else None
+    if lengths is not None:
+        joined = joined.lower()
+    else:
+        low = [line.lower() for line in lines]
+        joined = "\n".join(low)
+        lengths = map(len, low)
+    starts = [0]
+    starts.extend(accumulate(n + 1 for n in lengths))
+    del starts[len(lines) or 1:]
+    return joined, starts
+
+
+def _first_defined(text: str, rel: str) -> dict[str, int]:
+    """Each name the file defines or declares (lang.defined_names, by the file's
+    extension) with its rank in file order; a file with none gives the names it assigns
+    at a line's start."""
     names: dict[str, int] = {}
     for name, _ in lang.defined_names(text.encode("utf-8", "replace"), rel):
         names.setdefault(name, len(names))
     if not names:
         for m in _ASSIGN_NAME_RE.finditer(text):
             names.setdefault(m.group(1), len(names))
+    return names
+
+
+def _most_used(text: str, names: dict[str, int]) -> list[str]:
+    """``names`` most used in ``text`` first (ties: first defined)."""
     uses = {n: text.count(n) for n in names}
     return sorted(names, key=lambda n: (-uses[n], names[n]))
 
 
+def defined_names(text: str, rel: str = "") -> list[str]:
+    """Names the file defines or declares, as ``match`` finds them (lang.defined_names,
+    by the file's extension), most used first (ties: first defined); a file with none
+    gives the names it assigns at a line's start."""
+    return _most_used(text, _first_defined(text, rel))
+
+
 def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "") -> list[str]:
-    """Defined names that are not already keywords: the codebase's own terms."""
+    """Defined names that are not already keywords: the codebase's own terms.
+
+    Only the names that may be tags are counted (counting a name costs a pass over the
+    text); their order is the one they hold in ``defined_names``."""
     known = {normalize(k.text) for k in keywords}
-    out = []
-    for name in defined_names(text, rel):
-        if normalize(name) in known or name.startswith("_") or len(name) < 3:
-            continue
-        out.append(name)
-        if len(out) >= MAX_TAGS:
-            break
-    return out
+    names = {n: i for n, i in _first_defined(text, rel).items()
+             if not (normalize(n) in known or n.startswith("_") or len(n) < 3)}
+    return _most_used(text, names)[:MAX_TAGS]
 
 
 def build_result(
@@ -141,7 +184,7 @@ def build_result(
     missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
     return ResultView(
         id=s.rel, score=s.score, reason=reason_text(s.signals),
-        lines=tuple(summary_lines(text, keywords)) if text else (),
+        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None)) if text else (),
         title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
         missing=tuple(missing), matched=tuple(s.matched_keywords),
     )
