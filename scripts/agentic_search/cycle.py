@@ -24,11 +24,11 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 from . import feedback as feedback_mod
 from . import imports as imports_mod
 from .decide import Evidence, decide
-from .engine import load_documents, rank_documents
+from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
-    keywords_from_list, merge_keywords, normalize
+    keywords_from_list, make_keyword, merge_keywords, normalize
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result
@@ -213,7 +213,7 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
         scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses)
     elif p.cycle > 1:
         scored, fb = _with_leaders(p, d, scored, state)
-    gaps = _gaps(p.query.keywords, corpus, matches, d.docs)
+    gaps = _gaps(p.query.keywords, corpus, matches, d.docs, env.cache)
     visible = [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
     rubric = _rubric_scores(visible, assessment, p.query.keywords, corpus)
@@ -255,23 +255,27 @@ def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Ma
 
 
 def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, FileMatch],
-          docs: Sequence[Document]) -> tuple[Keyword, ...]:
+          docs: Sequence[Document], cache: Optional[Any]) -> tuple[Keyword, ...]:
     """The keywords no file read holds, in path or content. A module path made from a
-    dotted name (``cur_model._meta`` -> ``cur_model/_meta``) is a gap only when the
-    dotted spelling is in no file either: a gap is a claim, and the task wrote it so."""
+    dotted name (``cur_model._meta`` -> ``cur_model/_meta``: no file extension) is a gap
+    only when the dotted spelling is in no file either - a gap is a claim, and the task
+    wrote it so; that spelling is counted like any keyword (through the index if any)."""
     if not corpus.idfs:
         return ()
-    out = []
-    for i, kw in enumerate(keywords):
-        # (A stem-only name that names no file is no gap: it was a guess at a file name,
-        # with no words to miss and no synonyms to try.)
-        if kw.stem_only or any(m.counts[i] or m.in_path[i] for m in matches.values()):
-            continue
-        dotted = normalize(kw.text).replace("/", ".").encode("utf-8") if kw.kind == Kind.PATH else b""
-        if dotted and b"." in dotted and any(dotted in doc.low for doc in docs):
-            continue
-        out.append(kw)
-    return tuple(out)
+    # (A stem-only name that names no file is no gap: it was a guess at a file name,
+    # with no words to miss and no synonyms to try.)
+    missing = [i for i, kw in enumerate(keywords)
+               if not kw.stem_only and not any(m.counts[i] or m.in_path[i] for m in matches.values())]
+    dotted = {i: make_keyword(normalize(keywords[i].text).replace("/", "."), Kind.PATH) for i in missing
+              if keywords[i].kind == Kind.PATH and "." not in keywords[i].text.rsplit("/", 1)[-1]
+              and "/" in keywords[i].text}
+    spelled: set[int] = set()
+    if dotted:
+        alts = list(dotted.values())
+        for m in match_documents(docs, alts, cache):
+            if m is not None:
+                spelled.update(i for i, c in zip(dotted, m.counts) if c)
+    return tuple(keywords[i] for i in missing if i not in spelled)
 
 
 def _judged(scored: Sequence[Scored], judgements: Mapping[str, float]) -> list[Scored]:
@@ -337,16 +341,20 @@ def _change(p: Plan, nq: NextQuery) -> Change:
         if normalize(k.text) in have:
             continue
         adds.append(f"{k.text} (synonym of {k.group})" if k.kind == Kind.SYNONYM and k.group
-                    else f"{k.text} (from {k.group})" if k.translated and k.group
+                    else _translation(k) if k.translated and k.group
                     else f"{k.text} ({k.kind.value})")
     drops = tuple(k.text for k in p.query.keywords if normalize(k.text) not in nxt)
     new_excludes = tuple(e for e in nq.excludes if e not in p.query.excludes)
     return Change(tuple(adds), drops, new_excludes, nq.focus_areas)
 
 
+def _translation(k: Keyword) -> str:
+    """A keyword the CJK glossary gave, with the task's term: "token (from 令牌)"."""
+    return f"{k.text} (from {k.group})"
+
+
 def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
-    """The keywords the CJK glossary gave, each with the task's term: "token (from 令牌)"."""
-    return tuple(f"{k.text} (from {k.group})" for k in keywords if k.translated and k.group)
+    return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched) -> tuple[ResultView, ...]:

@@ -11,17 +11,17 @@ loop). The rules, first match wins:
    (``sufficient``);
 3. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
    named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
-   (``sufficient``).
-
-Both read the scores the loop shows after the cycle (earlier cycles merged in): a later
-cycle whose query holds words learned from the leading files confirms itself, and
-"sufficient" must never stand beside a best file the rubric calls weak.
+   (``sufficient``);
 4. the cycle limit: ``synthesize``, stop (``max_cycles``);
 5. a later cycle that showed no file not shown before: ``synthesize``, stop (``saturated``);
 6. files the leading files import that also match the task, not read yet: ``expand``;
 7. keywords that matched nothing have synonyms to search instead: ``broaden``;
 8. the codebase's own vocabulary was learned from the best files: ``refine``;
 9. nothing left to change: ``synthesize``, stop (``exhausted``).
+
+Rules 2 and 3 read the scores the loop shows after the cycle (earlier cycles merged in):
+a later cycle whose query holds words learned from the leading files confirms itself,
+and "sufficient" must never stand beside a best file the rubric calls weak.
 
 Example::
 

@@ -42,6 +42,13 @@ def load_documents(
     return docs, binary, unreadable
 
 
+def match_documents(docs: Sequence[Document], keywords: Sequence[Keyword],
+                    cache: Optional["Cache"] = None) -> list[Optional[FileMatch]]:
+    """What :func:`match.match_document` gives for each document, through the index when
+    there is one (None: nothing hit the file)."""
+    return cache.match(docs, keywords) if cache is not None else match_many(docs, compile_keywords(keywords))
+
+
 def rank_documents(
     docs: Sequence[Document],
     keywords: Sequence[Keyword],
@@ -52,7 +59,7 @@ def rank_documents(
 ) -> tuple[list[Scored], dict[str, FileMatch], Corpus]:
     """Match every document against the keywords and score the ones that matched."""
     progress.tick("matching", 0, len(docs))  # one bulk step (on several cores when large)
-    found = cache.match(docs, keywords) if cache is not None else match_many(docs, compile_keywords(keywords))
+    found = match_documents(docs, keywords, cache)
     matches: dict[str, FileMatch] = {}
     total_size = 0
     for i, doc in enumerate(docs):
