@@ -79,11 +79,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         if counts is not None and not counts[k] and all(n and n.isascii() for n in kw.needles):
             continue
         for n in dict.fromkeys(n.decode("utf-8", "ignore") for n in kw.needles):
-            if "\n" in n:
-                continue
-            if not n:
-                for i in range(len(lines)):
-                    hits.setdefault(i, {}).setdefault(k, n)
+            if not n or "\n" in n:  # (make_keyword keeps no empty needle)
                 continue
             pos = joined.find(n)
             while pos >= 0:
