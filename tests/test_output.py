@@ -118,3 +118,23 @@ def test_a_finished_loop_prints_no_next_query_unless_full(tmp_path):
     assert out["done"] and "next_query" not in out
     full = json.loads(subprocess.run(base + ["--full"], capture_output=True, text=True, check=True).stdout)
     assert "next_query" in full
+
+
+def test_a_judged_file_stands_where_its_score_puts_it_and_scores_read_downward():
+    # The tool's files lead on standing (its own scale) while showing low rubric scores; a
+    # caller's 0.9 is on the rubric: it goes before every file shown lower, and in context.
+    from agentic_search.output import context_entries, ranking_entries
+    from agentic_search.state import ScoreEntry
+    scores = {
+        "a.ts": ScoreEntry(1.0, 2, "judged", judged=True),
+        "ws.ts": ScoreEntry(0.32, 1, "listen x3", standing=0.95),
+        "http.ts": ScoreEntry(0.9, 2, "judged", judged=True),
+        "env.ts": ScoreEntry(0.23, 1, "port x1", standing=0.6),
+        "cfg.ts": ScoreEntry(0.3, 1, "judged", judged=True),
+        "hmr.ts": ScoreEntry(0.0, 1, "judged", judged=True),
+    }
+    ranking = ranking_entries(scores, 10)
+    assert [r["id"] for r in ranking] == ["a.ts", "http.ts", "ws.ts", "cfg.ts", "env.ts", "hmr.ts"]
+    shown = [r["score"] for r in ranking]
+    assert shown == sorted(shown, reverse=True)
+    assert [c["id"] for c in context_entries(scores, 10, with_reason=False)] == ["a.ts", "http.ts"]
