@@ -506,3 +506,22 @@ def test_a_large_first_build_on_several_cores_agrees(tmp_path, instant, monkeypa
     tree = make_tree(tmp_path / "tree")
     side_by_side(tmp_path, tree)
     assert len(segments(tree)) == 2
+
+
+def test_eviction_drops_old_indexes_and_nothing_else_of_the_directory(tmp_path, monkeypatch):
+    # Over the size bound the least recently used trees' indexes go; a folder of state
+    # files the user keeps beside them (a trusted directory, not named like an index) stays.
+    base = tmp_path / "cache"
+    old = base / ("a" * index_mod.KEY_DIGITS)
+    mine = base / ("b" * index_mod.KEY_DIGITS)
+    states = base / "states"
+    for d in (old, mine, states):
+        d.mkdir(parents=True)
+        (d / index_mod.MANIFEST).write_text("{}")
+        d.chmod(0o700)
+    (states / "task.json").write_text("{}")
+    monkeypatch.setattr(index_mod, "TOTAL_MAX_MB", 0)
+    index_mod._evict_others(str(base), str(mine))
+    assert not old.exists()
+    assert (mine / index_mod.MANIFEST).exists()
+    assert (states / "task.json").exists() and (states / index_mod.MANIFEST).exists()

@@ -217,10 +217,16 @@ def _untrusted(st: os.stat_result) -> Optional[str]:
     return None
 
 
+# A tree's index directory is named by this many hex digits of its root's hash; eviction
+# touches nothing else in the base directory (a user's state files or folders kept there).
+KEY_DIGITS = 24
+_KEY_RE = re.compile(r"[0-9a-f]{%d}" % KEY_DIGITS)
+
+
 def index_path(root: str, override: Optional[str] = None) -> str:
     """The directory of the tree's index: under :func:`base_dir`, named by a hash of the
     resolved root."""
-    key = hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:24]
+    key = hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:KEY_DIGITS]
     return os.path.join(os.path.realpath(base_dir(override)), key)
 
 
@@ -1224,9 +1230,10 @@ class _try_lock:
 
 
 def _evict_others(base: str, mine: str) -> None:
-    """Drop the least recently used trees' indexes while all of them exceed TOTAL_MAX_MB."""
+    """Drop the least recently used trees' indexes while all of them exceed TOTAL_MAX_MB
+    (only directories named like an index: anything else there is the user's)."""
     try:
-        dirs = [os.path.join(base, n) for n in os.listdir(base)]
+        dirs = [os.path.join(base, n) for n in os.listdir(base) if _KEY_RE.fullmatch(n)]
     except OSError:
         return
     sizes = []
