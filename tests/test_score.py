@@ -68,6 +68,8 @@ ROLE_CASES = [
     ("vendor/lib/x.go", "vendored"),
     ("third_party/zlib/a.c", "vendored"),
     ("node_modules/x/index.js", "vendored"),
+    ("src/pip/_vendor/pkg_resources/__init__.py", "vendored"),
+    ("src/vendors.py", "source"),
     ("static/app.min.js", "generated"),
     ("proto/api_pb2.py", "generated"),
     ("src/app/core.py", "source"),

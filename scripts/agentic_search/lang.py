@@ -382,7 +382,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench|benches)/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
-    ("vendored", re.compile(r"(^|/)(vendor|vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
+    # Copies of other projects' code: vendor/, third_party/, and the private _vendor/ of a
+    # package that ships its dependencies inside it (pip, setuptools).
+    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
     # Generated files, and patches (a copy of code in another form).
     ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff)$|(^|/)(dist|build)/"), 0.2),
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
