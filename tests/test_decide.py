@@ -45,3 +45,20 @@ def test_rules(name, evidence, expected):
 
 def test_confidence_is_passed_through_rounded():
     assert decide(ev(confidence=0.123456, learned=("x",))).confidence == 0.123
+
+
+def test_a_leading_file_the_caller_judged_relevant_ends_the_loop_with_its_score():
+    # The agent read the answer and said so: stop, and the confidence is the caller's score,
+    # not the tool's assessment of its own first file (which was 0.15 here).
+    d = decide(Evidence(cycle=2, max_cycles=3, results=9, confidence=0.15, learned=("x",),
+                        best=1.0, judged_top="src/a.py", judged_score=1.0))
+    assert (d.action, d.done, d.reason, d.confidence) == ("synthesize", True, "sufficient", 1.0)
+    assert "src/a.py" in d.why
+
+
+def test_a_leading_file_judged_weak_keeps_the_loop_going_at_the_callers_score():
+    # A judged 0.3 leads only when nothing the tool shows is higher: the answer is not found,
+    # and the tool's own clear first file (overruled) does not end the loop.
+    d = decide(Evidence(cycle=1, max_cycles=3, results=9, confidence=0.9, clear=True, best=0.3,
+                        learned=("x",), judged_top="src/a.py", judged_score=0.3))
+    assert (d.action, d.done, d.confidence) == ("refine", False, 0.3)

@@ -36,7 +36,7 @@ from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
     roles_requested, score_matches, task_words
-from .state import HistoryEntry, LoopState, Query, ScoreEntry
+from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
 from .walk import walk
 
@@ -428,6 +428,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     scores = merge_scores(state, ev, p.judgements, p.cycle)
+    lead = ranked_scores(scores)[:1]
+    judged_lead = lead[0] if lead and lead[0][2].judged else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
@@ -435,6 +437,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,
         new_ids=len(new_ids), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
         top=ev.scored[0].rel if ev.scored else "", top_why=ev.assessment.why,
+        judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}

@@ -6,22 +6,26 @@ loop). The rules, first match wins:
 
 1. nothing matched: ``broaden`` - with other spellings to try, go on; else stop
    (``exhausted``: the tree holds none of the words; rephrase);
-2. one file stands out on specific evidence (the assessment is ``clear``) and the best
+2. the caller judged the file that leads the ranking at the rubric's "implements" (0.8
+   or more): ``synthesize``, stop (``sufficient``) - the agent has read the answer;
+3. one file stands out on specific evidence (the assessment is ``clear``) and the best
    score the loop shows is at the rubric's high relevance: ``synthesize``, stop
    (``sufficient``);
-3. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
+4. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
    named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
    (``sufficient``);
-4. the cycle limit: ``synthesize``, stop (``max_cycles``);
-5. a later cycle that showed no file not shown before: ``synthesize``, stop (``saturated``);
-6. files the leading files import that also match the task, not read yet: ``expand``;
-7. keywords that matched nothing have synonyms to search instead: ``broaden``;
-8. the codebase's own vocabulary was learned from the best files: ``refine``;
-9. nothing left to change: ``synthesize``, stop (``exhausted``).
+5. the cycle limit: ``synthesize``, stop (``max_cycles``);
+6. a later cycle that showed no file not shown before: ``synthesize``, stop (``saturated``);
+7. files the leading files import that also match the task, not read yet: ``expand``;
+8. keywords that matched nothing have synonyms to search instead: ``broaden``;
+9. the codebase's own vocabulary was learned from the best files: ``refine``;
+10. nothing left to change: ``synthesize``, stop (``exhausted``).
 
-Rules 2 and 3 read the scores the loop shows after the cycle (earlier cycles merged in):
+Rules 3 and 4 read the scores the loop shows after the cycle (earlier cycles merged in):
 a later cycle whose query holds words learned from the leading files confirms itself,
-and "sufficient" must never stand beside a best file the rubric calls weak.
+and "sufficient" must never stand beside a best file the rubric calls weak. When a
+judged file leads the ranking, ``confidence`` is the caller's score of it: the tool's own
+assessment is of its own first file, which the caller has overruled.
 
 Example::
 
@@ -34,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .records import Decision
-from .rubric import HIGH_RELEVANCE
+from .rubric import HIGH_RELEVANCE, IMPLEMENTS
 
 # The seed's stopping rule: this many high-relevance files and no critical gap.
 ENOUGH_HIGH_FILES = 3
@@ -59,24 +63,30 @@ class Evidence:
     expand_to: tuple[str, ...] = ()       # related files worth following
     top: str = ""                         # the best file, for the sentence
     top_why: tuple[str, ...] = ()         # what makes it stand out, in a few words each
+    judged_top: str = ""                  # the file leading the ranking, if the caller judged it
+    judged_score: float = 0.0             # the caller's score of that file
 
 
 def decide(e: Evidence) -> Decision:
     """The next move for a cycle's evidence (see the module docstring for the rules)."""
     last = e.cycle >= e.max_cycles
+    confidence = round(e.judged_score if e.judged_top else e.confidence, 3)
 
     def stop(action: str, reason: str, why: str) -> Decision:
-        return Decision(action, True, reason, why, round(e.confidence, 3))
+        return Decision(action, True, reason, why, confidence)
 
     def go(action: str, why: str) -> Decision:
-        return Decision(action, False, None, why, round(e.confidence, 3))
+        return Decision(action, False, None, why, confidence)
 
     if e.results == 0:
         if e.synonyms and not last:
             return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))
         return stop("broaden", "exhausted",
                     "no file matches any keyword; rephrase the task with the words the code would use")
-    if e.clear and not e.generic and e.best >= HIGH_RELEVANCE:
+    if e.judged_top and e.judged_score >= IMPLEMENTS:
+        return stop("synthesize", "sufficient",
+                    f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context")
+    if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top:
         because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
         return stop("synthesize", "sufficient", f"one file stands out: {e.top}{because}; read it")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:

@@ -25,7 +25,7 @@ from typing import Any, Mapping
 
 from .records import CycleView, ResultView
 from .rubric import HIGH_RELEVANCE
-from .state import LoopState, ScoreEntry
+from .state import LoopState, ScoreEntry, ranked_scores
 
 COMPACT, FULL = "compact", "full"
 # Results described in the default output (the rest are in the ranking, id and score).
@@ -41,40 +41,15 @@ TEXT_REASON_CHARS = 70
 TEXT_LINES = 3
 
 
-def _ordered(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:
-    """Files best first, each with the score to show, and the shown scores read downward.
-
-    The tool's files go by standing, then the earlier cycle, then path, each showing its
-    rubric score but never more than a file ranked before it. A judged file shows the
-    caller's score and stands where that score puts it among them: before the first of
-    the tool's files that shows less (standing and a caller's score are different scales,
-    so a judged 0.9 must not fall behind a file shown at 0.3 that leads on standing)."""
-    tool = sorted(((rel, e) for rel, e in scores.items() if not e.judged),
-                  key=lambda kv: (-kv[1].rank_key, kv[1].cycle, kv[0]))
-    judged = sorted(((rel, e) for rel, e in scores.items() if e.judged),
-                    key=lambda kv: (-kv[1].score, kv[1].cycle, kv[0]))
-    out: list[tuple[str, float, ScoreEntry]] = []
-    ceiling = 1.0
-    j = 0
-    for rel, e in tool:
-        ceiling = min(ceiling, e.score)
-        while j < len(judged) and judged[j][1].score > ceiling:
-            out.append((judged[j][0], judged[j][1].score, judged[j][1]))
-            j += 1
-        out.append((rel, ceiling, e))
-    out += [(rel, e.score, e) for rel, e in judged[j:]]
-    return out
-
-
 def ranking_entries(scores: Mapping[str, ScoreEntry], limit: int) -> list[dict[str, Any]]:
     """Every file scored so far, best first, at most ``limit``."""
-    return [{"id": rel, "score": shown} for rel, shown, _e in _ordered(scores)[:limit]]
+    return [{"id": rel, "score": shown} for rel, shown, _e in ranked_scores(scores)[:limit]]
 
 
 def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: bool) -> list[dict[str, Any]]:
     """The files to read: the rubric's high relevance and above, best first."""
     out = []
-    for rel, shown, e in _ordered(scores):
+    for rel, shown, e in ranked_scores(scores):
         if shown < HIGH_RELEVANCE or len(out) >= limit:
             break
         out.append({"id": rel, "score": shown, "reason": e.reason} if with_reason else {"id": rel, "score": shown})

@@ -120,6 +120,31 @@ class ScoreEntry:
                    data.get("judged") is True, standing)
 
 
+def ranked_scores(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:
+    """Files best first, each with the score to show, and the shown scores read downward.
+
+    The tool's files go by standing, then the earlier cycle, then path, each showing its
+    rubric score but never more than a file ranked before it. A judged file shows the
+    caller's score and stands where that score puts it among them: before the first of
+    the tool's files that shows less (standing and a caller's score are different scales,
+    so a judged 0.9 must not fall behind a file shown at 0.3 that leads on standing)."""
+    tool = sorted(((rel, e) for rel, e in scores.items() if not e.judged),
+                  key=lambda kv: (-kv[1].rank_key, kv[1].cycle, kv[0]))
+    judged = sorted(((rel, e) for rel, e in scores.items() if e.judged),
+                    key=lambda kv: (-kv[1].score, kv[1].cycle, kv[0]))
+    out: list[tuple[str, float, ScoreEntry]] = []
+    ceiling = 1.0
+    j = 0
+    for rel, e in tool:
+        ceiling = min(ceiling, e.score)
+        while j < len(judged) and judged[j][1].score > ceiling:
+            out.append((judged[j][0], judged[j][1].score, judged[j][1]))
+            j += 1
+        out.append((rel, ceiling, e))
+    out += [(rel, e.score, e) for rel, e in judged[j:]]
+    return out
+
+
 @dataclass(frozen=True)
 class HistoryEntry:
     """One finished cycle, in brief."""
