@@ -961,6 +961,39 @@ class Index:
                 out[fi] = c
         return out
 
+    def presence(self, docs: Sequence[Document]) -> Callable[[bytes], int]:
+        """A counter of how many of ``docs`` hold a needle: ``sum(needle in d.low)``.
+
+        For a needle of token bytes (``[a-z0-9_]``) every occurrence lies inside a token,
+        so a file the index serves holds it exactly when the segment's posting lists name
+        the file under a token containing it: the files' texts are never loaded. Other
+        documents, and other needles, are tested on their text."""
+        if not self._loaded:
+            self._load()
+        segs = self._segments + self._new
+        new_si = len(self._segments)
+        wanted: dict[int, set[int]] = {}
+        direct: list[Document] = []
+        for doc in docs:
+            w = self._served.get(doc.rel)
+            if w is None and self._new:
+                at = self._new_pos.get(doc.rel)
+                w = (new_si + at[0], at[1]) if at is not None else None
+            if w is None:
+                direct.append(doc)
+            else:
+                wanted.setdefault(w[0], set()).add(w[1])
+
+        def holding(needle: bytes) -> int:
+            if not (needle and _IDENT_NEEDLE.match(needle)):
+                return sum(1 for d in docs if needle in d.low)
+            n = sum(1 for d in direct if needle in d.low)
+            for si, files in wanted.items():
+                n += len(files.intersection(segs[si].holders(needle)))
+            return n
+
+        return holding
+
     @staticmethod
     def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: list, hit: list,
                skip: Sequence[int]) -> None:
