@@ -98,7 +98,7 @@ def learn_vocabulary(
     docs: Sequence[Document],
     keywords: Sequence[Keyword],
     limit: int = MAX_LEARNED,
-    presence: Optional[Callable[[Sequence[Document]], Callable[[bytes], int]]] = None,
+    presence: Optional[Callable[[Sequence[Document]], Callable[[bytes], Optional[int]]]] = None,
 ) -> list[str]:
     """Identifier parts frequent in the best files and rare across the codebase.
 
@@ -191,7 +191,7 @@ def _imported_parts(texts: Sequence[bytes]) -> dict[str, int]:
 
 def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, float],
             sample: Sequence[Document], limit: int,
-            holding: Optional[Callable[[bytes], int]] = None) -> list[str]:
+            holding: Optional[Callable[[bytes], Optional[int]]] = None) -> list[str]:
     """The ``limit`` candidates of highest rarity * (1 + log freq) * files, rarity being
     log(1 + n / (1 + df)) over the sample, files counting the linked gain; ties by term.
 
@@ -200,8 +200,8 @@ def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, floa
     counted best bound first, and counting stops once the candidate, or every one
     after it, can no longer reach the current ``limit``-th value. Strict comparisons
     only: the result is exactly what counting every candidate in full gives.
-    ``holding`` (needle -> how many sampled documents hold it, from the index) gives the
-    full df at once: the value only falls as df grows, so a df whose value is below the
+    ``holding`` (needle -> how many sampled documents hold it, from the index, or None:
+    count it here) gives the full df at once: the value only falls as df grows, so a df whose value is below the
     floor is exactly the one the early stop gives up on.
     """
     n = max(len(sample), 1)
@@ -215,8 +215,9 @@ def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, floa
         if floor is not None and -bound < floor:
             break  # this bound and every later one fall short
         needle = t.encode()
-        if holding is not None:
-            v = value(t, holding(needle))
+        known = holding(needle) if holding is not None else None
+        if known is not None:
+            v = value(t, known)
             if floor is None or v >= floor:
                 ranked.append((-v, t))
                 ranked.sort()
