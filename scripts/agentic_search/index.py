@@ -107,7 +107,8 @@ TMP_PREFIX = ".tmp-"
 # A file modified this close to the moment it was read may change again without a new
 # mtime (2 s covers the coarsest common timestamps, FAT's).
 RACY_WINDOW_NS = 2_000_000_000
-# A needle inside more tokens of a segment than this is common: whether sampled files hold
+# A needle found more often than this in a segment's vocabulary (inside that many tokens)
+# is common: whether sampled files hold
 # it is answered faster from their texts, with a search that stops early (refine._rarest).
 PRESENCE_MAX_TOKENS = 64
 # Segments at most before they are merged into one (each adds a lookup per needle).
@@ -335,6 +336,17 @@ class Segment:
             out.append((j, vocab.count(needle, vstarts[j], end)))
             p = vocab.find(needle, end + 1)
         return out
+
+    def common(self, needle: bytes, limit: int) -> bool:
+        """Whether ``needle`` occurs more than ``limit`` times in the vocabulary (so in
+        many tokens); the search stops there instead of counting the whole vocabulary."""
+        vocab = self.vocab
+        p = vocab.find(needle)
+        for _ in range(limit):
+            if p < 0:
+                return False
+            p = vocab.find(needle, p + 1)
+        return p >= 0
 
     def count(self, needle: bytes) -> dict[int, int]:
         """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
@@ -990,7 +1002,7 @@ class Index:
         For a needle of token bytes (``[a-z0-9_]``) every occurrence lies inside a token,
         so a file the index serves holds it exactly when the segment's posting lists name
         the file under a token containing it: the files' texts are never loaded. A needle
-        inside more than PRESENCE_MAX_TOKENS tokens of a segment is common, and a search
+        found more than PRESENCE_MAX_TOKENS times in a segment's vocabulary is common, and a search
         of the texts that stops once the count no longer matters is cheaper: None."""
         if not self._loaded:
             self._load()
@@ -1010,7 +1022,7 @@ class Index:
 
         def holding(needle: bytes) -> Optional[int]:
             if not (needle and _IDENT_NEEDLE.match(needle)) \
-                    or any(segs[si].vocab.count(needle) > PRESENCE_MAX_TOKENS for si in wanted):
+                    or any(segs[si].common(needle, PRESENCE_MAX_TOKENS) for si in wanted):
                 return None
             n = sum(1 for d in direct if needle in d.low)
             for si, files in wanted.items():
