@@ -177,12 +177,32 @@ NO_INDEX = "cycle 1, no index (--no-cache)"
 FIRST = "cycle 1, first ever (index built)"
 INDEXED = "cycle 1, new task, indexed tree"
 OTHER = "cycle 1, another task, indexed tree (unseen keywords)"
+NO_BYTECODE_FLOOR = "floor, bytecode not cached"
+NO_BYTECODE_INDEXED = "cycle 1, new task, indexed tree, bytecode not cached"
 INDEX_ENV = "AGENTIC_SEARCH_INDEX_DIR"
+# Python's own switches for compiled bytecode: a normal install caches it (``__pycache__``
+# beside the scripts, written once); a machine that sets PYTHONDONTWRITEBYTECODE=1 makes
+# every process compile every module again. The headline rows run as a normal install,
+# with the cache under PYCACHE_DIR (set by main: a temporary directory, never the tree's
+# or the project's); the "bytecode not cached" rows as this kind of machine.
+NO_WRITE_ENV = "PYTHONDONTWRITEBYTECODE"
+PREFIX_ENV = "PYTHONPYCACHEPREFIX"
+PYCACHE_DIR: list = []  # [directory] once main made it
 
 
-def _env(index_dir: str) -> dict:
-    """The environment of a tool run whose index lives in ``index_dir``."""
-    return dict(os.environ, **{INDEX_ENV: index_dir})
+def _env(index_dir: Optional[str] = None, bytecode: bool = True) -> dict:
+    """The environment of a Python run: its index in ``index_dir`` (when given), its
+    bytecode cached outside every tree (``bytecode``) or compiled afresh each time."""
+    env = dict(os.environ)
+    if index_dir is not None:
+        env[INDEX_ENV] = index_dir
+    if bytecode and PYCACHE_DIR:
+        env.pop(NO_WRITE_ENV, None)
+        env[PREFIX_ENV] = PYCACHE_DIR[0]
+    else:
+        env[NO_WRITE_ENV] = "1"
+        env.pop(PREFIX_ENV, None)
+    return env
 
 
 def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Sequence[str],
@@ -195,7 +215,8 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
     new task. The index of the warm-up is kept in ``index_dir`` (a temporary directory
     when not given)."""
     grep, grep_name = grep_cmd(root, keywords)
-    names = (grep_name, FLOOR_NAME, NO_INDEX, FIRST, INDEXED, OTHER, "cycle 2", "cycle 3")
+    names = (grep_name, FLOOR_NAME, NO_INDEX, FIRST, INDEXED, OTHER, "cycle 2", "cycle 3",
+             NO_BYTECODE_FLOOR, NO_BYTECODE_INDEXED)
     series = {n: Series(n, [], []) for n in names}
     own_dir = index_dir is None
     warm = index_dir or tempfile.mkdtemp(prefix="speed-index-")
@@ -206,12 +227,15 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
             if keep:
                 series[grep_name].add(t)
             if floor:
-                t = run_timed(floor)
+                t = run_timed(floor, env=_env())
                 if keep and t.returncode == 0:
                     series[FLOOR_NAME].add(t)
+                t = run_timed(floor, env=_env(bytecode=False))
+                if keep and t.returncode == 0:
+                    series[NO_BYTECODE_FLOOR].add(t)
             with tempfile.TemporaryDirectory(prefix="speed-state-") as tmp:
                 state = os.path.join(tmp, STATE_NAME)
-                t = run_timed(tool_argv(cmd, root, state, task, keywords) + ["--no-cache"])
+                t = run_timed(tool_argv(cmd, root, state, task, keywords) + ["--no-cache"], env=_env())
                 check(t, NO_INDEX)
                 if keep:
                     series[NO_INDEX].add(t)
@@ -225,6 +249,16 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
                     shutil.rmtree(warm)
                     shutil.move(fresh, warm)  # the warm-up's index is the indexed tree's
                 os.remove(state)
+                if not keep:  # a tree over the index's build step is indexed over cycles
+                    for _ in range(WARM_CYCLES):
+                        check(run_timed(tool_argv(cmd, root, state, task, keywords), env=_env(warm)), INDEXED)
+                        os.remove(state)
+                if floor:  # (the tool's own: its start-up is what the bytecode cache changes)
+                    t = run_timed(tool_argv(cmd, root, state, task, keywords), env=_env(warm, bytecode=False))
+                    check(t, NO_BYTECODE_INDEXED)
+                    if keep:
+                        series[NO_BYTECODE_INDEXED].add(t)
+                    os.remove(state)
                 t = run_timed(tool_argv(cmd, root, state, task, keywords), env=_env(warm))
                 out = check(t, INDEXED)
                 if keep:
@@ -250,6 +284,9 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
 
 
 EDITED_FILES = 10  # the issue's "after editing 10 files"
+# Extra indexed cycles of the warm-up: a tree over index.BUILD_STEP_BYTES of text is
+# indexed over several cycles; timed rounds measure the tree once wholly indexed.
+WARM_CYCLES = 2
 
 
 def time_edits(cmd: Sequence[str], tree: str, task: Optional[str], keywords: Sequence[str],
@@ -275,7 +312,8 @@ def time_edits(cmd: Sequence[str], tree: str, task: Optional[str], keywords: Seq
             t = run_timed(tool_argv(cmd, copy, os.path.join(tmp, "a.json"), task, keywords), env=_env(index_dir))
             check(t, series.name)
             series.add(t)
-            plain = run_timed(tool_argv(cmd, copy, os.path.join(tmp, "b.json"), task, keywords) + ["--no-cache"])
+            plain = run_timed(tool_argv(cmd, copy, os.path.join(tmp, "b.json"), task, keywords) + ["--no-cache"],
+                              env=_env())
             check(plain, "the same without the index")
             equal = equal and t.stdout == plain.stdout
     return series, equal
@@ -320,10 +358,10 @@ def import_times(modules: Sequence[str], runs: int = IMPORT_RUNS) -> List[Tuple[
         a: List[float] = []
         b: List[float] = []
         for _ in range(runs):  # alternate so drift hits both alike
-            a.append(run_timed(with_mod).seconds)
-            b.append(run_timed(bare).seconds)
+            a.append(run_timed(with_mod, env=_env()).seconds)
+            b.append(run_timed(bare, env=_env()).seconds)
         diff = (statistics.median(a) - statistics.median(b)) * 1000
-        t = run_timed([sys.executable, "-X", "importtime", "-c", f"{prefix}; import {mod}"])
+        t = run_timed([sys.executable, "-X", "importtime", "-c", f"{prefix}; import {mod}"], env=_env())
         cum = float("nan")
         for line in t.stderr.decode("utf-8", "replace").splitlines():
             m = re.match(r"import time:\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\S+)\s*$", line)
@@ -359,11 +397,11 @@ def hints_time(runs: int) -> Optional[Tuple[float, float, float]]:
     payload = json.dumps(synthetic_results(HINTS_RESULTS)).encode()
     secs, bare, rss = [], [], []
     for i in range(runs + 1):
-        t = run_timed([sys.executable, path], stdin=payload)
+        t = run_timed([sys.executable, path], stdin=payload, env=_env())
         if t.returncode != 0:
             raise SystemExit(f"speed: hints.py exit {t.returncode}: "
                              f"{t.stderr.decode('utf-8', 'replace').strip()[:200]}")
-        b = run_timed([sys.executable, "-c", "pass"])
+        b = run_timed([sys.executable, "-c", "pass"], env=_env())
         if i:
             secs.append(t.seconds)
             bare.append(b.seconds)
@@ -464,6 +502,11 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--runs", type=int, default=5, help="timed rounds after one warm-up (default: 5)")
     ap.add_argument("--tool-cmd", help="command that runs one cycle (default: python3 scripts/retrieve_loop.py)")
     ap.add_argument("--generated", action="store_true", help="time generated trees instead of django")
+    ap.add_argument("--tree", help="time this tree instead (with --keywords): e.g. a large monorepo laid out "
+                                   "outside any repository; no edit round (it would copy the tree)")
+    ap.add_argument("--no-bytecode", action="store_true",
+                    help=f"every Python run compiles afresh ({NO_WRITE_ENV}=1), as on this machine; "
+                         "default: bytecode cached once in a temporary directory, as a normal install")
     ap.add_argument("--gen-dir", help="where to build generated trees (default: a temp dir, removed)")
     ap.add_argument("--small-files", type=int, default=SMALL_FILES,
                     help="files in the larger many-small-files tree (default: %(default)s)")
@@ -480,6 +523,20 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.runs < 1:
         print("speed: --runs must be at least 1", file=sys.stderr)
         return 2
+    if args.tree and not args.keywords:
+        print("speed: --tree needs --keywords", file=sys.stderr)
+        return 2
+    pycache = tempfile.mkdtemp(prefix="speed-pycache-")
+    if not args.no_bytecode:
+        PYCACHE_DIR.append(pycache)
+    try:
+        return _main(args, cmd)
+    finally:
+        shutil.rmtree(pycache, ignore_errors=True)
+
+
+def _main(args: argparse.Namespace, cmd: List[str]) -> int:
+    """main() once the bytecode cache is settled."""
     if not args.tool_cmd and not os.path.isfile(cmd[1]):
         print(f"speed: {cmd[1]} not found (use --tool-cmd); timing imports and hints.py only",
               file=sys.stderr)
@@ -494,7 +551,36 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             if not args.gen_dir:
                 shutil.rmtree(base, ignore_errors=True)
         return 0
+    if args.tree:
+        return tree_run(args, cmd)
     return django_run(args, cmd)
+
+
+def tree_run(args: argparse.Namespace, cmd: List[str]) -> int:
+    """Any tree (``--tree``) with ``--keywords``: the cycles against grep, the index's size."""
+    tree = os.path.abspath(args.tree)
+    if not os.path.isdir(tree):
+        print(f"speed: --tree {args.tree}: not a directory", file=sys.stderr)
+        return 2
+    files, size = tree_size(tree)
+    print(f"speed: tree {tree}: {files} files, {size / 2**20:.1f} MB; {len(args.keywords)} keywords",
+          file=sys.stderr, flush=True)
+    own = list(cmd) == list(localize.DEFAULT_TOOL)
+    work = tempfile.mkdtemp(prefix="speed-work-")
+    try:
+        index_dir = os.path.join(work, "index")
+        os.mkdir(index_dir)
+        series, grep_name = time_cycles(cmd, tree, None, args.keywords, args.runs,
+                                        floor=floor_argv() if own else None, index_dir=index_dir)
+        disk, text = index_size(index_dir)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print(f"## {tree} ({files} files, {size / 2**20:.1f} MB)\n")
+    print(cycles_table(series, grep_name))
+    print(f"\nIndex on disk: {disk:.1f} MB for {text:.1f} MB of text ({disk / max(text, 1e-9):.2f}×). "
+          f"grep = `{grep_name}` with the same {len(args.keywords)} keywords: {', '.join(args.keywords)}; "
+          f"{'bytecode compiled afresh in every process' if args.no_bytecode else 'bytecode cached'}.")
+    return 0
 
 
 def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
@@ -514,7 +600,8 @@ def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
         tmp = tempfile.mkdtemp(prefix="speed-kw-")
         try:
             out = check(run_timed(tool_argv(cmd, tree, os.path.join(tmp, STATE_NAME),
-                                            inst["problem_statement"], ()) + ["--no-cache"]), "keyword run")
+                                            inst["problem_statement"], ()) + ["--no-cache"], env=_env()),
+                        "keyword run")
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         keywords = list(out.get("query", {}).get("keywords", []))
@@ -546,7 +633,8 @@ def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
     how = "--task <issue text>" if task is not None else "--keywords"
     print(f"\nTool cycle 1 run with {how}; grep = `{grep_name}` with the same {len(keywords)} "
           f"keywords: {', '.join(keywords)}. Peak RSS is the child's own (wait4 from a "
-          f"minimal launcher), so about {launcher_floor():.0f} MB is the floor any command shows.\n")
+          f"minimal launcher), so about {launcher_floor():.0f} MB is the floor any command shows. "
+          f"{'Every Python run compiles its modules afresh (--no-bytecode).' if args.no_bytecode else 'Python runs use bytecode cached once (a normal install); the rows marked bytecode not cached compile every module in every process, as with ' + NO_WRITE_ENV + '=1.'}\n")
     imports_and_hints(args.runs)
     return 0
 

@@ -28,6 +28,7 @@ from agentic_search import index as index_mod
 from agentic_search import lang
 from agentic_search.match import defines
 from agentic_search.progress import Progress
+from agentic_search.query import keywords_from_list
 from _trees import write_tree
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
@@ -181,6 +182,45 @@ def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
             assert seg.count(n).get(fi, 0) == low.count(n), (rel, n)
             if low.count(n) and defines(low, n, language, low.count(n)):
                 assert fi in seg.def_holders(n), (rel, n)
+
+
+def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkeypatch):
+    """How many documents hold a needle (learned vocabulary's rarity): from postings for
+    the files the index serves, from the text for a changed one, equal to ``in`` on the
+    texts for every token, prefix and inner piece, and for needles of other bytes; the
+    roles the index recorded are lang.file_role's."""
+    from agentic_search.walk import walk
+
+    tree = make_tree(tmp_path / "tree", {**TREE, **CORPUS})
+    main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
+    (tree / "util/strings.py").write_text("def slug(text):\n    return text.upper()  # limiter\n")
+    os.utime(tree / "util/strings.py", (OLD + 5, OLD + 5))
+    index = index_mod.open_index(str(tree))
+    docs, _, _ = engine.load_documents(walk(str(tree)).files, index)
+    holding = index.presence(docs)
+    monkeypatch.setattr(index_mod, "PRESENCE_MAX_TOKENS", 10 ** 9)  # always from postings
+    lows = [d.low for d in docs]
+    needles = set()
+    for low in lows:
+        for t in index_mod._TOKEN_RE.findall(low):
+            needles |= {t[a:b] for a in range(len(t)) for b in range(a + 1, len(t) + 1)}
+    needles |= {b"rate limit", b"a.py", b"zzz_absent", b"", b"(a)"}
+    for n in sorted(needles):
+        want = sum(n in low for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
+        assert holding(n) == want, n  # (None: other needles are left to the texts)
+    from agentic_search import score
+
+    served = [d.rel for d in docs if d.rel != "util/strings.py"]
+    assert served and all(score.KNOWN_ROLES[r] == lang.file_role(r) for r in served)  # roles kept
+    index.match(docs, keywords_from_list(["slug"]))  # the changed file now in a new segment
+    holding = index.presence(docs)
+    for n in sorted(needles):
+        want = sum(n in low for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
+        assert holding(n) == want, n  # (None: other needles are left to the texts)
+    monkeypatch.setattr(index_mod, "PRESENCE_MAX_TOKENS", 1)  # common needles: left to the texts
+    holding = index.presence(docs)
+    assert holding(b"e") is None and holding(b"tokenbucket") == sum(b"tokenbucket" in low for low in lows) > 0
+    index.close()
 
 
 CORPUS = {

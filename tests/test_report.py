@@ -127,3 +127,47 @@ def test_summary_with_the_match_counts_equals_the_summary_without_them():
         fm = match_document(Document("a.py", data, data.lower(), len(data)), ck)
         assert summary_lines(text, kws, fm.counts) == summary_lines(text, kws), text
         assert any(c == 0 for c in fm.counts)  # some keyword's search is skipped
+
+def _every_line_judged(text, keywords):
+    """summary_lines as it reads when every line holding a keyword is judged in full."""
+    from agentic_search import report
+
+    lines = text.splitlines()
+    scored = []
+    for i, line in enumerate(lines):
+        low = line.lower()
+        found = {}
+        for k, kw in enumerate(keywords):
+            for n in dict.fromkeys(n.decode() for n in kw.needles):
+                if n and n in low and k not in found:
+                    found[k] = n
+        if not found:
+            continue
+        worth = sum(keywords[k].weight for k in found)
+        defined = report._DEF_NAME_RE.match(line)
+        if defined:
+            name = defined.group(1).lower()
+            worth = worth * 2 if any(n in name for n in found.values()) else worth + report.DEF_LINE_TIE
+        scored.append((-worth, i + 1, line.strip()))
+    scored.sort()
+    return [f"L{no}: {line}" for _, no, line in sorted(scored[:report.SUMMARY_LINES], key=lambda t: t[1])]
+
+
+def test_the_lines_chosen_are_those_judging_every_line_gives():
+    # Only lines whose keywords could still outweigh the third best are tested for a
+    # definition; the choice must be the one a full judgement of every line makes.
+    import random
+    from dataclasses import replace
+
+    rng = random.Random(3)
+    words = ["token", "refresh", "expiry", "session", "other"]
+    for _ in range(300):
+        kws = [replace(k, weight=rng.choice([1.0, 0.5, 0.25, 0.005]))
+               for k in keywords_from_list(rng.sample(words[:4], rng.randint(1, 4)))]
+        lines = []
+        for _ in range(rng.randint(0, 25)):
+            head = rng.choice(["def ", "class ", "    ", "", "x = "])
+            body = "_".join(rng.sample(words, rng.randint(1, 3)))
+            lines.append(head + body + rng.choice(["():", " = 1", "", " # token"]))
+        text = "\n".join(lines)
+        assert summary_lines(text, kws) == _every_line_judged(text, kws), text

@@ -320,7 +320,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     own terms are needed most."""
     top = [s.rel for s in ev.relative[:LEARN_MAX_FILES]]
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
-                               p.query.keywords)
+                               p.query.keywords, presence=getattr(env.cache, "presence", None))
     syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
     lam = coverage_share(p.query.keywords, ev.corpus)
     # Excludes follow the standing, not the calibrated score: on a ranking the tool is

@@ -73,13 +73,14 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from . import fsafe, lang
 from . import match as match_mod
+from . import score as score_mod
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
 from .progress import QUIET, Progress
 from .query import Keyword
 from .state import atomic_write
 
 FORMAT_NAME = "agentic-search-index"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: each file's role (lang.file_role) recorded
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.
@@ -106,6 +107,10 @@ TMP_PREFIX = ".tmp-"
 # A file modified this close to the moment it was read may change again without a new
 # mtime (2 s covers the coarsest common timestamps, FAT's).
 RACY_WINDOW_NS = 2_000_000_000
+# A needle found more often than this in a segment's vocabulary (inside that many tokens)
+# is common: whether sampled files hold
+# it is answered faster from their texts, with a search that stops early (refine._rarest).
+PRESENCE_MAX_TOKENS = 64
 # Segments at most before they are merged into one (each adds a lookup per needle).
 MAX_SEGMENTS = 8
 # Unreferenced segment files younger than this are left alone: a reader that has just
@@ -279,7 +284,7 @@ class Segment:
 
     def __init__(self, name: str, rels: list, stats: array, text_off: array, text_len: array,
                  vocab: bytes, vstarts: array, post_off: array, post_file: array, post_cnt: array,
-                 dtokens: bytes, dstart: array,
+                 dtokens: bytes, dstart: array, roles: array, role_table: list,
                  texts: Optional[list] = None, fd: int = -1, text_base: int = 0) -> None:
         self.name = name
         self.rels = rels
@@ -289,6 +294,7 @@ class Segment:
         self.vocab, self.vstarts = vocab, vstarts
         self.post_off, self.post_file, self.post_cnt = post_off, post_file, post_cnt
         self.dtokens, self.dstart = dtokens, dstart
+        self.roles, self.role_table = roles, role_table  # file i's role: role_table[roles[i]]
         self._texts = texts
         self._fd = fd
         self._base = text_base
@@ -296,6 +302,10 @@ class Segment:
     def stat(self, i: int) -> Stat:
         """The recorded stat of file ``i``."""
         return tuple(self._stats[5 * i:5 * i + 5])
+
+    def role(self, i: int) -> tuple:
+        """What ``lang.file_role`` gave for file ``i``'s path when it was indexed."""
+        return self.role_table[self.roles[i]]
 
     @property
     def size(self) -> int:
@@ -332,6 +342,17 @@ class Segment:
             out.append((j, vocab.count(needle, vstarts[j], end)))
             p = vocab.find(needle, end + 1)
         return out
+
+    def common(self, needle: bytes, limit: int) -> bool:
+        """Whether ``needle`` occurs more than ``limit`` times in the vocabulary (so in
+        many tokens); the search stops there instead of counting the whole vocabulary."""
+        vocab = self.vocab
+        p = vocab.find(needle)
+        for _ in range(limit):
+            if p < 0:
+                return False
+            p = vocab.find(needle, p + 1)
+        return p >= 0
 
     def count(self, needle: bytes) -> dict[int, int]:
         """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
@@ -380,7 +401,7 @@ class Segment:
             ("text_len", self.text_len.tobytes()), ("vocab", self.vocab), ("vstarts", self.vstarts.tobytes()),
             ("post_off", self.post_off.tobytes()), ("post_file", self.post_file.tobytes()),
             ("post_cnt", self.post_cnt.tobytes()),
-            ("dtokens", self.dtokens), ("dstart", self.dstart.tobytes()),
+            ("dtokens", self.dtokens), ("dstart", self.dstart.tobytes()), ("roles", self.roles.tobytes()),
         ]
         sections = {}
         pos = 0
@@ -391,6 +412,7 @@ class Segment:
         sections["text"] = [pos, text_total]
         head = json.dumps({"root": root, "matcher": fingerprint, "files": len(self.rels),
                            "itemsize": [array("q").itemsize, array("I").itemsize],
+                           "role_table": [list(r) for r in self.role_table],
                            "sections": sections}, separators=(",", ":")).encode("ascii")
         first = b"%s %d %d\n" % (SEGMENT_MAGIC, FORMAT_VERSION, len(head))
         out = [first, head] + [data for _, data in body]
@@ -448,8 +470,12 @@ class Segment:
             vocab, vstarts = raw("vocab"), arr("vstarts", "I")
             post_off, post_file, post_cnt = arr("post_off", "I"), arr("post_file", "I"), arr("post_cnt", "I")
             dtokens, dstart = raw("dtokens"), arr("dstart", "I")
+            roles = arr("roles", "H")
+            role_table = [(r[0], r[1]) for r in head["role_table"]
+                          if isinstance(r[0], str) and isinstance(r[1], (int, float)) and len(r) == 2]
             if not (len(rels) == n and len(flat) == 5 * n and len(text_off) == n == len(text_len)
-                    and len(dstart) == n):
+                    and len(dstart) == n and len(roles) == n and len(role_table) == len(head["role_table"])
+                    and all(r < len(role_table) for r in roles)):
                 raise ValueError("bad file table")
             if len(vstarts) != len(post_off) or len(post_file) != len(post_cnt) or not vstarts \
                     or vstarts[-1] != len(vocab) or post_off[-1] != len(post_file) or post_off[0] != 0:
@@ -465,7 +491,7 @@ class Segment:
             os.close(fd)
             raise
         return cls(os.path.basename(path), rels, flat, text_off, text_len, vocab, vstarts, post_off, post_file,
-                   post_cnt, dtokens, dstart, fd=fd, text_base=text_base)
+                   post_cnt, dtokens, dstart, roles, role_table, fd=fd, text_base=text_base)
 
 
 # A name followed by what may make it a definition without a keyword before it: ``(``
@@ -518,6 +544,8 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
     counts, file_of = array("I"), array("I")
     dparts: list[bytes] = []
     dstart = array("I")
+    roles = array("H")
+    role_codes: dict[tuple, int] = {}
     pos = dpos = 0
     table = _TOKEN_TABLE
     for fi, (rel, st, low) in enumerate(entries):
@@ -525,6 +553,11 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
         rels.append(rel)
         stats.extend(st)
         dstart.append(dpos)
+        role = lang.file_role(rel)
+        code = role_codes.get(role)
+        if code is None:
+            code = role_codes[role] = len(role_codes)
+        roles.append(code)
         if low is None:
             text_off.append(0)
             text_len.append(-1)
@@ -564,7 +597,7 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
     vstarts = array("I", map(add, accumulate(map(len, tokens), initial=0), count(1)))
     vstarts[-1] = len(vocab)
     return Segment(name, rels, stats, text_off, text_len, vocab, vstarts, post_off, post_file, post_cnt,
-                   b"".join(dparts), dstart, texts=texts)
+                   b"".join(dparts), dstart, roles, list(role_codes), texts=texts)
 
 
 class NeedleStore:
@@ -843,6 +876,7 @@ class Index:
             seg = self._segments[where[0]]
             if key == seg.stat(where[1]):
                 self._served[cand.rel] = where
+                score_mod.KNOWN_ROLES[cand.rel] = seg.role(where[1])
                 n = seg.text_len[where[1]]
                 if n < 0:
                     return None
@@ -966,6 +1000,42 @@ class Index:
             if c:
                 out[fi] = c
         return out
+
+    def presence(self, docs: Sequence[Document]) -> Callable[[bytes], Optional[int]]:
+        """A counter of how many of ``docs`` hold a needle (``sum(needle in d.low)``), or
+        None where the texts answer faster (the caller then searches them itself).
+
+        For a needle of token bytes (``[a-z0-9_]``) every occurrence lies inside a token,
+        so a file the index serves holds it exactly when the segment's posting lists name
+        the file under a token containing it: the files' texts are never loaded. A needle
+        found more than PRESENCE_MAX_TOKENS times in a segment's vocabulary is common, and a search
+        of the texts that stops once the count no longer matters is cheaper: None."""
+        if not self._loaded:
+            self._load()
+        segs = self._segments + self._new
+        new_si = len(self._segments)
+        wanted: dict[int, set[int]] = {}
+        direct: list[Document] = []
+        for doc in docs:
+            w = self._served.get(doc.rel)
+            if w is None and self._new:
+                at = self._new_pos.get(doc.rel)
+                w = (new_si + at[0], at[1]) if at is not None else None
+            if w is None:
+                direct.append(doc)
+            else:
+                wanted.setdefault(w[0], set()).add(w[1])
+
+        def holding(needle: bytes) -> Optional[int]:
+            if not (needle and _IDENT_NEEDLE.match(needle)) \
+                    or any(segs[si].common(needle, PRESENCE_MAX_TOKENS) for si in wanted):
+                return None
+            n = sum(1 for d in direct if needle in d.low)
+            for si, files in wanted.items():
+                n += len(files.intersection(segs[si].holders(needle)))
+            return n
+
+        return holding
 
     @staticmethod
     def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: list, hit: list,

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Optional, Sequence
 
 from .match import Document
 from .query import DERIVED_KINDS, Keyword, Kind, base_form, make_keyword, merge_keywords, normalize, \
@@ -98,8 +98,13 @@ def learn_vocabulary(
     docs: Sequence[Document],
     keywords: Sequence[Keyword],
     limit: int = MAX_LEARNED,
+    presence: Optional[Callable[[Sequence[Document]], Callable[[bytes], Optional[int]]]] = None,
 ) -> list[str]:
-    """Identifier parts frequent in the best files and rare across the codebase."""
+    """Identifier parts frequent in the best files and rare across the codebase.
+
+    ``presence`` (the index's, when there is one) makes a counter of how many of the
+    sampled documents hold a term, from postings instead of the documents' texts; the
+    terms are the same either way."""
     sources = [s for s in scored if s.score >= LEARN_FROM_SCORE][:LEARN_MAX_FILES]
     if not sources:
         sources = [s for s in scored if s.score >= LEARN_FALLBACK_SCORE][:LEARN_MAX_FILES]
@@ -154,7 +159,8 @@ def learn_vocabulary(
     step = max(1, len(docs) // RARITY_SAMPLE)
     sample = docs[::step]
     gain = {t: 1.0 + LINKED_GAIN * linked.get(t, 0) for t in cands}
-    return _rarest(cands, freq, {t: in_files[t] * gain[t] for t in cands}, sample, limit)
+    return _rarest(cands, freq, {t: in_files[t] * gain[t] for t in cands}, sample, limit,
+                   presence(sample) if presence is not None else None)
 
 
 def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
@@ -184,7 +190,8 @@ def _imported_parts(texts: Sequence[bytes]) -> dict[str, int]:
 
 
 def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, float],
-            sample: Sequence[Document], limit: int) -> list[str]:
+            sample: Sequence[Document], limit: int,
+            holding: Optional[Callable[[bytes], Optional[int]]] = None) -> list[str]:
     """The ``limit`` candidates of highest rarity * (1 + log freq) * files, rarity being
     log(1 + n / (1 + df)) over the sample, files counting the linked gain; ties by term.
 
@@ -193,6 +200,9 @@ def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, floa
     counted best bound first, and counting stops once the candidate, or every one
     after it, can no longer reach the current ``limit``-th value. Strict comparisons
     only: the result is exactly what counting every candidate in full gives.
+    ``holding`` (needle -> how many sampled documents hold it, from the index, or None:
+    count it here) gives the full df at once: the value only falls as df grows, so a df whose value is below the
+    floor is exactly the one the early stop gives up on.
     """
     n = max(len(sample), 1)
 
@@ -205,6 +215,13 @@ def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, floa
         if floor is not None and -bound < floor:
             break  # this bound and every later one fall short
         needle = t.encode()
+        known = holding(needle) if holding is not None else None
+        if known is not None:
+            v = value(t, known)
+            if floor is None or v >= floor:
+                ranked.append((-v, t))
+                ranked.sort()
+            continue
         df = 0
         for doc in sample:
             if needle in doc.low:

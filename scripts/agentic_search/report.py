@@ -10,7 +10,8 @@ this file leaves open) and ``matched`` (the keywords it matched).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_right, insort
+from functools import lru_cache
 from itertools import accumulate
 from typing import Optional, Sequence
 
@@ -87,16 +88,23 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 hits.setdefault(i, {}).setdefault(k, n)
                 nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
                 pos = joined.find(n, nxt)
-    scored = []
-    for i, found in hits.items():
+    # Lines by the worth of their keywords alone, best first; a definition can at most
+    # double that (or add DEF_LINE_TIE), so once that bound falls below the worth of the
+    # SUMMARY_LINES-th line kept, no later line can enter: the definition test runs on
+    # the few lines that may, and the lines chosen are those judging every line gives.
+    base = sorted((-sum(keywords[k].weight for k in found), i) for i, found in hits.items())
+    scored: list[tuple[float, int, str]] = []
+    for neg, i in base:
+        plain = -neg
+        if len(scored) >= SUMMARY_LINES and -max(2 * plain, plain + DEF_LINE_TIE) > scored[SUMMARY_LINES - 1][0]:
+            break
         line = lines[i]
-        worth = sum(keywords[k].weight for k in found)
+        worth = plain
         defined = _DEF_NAME_RE.match(line)
         if defined:
             name = defined.group(1).lower()
-            worth = worth * 2 if any(n and n in name for n in found.values()) else worth + DEF_LINE_TIE
-        scored.append((-worth, i + 1, line.strip()))
-    scored.sort()
+            worth = worth * 2 if any(n and n in name for n in hits[i].values()) else worth + DEF_LINE_TIE
+        insort(scored, (-worth, i + 1, line.strip()))
     best = sorted(scored[:SUMMARY_LINES], key=lambda t: t[1])
     out = []
     for _, no, line in best:
@@ -152,12 +160,18 @@ def defined_names(text: str, rel: str = "") -> list[str]:
     return _most_used(text, _first_defined(text, rel))
 
 
+@lru_cache(maxsize=8)
+def _known(texts: tuple[str, ...]) -> frozenset[str]:
+    """The normalized keywords (the same for every result of a cycle: made once)."""
+    return frozenset(normalize(t) for t in texts)
+
+
 def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "") -> list[str]:
     """Defined names that are not already keywords: the codebase's own terms.
 
     Only the names that may be tags are counted (counting a name costs a pass over the
     text); their order is the one they hold in ``defined_names``."""
-    known = {normalize(k.text) for k in keywords}
+    known = _known(tuple(k.text for k in keywords))
     names = {n: i for n, i in _first_defined(text, rel).items()
              if not (normalize(n) in known or n.startswith("_") or len(n) < 3)}
     return _most_used(text, names)[:MAX_TAGS]

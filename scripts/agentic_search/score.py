@@ -91,9 +91,16 @@ class Scored:
     matched_keywords: tuple[str, ...]
 
 
+# lang.file_role of paths, known before scoring: the tree's index records each file's
+# role when it indexes it (its matcher hash covers lang.py) and hands it over as it
+# serves the file, so a cycle does not run the role patterns again for every file.
+KNOWN_ROLES: dict[str, tuple[str, float]] = {}
+
+
 def file_role(rel: str) -> tuple[str, float]:
     """The file's role (test, docs, ...) and the factor its evidence is scaled by (lang.py)."""
-    return lang.file_role(rel)
+    known = KNOWN_ROLES.get(rel)
+    return known if known is not None else lang.file_role(rel)
 
 
 def roles_requested(task_words: set[str]) -> frozenset[str]:
