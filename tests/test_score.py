@@ -77,6 +77,11 @@ ROLE_CASES = [
     ("src/protest/handler.py", "source"),
     ("src/build.py", "source"),
     ("src/docstring.py", "source"),
+    # A repository's maintenance scripts, frozen old versions of its code.
+    ("scripts/generate-theme-doc.js", "build"),
+    ("lib/legacy/zstd_v01.c", "legacy"),
+    ("src/deprecated/old_api.go", "legacy"),
+    ("pkg/scripts/run.py", "source"),
 ]
 
 
@@ -98,6 +103,7 @@ ROLE_REQUEST_CASES = [
     ("write a migration for the user table", {"migration"}),
     ("fix the token expiry", set()),
     ("contest latest attestation", set()),
+    ("the legacy decoder crashes", {"legacy"}),
 ]
 
 
