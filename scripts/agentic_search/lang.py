@@ -419,11 +419,40 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
 )
-def _language_names() -> tuple[str, ...]:
-    """The human languages' names of data/languages.json (small: read at import)."""
+def _human_languages() -> dict[str, str]:
+    """{English name: ISO code} of the human languages in data/languages.json (small:
+    read at import)."""
     path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "languages.json")
     with open(path, "rb") as fh:
-        return tuple(json.loads(fh.read().decode("utf-8"))["names"].split())
+        table = json.loads(fh.read().decode("utf-8"))
+    codes = table["codes"]
+    return {name: codes[name] for name in table["names"].split()}
+
+
+# A human language's English name -> the code its locale files are named by (es.js, locale/hu/).
+LANGUAGE_CODES = _human_languages()
+
+
+def _language_names() -> tuple[str, ...]:
+    return tuple(LANGUAGE_CODES)
+
+
+# The directories locale files live under, and what separates a code from its region or
+# from the rest of a name (``es-us.js``, ``pt_BR``, ``hu.po``).
+_LOCALE_DIRS = frozenset(("locale", "locales", "i18n", "l10n", "lang", "langs", "translations"))
+_LOCALE_SEP_RE = re.compile(r"[-_.]")
+
+
+def locale_codes(rel: str) -> frozenset[str]:
+    """The language codes a locale file is named by: the first part of each path
+    component below a locale directory, the file's stem included (``src/locale/es-us.js``
+    -> es, ``conf/locale/pt_BR/formats.py`` -> pt, ``formats``), and a ``.po`` file's
+    stem; empty for a file outside any locale directory."""
+    parts = rel.lower().split("/")
+    below = next((i + 1 for i, p in enumerate(parts[:-1]) if p in _LOCALE_DIRS), None)
+    if below is None:
+        return frozenset((_LOCALE_SEP_RE.split(parts[-1])[0],)) if parts[-1].endswith(".po") else frozenset()
+    return frozenset(_LOCALE_SEP_RE.split(p)[0] for p in parts[below:] if p)
 
 
 # Words of a task that ask for a role: its files are then not down-weighted. A task that
