@@ -79,6 +79,11 @@ ROLE_CASES = [
     ("src/protest/handler.py", "source"),
     ("src/build.py", "source"),
     ("src/docstring.py", "source"),
+    # A repository's maintenance scripts, frozen old versions of its code.
+    ("scripts/generate-theme-doc.js", "build"),
+    ("lib/legacy/zstd_v01.c", "legacy"),
+    ("src/deprecated/old_api.go", "legacy"),
+    ("pkg/scripts/run.py", "source"),
 ]
 
 
@@ -100,6 +105,7 @@ ROLE_REQUEST_CASES = [
     ("write a migration for the user table", {"migration"}),
     ("fix the token expiry", set()),
     ("contest latest attestation", set()),
+    ("the legacy decoder crashes", {"legacy"}),
 ]
 
 
@@ -408,3 +414,37 @@ def test_a_role_word_inside_a_hyphenated_name_asks_for_nothing() -> None:
 
 def test_go_module_files_are_build_files() -> None:
     assert file_role("go.mod")[0] == "build" and file_role("tools/go.sum")[0] == "build"
+
+
+@pytest.mark.parametrize("rel,codes", [
+    ("src/locale/es-us.js", {"es"}), ("src/locale/hu.js", {"hu"}),
+    ("django/conf/locale/pt_BR/formats.py", {"pt", "formats"}), ("po/de.po", {"de"}),
+    ("src/format.js", set()),
+])
+def test_locale_codes(rel, codes) -> None:
+    from agentic_search import lang
+    assert lang.locale_codes(rel) == codes
+
+
+def test_the_locale_of_a_language_the_task_names_leads() -> None:
+    # "Hungarian" names locale/hu.js by its code: it outranks source that merely holds
+    # more of the task's words, and the other locales stay down-weighted.
+    from agentic_search.engine import rank_documents
+    from agentic_search.match import Document
+    from agentic_search.query import extract_keywords
+    task = "Improve hungarian localization: past relative times (3 years ago) are not handled"
+    files = {
+        "src/locale/hu.js": b"// Hungarian [hu]\nconst locale = { name: 'hu', relativeTime: {} }\n",
+        "src/locale/cs.js": b"const locale = { name: 'cs', relativeTime: { past: 'pred %s', y: 'rok', yy: 'years' } }\n",
+        "test/locale/hu.test.js": b"import '../../src/locale/hu'\nit('hungarian past relative times', () => {})\n",
+        "src/plugin/relativeTime/index.js": b"export default (o, c, d) => { // relative times: past, years ago\n"
+                                            b"  const relative = (input, past) => years\n}\n",
+    }
+    docs = [Document(rel=r, data=b, low=b.lower(), size=len(b)) for r, b in files.items()]
+    scored, _, _ = rank_documents(docs, extract_keywords(task), task_words(task))
+    assert scored[0].rel == "src/locale/hu.js"
+    from agentic_search.score import reason_text
+    assert "path names hu (locale)" in reason_text(scored[0].signals)
+    assert [s.rel for s in scored].index("src/locale/cs.js") > 0
+    test = next(s for s in scored if s.rel == "test/locale/hu.test.js")
+    assert "(locale)" not in reason_text(test.signals)  # a test of the locale stays a test

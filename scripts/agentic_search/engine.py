@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 from .progress import QUIET, Progress
 from .match import Document, FileMatch, compile_keywords, match_many, read_document, read_entry
 from .query import Keyword
-from .score import Corpus, Scored, corpus_stats, roles_requested, score_matches
+from .score import Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches
 
 if TYPE_CHECKING:
     from .index import Index as Cache
@@ -60,21 +60,25 @@ def rank_documents(
     """Match every document against the keywords and score the ones that matched."""
     progress.tick("matching", 0, len(docs))  # one bulk step (on several cores when large)
     found = match_documents(docs, keywords, cache)
+    roles = roles_requested(task_words)
     matches: dict[str, FileMatch] = {}
     total_size = 0
     for i, doc in enumerate(docs):
         total_size += doc.size
         m = found[i]
+        # A file no keyword hit still counts when the loop expands to it or it is the
+        # locale of a language the task names (score.named_locales).
+        kept = bool(bonuses and doc.rel in bonuses) or bool(named_locales(doc.rel, roles))
         if m is None:  # the cache's answer for a file nothing hit
-            if not (bonuses and doc.rel in bonuses):
+            if not kept:
                 continue
             m = _no_match(doc, len(keywords))
-        if m.matched or (bonuses and doc.rel in bonuses):
+        if m.matched or kept:
             matches[doc.rel] = m
     n = len(docs)
     corpus = corpus_stats(list(matches.values()), n, total_size / n if n else 1.0, len(keywords))
     scored = score_matches(
-        list(matches.values()), keywords, corpus, roles_requested(task_words), bonuses
+        list(matches.values()), keywords, corpus, roles, bonuses
     )
     return scored, matches, corpus
 

@@ -235,6 +235,8 @@ def defines(low: bytes, needle: bytes, language: Language, count: int = -1) -> f
 
 def _defines(low: bytes, needle: bytes, language: Language, count: int) -> float:
     """:func:`defines` before a declaration file's cap."""
+    if needle in language.reserved:
+        return 0.0  # ``static mut X`` defines X, never ``mut``
     words = language.words
     if 0 <= count <= FEW_OCCURRENCES and words:
         return _defines_at_occurrences(low, needle, language)

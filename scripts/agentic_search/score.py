@@ -73,6 +73,13 @@ TRANSLATION_FACTOR = 0.5
 # fix had their header changed too); no other language has such pairs.
 COMPANION_SHARE = 0.85
 
+# A task that names a human language ("Hungarian localization") is about the locale files
+# named by its code (``locale/hu.js``): each holds a path hit as strong as a quoted
+# identifier naming its stem (weight 1.0, the hit's own rarity), and its locale role is not
+# down-weighted. Measured on the other-language dev split: see bench/README.md.
+NAMED_LOCALE_WEIGHT = 1.0
+LOCALE_PREFIX = "locale:"
+
 # File roles and the task words that ask for one: per ecosystem, in lang.py.
 _ROLE_RULES = lang.ROLE_RULES
 _TASK_ROLE_WORDS = lang.TASK_ROLE_WORDS
@@ -104,10 +111,20 @@ def file_role(rel: str) -> tuple[str, float]:
 
 
 def roles_requested(task_words: set[str]) -> frozenset[str]:
-    """Roles the task is explicitly about: their files are not down-weighted."""
-    return frozenset(
-        role for role, words in _TASK_ROLE_WORDS.items() if any(w in task_words for w in words)
-    )
+    """Roles the task is explicitly about: their files are not down-weighted. A human
+    language the task names adds ``locale:CODE`` (its locale files: :func:`named_locales`)."""
+    roles = {role for role, words in _TASK_ROLE_WORDS.items() if any(w in task_words for w in words)}
+    roles.update(LOCALE_PREFIX + code for name, code in lang.LANGUAGE_CODES.items() if name in task_words)
+    return frozenset(roles)
+
+
+def named_locales(rel: str, requested_roles: frozenset[str]) -> frozenset[str]:
+    """The codes of the languages the task names (``locale:CODE`` roles) that name the
+    locale file ``rel`` (lang.locale_codes, files of the locale role only): ``hu`` for
+    ``src/locale/hu.js`` when the task says "Hungarian"."""
+    if not any(r.startswith(LOCALE_PREFIX) for r in requested_roles) or file_role(rel)[0] != "locale":
+        return frozenset()  # (a test of a locale is a test)
+    return frozenset(c for c in lang.locale_codes(rel) if LOCALE_PREFIX + c in requested_roles)
 
 
 def idf(df: int, n_docs: int) -> float:
@@ -326,15 +343,21 @@ def score_matches(
     # A bonus (a related file the loop expands to) is a share of the best evidence, and
     # counts fully only on short queries: a long task text has evidence enough of its own.
     best = max((e[1][0] for e in evidence), default=0.0) or mass
+    locales = {m.rel: named_locales(m.rel, requested_roles) for m in matches}
+    locale_hit = NAMED_LOCALE_WEIGHT * PATH_BONUS * idf(sum(1 for c in locales.values() if c), max(corpus.n_docs, 1))
     prelim = []
     for m, (raw, covered, hits) in evidence:
         extra = bonuses.get(m.rel)
         if extra:
             raw += extra * lam * best
+        if locales[m.rel]:
+            raw += locale_hit
         if raw <= 0:
             continue
         role, factor = file_role(m.rel)
-        if role in requested_roles:
+        if locales[m.rel]:
+            factor = 1.0  # the locale of the very language the task names
+        elif role in requested_roles:
             # A short query that names the role is about it (no down-weighting); a long
             # issue that mentions tests in passing is still mostly fixed in source.
             factor = factor ** (ROLE_MENTION_EXP * (1.0 - lam))
@@ -360,6 +383,8 @@ def score_matches(
                 signals.append(Signal(SignalKind.RELATED, value=extra))
             if rel in partners:
                 signals.append(Signal(SignalKind.COMPANION, partners[rel]))
+            for code in sorted(locales[rel]):
+                signals.append(Signal(SignalKind.PATH_NAMES, f"{code} (locale)"))
             if factor < 1.0:
                 signals.append(Signal(SignalKind.ROLE, role, factor))
             shown = top_signals(signals)
