@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
 from . import imports as imports_mod
+from . import lang
 from .match import Document, FileMatch
 from .query import Keyword, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
@@ -251,9 +252,15 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     best: dict[tuple[str, str], Lift] = {}  # (file, anchor) -> the strongest relation between them
 
     own = {s.rel: s.score for s in scored}
+    roles = {s.rel: s.role for s in scored}
 
     def offer(rel: str, amount: float, why: str) -> None:
         key = (rel, anchor)
+        # A relation lifts files of the anchor's own role (source to source, test to
+        # test): the rest of a fix plays the part of the file judged, and a test or a
+        # doc that imports or names it is its reader, not its twin.
+        if roles.get(rel, "source") != roles.get(anchor, lang.file_role(anchor)[0]):
+            return
         if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
             best[key] = Lift(rel, round(amount, 4), why, ceiling)
@@ -288,6 +295,8 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if total <= 0:
             continue
         for d in pool:
+            if lang.language_of(d.rel) is lang.NONE:
+                continue  # prose and data name everything; sharing names says nothing
             held = [(t, r) for t, r in names if t in d.low]
             if len(held) >= NAME_MIN_SHARED:
                 share = sum(r for _t, r in held) / total
