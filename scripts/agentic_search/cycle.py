@@ -255,7 +255,7 @@ def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Ma
         again = score_matches(list(matches.values()), feedback_mod.shifted(p.query.keywords, shifts), corpus,
                               roles_requested(task_words(p.task)), dict(bonuses))
         out = feedback_mod.shift_signals(out, again, shifts)
-    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords)
+    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords, matches=matches)
     out = feedback_mod.apply_lifts(out, lifted)
     return out, feedback_mod.Feedback(v, shifts, lifted)
 

@@ -25,12 +25,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
 from . import imports as imports_mod
 from . import lang
 from .match import Document, FileMatch
-from .query import Keyword, normalize
+from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import MAX_RELEVANCE, Corpus, Scored, Signal, SignalKind, raw_evidence
 
@@ -62,6 +63,9 @@ LEADER_SHARE = 0.6
 BEHIND_LEADER = 0.99
 GAP_SHARE = 0.8
 LIFT_VOCAB = 0.4        # times the share of its rare names the file holds
+# A name the task quotes that a file judged relevant defines: the files that use it are
+# where a change to that definition lands next (its callers), as likely as an import.
+LIFT_USES = 0.5
 # Lifts from several judged files add up to at most this.
 LIFT_MAX = 1.0
 # A relevant file's import neighbours share the import lift once there are more than
@@ -168,7 +172,10 @@ def keyword_shifts(v: Verdicts, matches: Mapping[str, FileMatch], keywords: Sequ
             # Only what is theirs: a keyword many other files hold is the task's, not
             # the irrelevant files' (it is cut by the irrelevant files' share of them).
             mine = sum(1 for r in v.irrelevant if _holds(matches.get(r), i)) / max(holders[i], 1)
-            share *= mine
+            # A word the loop derived (learned from its own best files, or a synonym) that
+            # a file judged irrelevant holds and no relevant file does was a guess from the
+            # wrong files: it is cut in full, however many other files hold it.
+            share = 1.0 if keywords[i].kind in DERIVED_KINDS else share * mine
             if i not in gain and share > cut.get(i, (0.0, ""))[0]:
                 cut[i] = (share, rel)
     out = []
@@ -236,7 +243,8 @@ def rare_names(doc: Document, pool: Sequence[Document], known: set[str]) -> tupl
 
 
 def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], rels: Sequence[str],
-          keywords: Sequence[Keyword], leaders: Sequence[str] = ()) -> tuple[Lift, ...]:
+          keywords: Sequence[Keyword], leaders: Sequence[str] = (),
+          matches: Mapping[str, FileMatch] = MappingProxyType({})) -> tuple[Lift, ...]:
     """Lifts for the candidates related to a judged file (best lift per file, its
     reason naming the judged file). ``leaders`` are the loop's own best files when the
     caller judged nothing (pseudo-relevance feedback): only their import edges count,
@@ -288,6 +296,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
                 offer(r, strength * LIFT_SIBLING, f"beside {label} {anchor}")
         if label != "judged":
             continue
+        _offer_users(anchor, cands, matches, keywords, offer)
         doc = docs[anchor]
         pos = anchor
         names = rare_names(doc, pool, known)
@@ -303,6 +312,21 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
                 offer(d.rel, LIFT_VOCAB * share,
                       f"shares {len(held)} rare names with judged {pos} ({held[0][0].decode('ascii', 'ignore')}, ...)")
     return _summed(best.values())
+
+
+def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMatch],
+                 keywords: Sequence[Keyword], offer) -> None:
+    """Lift the files that use a name the task quotes and the judged ``anchor`` defines
+    (a definition's callers), sharing the lift when many do (:func:`_fan`)."""
+    m = matches.get(anchor)
+    if m is None:
+        return
+    for i, kw in enumerate(keywords):
+        if kw.kind not in NAMED_KINDS or m.defines[i] < 1.0:
+            continue
+        users = [r for r in cands if r in matches and matches[r].counts[i] > 0]
+        for r in users:
+            offer(r, LIFT_USES * _fan(len(users)), f"uses {kw.text}, defined by judged {anchor}")
 
 
 def _summed(found: Iterable[Lift]) -> tuple[Lift, ...]:
