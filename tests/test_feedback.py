@@ -143,3 +143,15 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     assert found["app/io.c"].why.startswith("uses frame_header_size, defined by judged lib/frame.c")
     assert "test/frame_test.c" not in found  # a test that calls it is its reader, not the fix
     assert "app/other.c" not in found
+
+
+def test_a_judged_cycle_scores_the_files_the_loop_excluded_on_its_own_scale(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)
+    excluded = [e for e in first.state.proposal.excludes if e in first.state.scores]
+    assert excluded  # weak files of cycle 1, excluded from the next cycle's results
+    plain = run_cycle(str(root), first.state, _req(tmp_path), {}, ENV)
+    assert all(plain.state.scores[e].cycle == 1 for e in excluded)  # unjudged: kept as they were
+    judged = run_cycle(str(root), first.state, _req(tmp_path), {"pkg/reader/header.py": 1.0}, ENV)
+    assert all(judged.state.scores[e].cycle == 2 for e in excluded if e != "pkg/reader/header.py")
+    assert not {r.id for r in judged.view.results} & set(excluded)  # still not shown
