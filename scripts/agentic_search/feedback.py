@@ -48,6 +48,11 @@ NEGATIVE_CUT = 0.8
 LIFT_IMPORTED = 0.5     # a judged file imports it: the fix crosses that edge
 LIFT_IMPORTS = 0.4      # it imports a judged file
 LIFT_SIBLING = 0.3      # the same directory: the same component
+# ... in full for a directory of at most this many files, falling as SIBLING_FULL / n
+# beyond: a small directory is one component, a large one many (on the dev splits a
+# file beside a relevant one is gold about 5 times as often as others in directories
+# of up to 12 files, 1.7 times in those of 13-30 and 1.3 times beyond).
+SIBLING_FULL = 12
 # A file judged irrelevant still held the task's words: the files around it are more
 # likely than others (on the dev splits, of the files ranked 4-20 after three
 # irrelevant reads, a gold file imports one of them about 1.6 times as often and is
@@ -264,16 +269,20 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
 
     def offer(rel: str, amount: float, why: str) -> None:
         key = (rel, anchor)
-        # A relation lifts files of the anchor's own role (source to source, test to
-        # test): the rest of a fix plays the part of the file judged, and a test or a
-        # doc that imports or names it is its reader, not its twin.
-        if roles.get(rel, "source") != roles.get(anchor, lang.file_role(anchor)[0]):
+        # A judgement lifts files of the judged file's own role (source to source, test
+        # to test): the rest of a fix plays the part of the file judged, and a test or
+        # a doc that imports or names it is its reader, not its twin.
+        if label != "best file" and roles.get(rel, "source") != roles.get(anchor, lang.file_role(anchor)[0]):
             return
         if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
             best[key] = Lift(rel, round(amount, 4), why, ceiling)
 
     graph = {r: imports_mod.imports_of(r, docs[r].head, index) for r in cands if r in docs}
+    sizes: dict[str, int] = {}
+    for r in rels:
+        folder = r.rpartition("/")[0]
+        sizes[folder] = sizes.get(folder, 0) + 1
     anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-irrelevant")
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
@@ -291,9 +300,10 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if label == "best file":
             continue  # a directory of the loop's own guesses says too little
         folder = anchor.rpartition("/")[0]
+        size = sizes.get(folder, 1)
         for r in cands:
             if r.rpartition("/")[0] == folder:
-                offer(r, strength * LIFT_SIBLING, f"beside {label} {anchor}")
+                offer(r, strength * LIFT_SIBLING * min(1.0, SIBLING_FULL / size), f"beside {label} {anchor}")
         if label != "judged":
             continue
         _offer_users(anchor, cands, matches, keywords, offer)
