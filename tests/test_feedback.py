@@ -155,3 +155,23 @@ def test_a_judged_cycle_scores_the_files_the_loop_excluded_on_its_own_scale(tmp_
     judged = run_cycle(str(root), first.state, _req(tmp_path), {"pkg/reader/header.py": 1.0}, ENV)
     assert all(judged.state.scores[e].cycle == 2 for e in excluded if e != "pkg/reader/header.py")
     assert not {r.id for r in judged.view.results} & set(excluded)  # still not shown
+
+
+def test_a_sibling_in_a_large_directory_is_lifted_less_than_one_in_a_small_one(tmp_path):
+    tree = {"small/judged.py": "x = 1\n", "small/peer.py": "y = 1\n",
+            "big/judged.py": "x = 1\n", "big/peer.py": "y = 1\n",
+            **{f"big/f{i}.py": "z = 1\n" for i in range(3 * feedback.SIBLING_FULL)}}
+    root = write_tree(tmp_path / "repo", tree)
+    from agentic_search.match import read_document
+    from agentic_search.score import Scored
+    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
+    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
+              for r in sorted(tree)]
+    kws = [make_keyword("x", Kind.IDENTIFIER)]
+
+    def lift_of(anchor: str, peer: str) -> float:
+        found = feedback.lifts(feedback.verdicts({anchor: 1.0}), scored, docs, sorted(tree), kws)
+        return next(x.amount for x in found if x.rel == peer)
+
+    assert lift_of("small/judged.py", "small/peer.py") == feedback.LIFT_SIBLING
+    assert lift_of("big/judged.py", "big/peer.py") < feedback.LIFT_SIBLING / 2
