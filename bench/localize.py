@@ -726,7 +726,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--split", choices=sorted(SPLITS),
                     help="the dev split(s) to run: python, multilang or both (default: python)")
     ap.add_argument("--reader", action="store_true",
-                    help="simulated reader: judge the top 3 unread files after each cycle")
+                    help="simulated reader: judge the top 3 unread files after each cycle, "
+                         "and go on after done while a gold file is unread")
     ap.add_argument("--from-rows", action="append", default=[], metavar="FILE",
                     help="print the tables of saved --out file(s) instead of running")
     ap.add_argument("--trees", default=DEFAULT_TREES, help="where trees are laid out (default: %(default)s)")
