@@ -9,9 +9,11 @@ of the files it moves:
   relevant file holds is weighted down, by the share of that file's evidence it gave.
   Every file is scored again with the shifted weights (no file is read again).
 - **structure** around a file judged relevant: files it imports or that import it,
-  files beside it (same directory, or the same name stem elsewhere: a header and its
-  source), and files sharing its rare names (identifiers frequent in it and in few of
-  the candidates) are lifted - only files that match the task at all.
+  files beside it (less in a large directory), files that use a name the task quotes
+  and it defines (its callers), and code files sharing its rare names (identifiers
+  frequent in it and in few of the candidates) are lifted - only files of its role
+  (source, test, ...) that match the task at all. A derived keyword (learned, synonym)
+  that only files judged irrelevant hold is cut in full: it was learned from them.
 
 Files judged irrelevant keep the caller's score (cycle.py applies it): they leave the
 ranking's top, and what only they contained no longer carries other files.
