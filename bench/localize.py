@@ -281,6 +281,16 @@ def judge_args(judgements: Sequence[Tuple[str, float]]) -> List[str]:
     return ["--judge"] + [("./" + p if p.startswith("-") else p) + f"={v:.1f}" for p, v in judgements]
 
 
+def unsatisfied(out: dict, pending: Sequence[Tuple[str, float]], gold: set, reads: Sequence[str]) -> bool:
+    """A simulated reader goes on after ``done`` while it has not read every gold file,
+    has judgements to send and the loop has cycles left (the tool then runs a feedback
+    cycle with them); an accepting agent (no gold) stops at ``done``."""
+    if not gold or not pending or gold <= set(reads):
+        return False
+    cycle, limit = out.get("cycle"), out.get("max_cycles")
+    return isinstance(cycle, int) and isinstance(limit, int) and cycle < limit
+
+
 def run_tool(cmd: Sequence[str], root: str, task: str, timeout: float = TOOL_TIMEOUT,
              gold: Optional[Sequence[str]] = None) -> ToolRun:
     """Run the loop as an accepting agent: cycle 1 with --task, then --state alone.
@@ -288,8 +298,10 @@ def run_tool(cmd: Sequence[str], root: str, task: str, timeout: float = TOOL_TIM
     ``reads`` is the order in which a reader opens files: after each cycle the
     READS_PER_CYCLE best files of the ranking it has not read, after the loop down the
     final ranking. With ``gold`` the agent is that simulated reader and judges what it read
-    on the next call (``--judge PATH=1.0`` for a gold file, ``PATH=0.0`` otherwise);
-    without, the same reads are recorded and nothing is sent.
+    on the next call (``--judge PATH=1.0`` for a gold file, ``PATH=0.0`` otherwise), and
+    it is not satisfied by ``done`` while a gold file is unread: it judges on, and the
+    tool runs its remaining cycles with the judgements (:func:`unsatisfied`). Without
+    ``gold`` the same reads are recorded, nothing is sent and the loop ends at ``done``.
     """
     state_dir = tempfile.mkdtemp(prefix="localize-state-")
     state = os.path.join(state_dir, "state.json")
@@ -322,7 +334,7 @@ def run_tool(cmd: Sequence[str], root: str, task: str, timeout: float = TOOL_TIM
             reads += new
             if gold is not None:
                 pending = [(fid, 1.0 if fid in gold_set else 0.0) for fid in new]
-            if info.done:
+            if info.done and not unsatisfied(out, pending, gold_set, reads):
                 break
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
@@ -714,7 +726,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--split", choices=sorted(SPLITS),
                     help="the dev split(s) to run: python, multilang or both (default: python)")
     ap.add_argument("--reader", action="store_true",
-                    help="simulated reader: judge the top 3 unread files after each cycle")
+                    help="simulated reader: judge the top 3 unread files after each cycle, "
+                         "and go on after done while a gold file is unread")
     ap.add_argument("--from-rows", action="append", default=[], metavar="FILE",
                     help="print the tables of saved --out file(s) instead of running")
     ap.add_argument("--trees", default=DEFAULT_TREES, help="where trees are laid out (default: %(default)s)")

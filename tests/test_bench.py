@@ -505,6 +505,16 @@ def test_next_action_read_from_top_level_then_hints():
         localize.parse_cycle(b"[1]", 2)
 
 
+def test_an_unsatisfied_reader_judges_on_after_done_while_cycles_remain():
+    done_early = {"cycle": 1, "max_cycles": 3, "done": True}
+    pending = [("a.py", 0.0)]
+    assert localize.unsatisfied(done_early, pending, {"b.py"}, ["a.py"])          # gold unread: go on
+    assert not localize.unsatisfied(done_early, pending, {"a.py"}, ["a.py"])      # every gold file read
+    assert not localize.unsatisfied(done_early, pending, set(), ["a.py"])         # an accepting agent
+    assert not localize.unsatisfied(done_early, [], {"b.py"}, ["a.py"])           # nothing to judge
+    assert not localize.unsatisfied(dict(done_early, cycle=3), pending, {"b.py"}, ["a.py"])  # the limit
+
+
 @needs_git
 def test_reader_judges_the_top_three_unread_files_on_the_next_call(repo):
     fake = repo["tmp"] / "fake_tool.py"

@@ -106,3 +106,72 @@ def test_a_lift_amplifies_evidence_and_never_passes_the_cap():
     assert feedback.lifted(0.0, 0.5) == 0.0
     assert feedback.lifted(0.36, 0.5) > feedback.lifted(0.04, 0.5) + 0.2
     assert feedback.lifted(0.97, 0.5) <= 0.98
+
+
+def test_a_word_the_loop_learned_from_files_judged_irrelevant_is_cut_in_full():
+    kws = [make_keyword("alpha", Kind.IDENTIFIER), make_keyword("format", Kind.LEARNED)]
+    # "format" is held by many files besides the irrelevant one: a task word would keep
+    # most of its weight, a learned one was a guess from the wrong file
+    matches = {"bad.py": _fm("bad.py", (0, 9)), **{f"o{i}.py": _fm(f"o{i}.py", (1, 1)) for i in range(8)}}
+    corpus = Corpus(n_docs=10, avg_size=100.0, idfs=(1.5, 1.5))
+    shifts = {s.keyword: s for s in feedback.keyword_shifts(
+        feedback.verdicts({"bad.py": 0.0}), matches, kws, corpus)}
+    assert shifts["format"].factor == round(1.0 - feedback.NEGATIVE_CUT, 4)
+
+
+def _fd(rel: str, counts: tuple[int, ...], defines: tuple[float, ...]) -> FileMatch:
+    return FileMatch(rel=rel, size=100, counts=counts, in_path=(0.0,) * len(counts), defines=defines)
+
+
+def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path):
+    tree = {"lib/frame.c": "size_t frame_header_size(void) { return 4; }\n",
+            "app/io.c": "n = frame_header_size();\n",
+            "app/other.c": "n = 1;\n",
+            "test/frame_test.c": "assert(frame_header_size() == 4);\n"}
+    root = write_tree(tmp_path / "repo", tree)
+    from agentic_search.match import read_document
+    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
+    kws = [make_keyword("frame_header_size", Kind.IDENTIFIER)]
+    matches = {"lib/frame.c": _fd("lib/frame.c", (1,), (1.0,)), "app/io.c": _fd("app/io.c", (1,), (0.0,)),
+               "app/other.c": _fd("app/other.c", (0,), (0.0,)),
+               "test/frame_test.c": _fd("test/frame_test.c", (1,), (0.0,))}
+    from agentic_search.score import Scored
+    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="test" if r.startswith("test/") else "source",
+                     signals=(), matched_keywords=()) for r in sorted(tree)]
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"lib/frame.c": 1.0}), scored, docs,
+                                              sorted(tree), kws, matches=matches)}
+    assert found["app/io.c"].why.startswith("uses frame_header_size, defined by judged lib/frame.c")
+    assert "test/frame_test.c" not in found  # a test that calls it is its reader, not the fix
+    assert "app/other.c" not in found
+
+
+def test_a_judged_cycle_scores_the_files_the_loop_excluded_on_its_own_scale(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)
+    excluded = [e for e in first.state.proposal.excludes if e in first.state.scores]
+    assert excluded  # weak files of cycle 1, excluded from the next cycle's results
+    plain = run_cycle(str(root), first.state, _req(tmp_path), {}, ENV)
+    assert all(plain.state.scores[e].cycle == 1 for e in excluded)  # unjudged: kept as they were
+    judged = run_cycle(str(root), first.state, _req(tmp_path), {"pkg/reader/header.py": 1.0}, ENV)
+    assert all(judged.state.scores[e].cycle == 2 for e in excluded if e != "pkg/reader/header.py")
+    assert not {r.id for r in judged.view.results} & set(excluded)  # still not shown
+
+
+def test_a_sibling_in_a_large_directory_is_lifted_less_than_one_in_a_small_one(tmp_path):
+    tree = {"small/judged.py": "x = 1\n", "small/peer.py": "y = 1\n",
+            "big/judged.py": "x = 1\n", "big/peer.py": "y = 1\n",
+            **{f"big/f{i}.py": "z = 1\n" for i in range(3 * feedback.SIBLING_FULL)}}
+    root = write_tree(tmp_path / "repo", tree)
+    from agentic_search.match import read_document
+    from agentic_search.score import Scored
+    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
+    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
+              for r in sorted(tree)]
+    kws = [make_keyword("x", Kind.IDENTIFIER)]
+
+    def lift_of(anchor: str, peer: str) -> float:
+        found = feedback.lifts(feedback.verdicts({anchor: 1.0}), scored, docs, sorted(tree), kws)
+        return next(x.amount for x in found if x.rel == peer)
+
+    assert lift_of("small/judged.py", "small/peer.py") == feedback.LIFT_SIBLING
+    assert lift_of("big/judged.py", "big/peer.py") < feedback.LIFT_SIBLING / 2

@@ -699,6 +699,37 @@ def test_a_huge_file_is_searched_whole_but_quoted_from_its_first_mib(tmp_path):
     assert "beta_marker" not in result["summary"]                     # quoted from the first MiB only
 
 
+def _done_before_its_limit(tmp_path, router) -> tuple[Path, dict]:
+    """A loop that stopped at ``done`` with cycles left (done after cycle 1 of 3)."""
+    state = tmp_path / "s.json"
+    out = run_json("--root", router, "--state", state, "--keywords", "route", "throttle", "--max-cycles", "1")
+    assert out["done"] and out["cycle"] == 1
+    data = json.loads(state.read_text())
+    data["max_cycles"] = 3  # as if it had stopped on its own after cycle 1 of 3
+    state.write_text(json.dumps(data))
+    return state, out
+
+
+def test_new_judgements_on_a_finished_loop_with_cycles_left_run_a_feedback_cycle(tmp_path, router):
+    state, first = _done_before_its_limit(tmp_path, router)
+    top = first["ranking"][0]["id"]
+    out = run_json("--state", state, "--judge", f"{top}=0")
+    assert out["cycle"] == 2 and _score_of(out, top) == 0.0
+    assert out["ranking"][0]["id"] != top  # the answer it contradicted no longer leads
+
+
+def test_judgements_it_already_holds_only_re_sort_a_finished_loop(tmp_path, router):
+    state, first = _done_before_its_limit(tmp_path, router)
+    top = first["ranking"][0]["id"]
+    out = run_json("--state", state, "--judge", f"{top}=0.9")
+    assert out["cycle"] == 2
+    while not out["done"]:
+        out = run_json("--state", state)
+    before = out["cycle"]
+    out = run_json("--state", state, "--judge", f"{top}=0.9")
+    assert out["cycle"] == before and _score_of(out, top) == 0.9
+
+
 # --- faults: no traceback, no lost update ---------------------------------------------
 
 def test_judge_on_a_finished_loop_checks_the_path_like_any_call(tmp_path, router):

@@ -69,7 +69,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     if request.max_cycles is not None:
         state = state.with_(max_cycles=request.max_cycles)
     detail = FULL if request.full else COMPACT
-    if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles):
+    if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles) \
+            and not _judged_on(state, judgements):
         return _replay(request, state, judgements, detail, ascii_only)
     progress = Progress()
     index = open_index(root, request.index_dir) if request.use_cache else None
@@ -95,6 +96,16 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             index.close()
     out = to_output(outcome.view, outcome.state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
+
+
+def _judged_on(state: LoopState, judgements: dict) -> bool:
+    """New judgements on a finished loop with cycles left run a feedback cycle: a file
+    the agent read and judged is evidence the finished answer did not have (a top file
+    judged irrelevant contradicts it; one judged relevant points to its neighbours, the
+    rest of a multi-file fix). Judgements the state already holds, or a loop at its
+    cycle limit, only re-sort the final answer."""
+    fresh = any(state.judgements.get(rel) != v for rel, v in judgements.items())
+    return fresh and state.cycle < state.max_cycles
 
 
 def _replay(request: Request, state: LoopState, judgements: dict, detail: str,

@@ -214,13 +214,19 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     elif p.cycle > 1:
         scored, fb = _with_leaders(p, d, scored, state)
     gaps = _gaps(p.query.keywords, corpus, matches, d.docs, env.cache)
-    visible = [s for s in scored if s.rel not in d.hidden]
+    # A cycle the caller's judgements inform ranks every file it read on one scale: the
+    # loop's own excludes (weak files of an earlier cycle) stay out of ``shown`` but take
+    # this cycle's scores in the loop's memory, where the judgements may have lifted them
+    # (else their stale entries of an earlier scale would stand beside this cycle's).
+    informed = fb is not None and not fb.verdicts.empty
+    visible = list(scored) if informed else [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
     rubric = _rubric_scores(visible, assessment, p.query.keywords, corpus)
     calibrated = [_rescored(s, score) if score != s.score else s for s, score in zip(visible, rubric)]
     judged = _judged(calibrated, p.judgements)
     related = _related_graph(judged, d.by_rel, d.walked_rels)
-    return Evaluation(tuple(judged), tuple(judged[:p.limit]), tuple(_judged(visible, p.judgements)), matches,
+    shown = [s for s in judged if s.rel not in d.hidden][:p.limit]
+    return Evaluation(tuple(judged), tuple(shown), tuple(_judged(visible, p.judgements)), matches,
                       corpus, related, gaps, assessment, fb,
                       calibrated=rubric is assessment.scores and bool(visible))
 
@@ -249,7 +255,7 @@ def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Ma
         again = score_matches(list(matches.values()), feedback_mod.shifted(p.query.keywords, shifts), corpus,
                               roles_requested(task_words(p.task)), dict(bonuses))
         out = feedback_mod.shift_signals(out, again, shifts)
-    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords)
+    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords, matches=matches)
     out = feedback_mod.apply_lifts(out, lifted)
     return out, feedback_mod.Feedback(v, shifts, lifted)
 

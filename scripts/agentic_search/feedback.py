@@ -9,9 +9,11 @@ of the files it moves:
   relevant file holds is weighted down, by the share of that file's evidence it gave.
   Every file is scored again with the shifted weights (no file is read again).
 - **structure** around a file judged relevant: files it imports or that import it,
-  files beside it (same directory, or the same name stem elsewhere: a header and its
-  source), and files sharing its rare names (identifiers frequent in it and in few of
-  the candidates) are lifted - only files that match the task at all.
+  files beside it (less in a large directory), files that use a name the task quotes
+  and it defines (its callers), and code files sharing its rare names (identifiers
+  frequent in it and in few of the candidates) are lifted - only files of its role
+  (source, test, ...) that match the task at all. A derived keyword (learned, synonym)
+  that only files judged irrelevant hold is cut in full: it was learned from them.
 
 Files judged irrelevant keep the caller's score (cycle.py applies it): they leave the
 ranking's top, and what only they contained no longer carries other files.
@@ -25,11 +27,13 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
+from types import MappingProxyType
 from typing import Iterable, Mapping, Sequence
 
 from . import imports as imports_mod
+from . import lang
 from .match import Document, FileMatch
-from .query import Keyword, normalize
+from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import MAX_RELEVANCE, Corpus, Scored, Signal, SignalKind, raw_evidence
 
@@ -46,6 +50,11 @@ NEGATIVE_CUT = 0.8
 LIFT_IMPORTED = 0.5     # a judged file imports it: the fix crosses that edge
 LIFT_IMPORTS = 0.4      # it imports a judged file
 LIFT_SIBLING = 0.3      # the same directory: the same component
+# ... in full for a directory of at most this many files, falling as SIBLING_FULL / n
+# beyond: a small directory is one component, a large one many (on the dev splits a
+# file beside a relevant one is gold about 5 times as often as others in directories
+# of up to 12 files, 1.7 times in those of 13-30 and 1.3 times beyond).
+SIBLING_FULL = 12
 # A file judged irrelevant still held the task's words: the files around it are more
 # likely than others (on the dev splits, of the files ranked 4-20 after three
 # irrelevant reads, a gold file imports one of them about 1.6 times as often and is
@@ -61,6 +70,9 @@ LEADER_SHARE = 0.6
 BEHIND_LEADER = 0.99
 GAP_SHARE = 0.8
 LIFT_VOCAB = 0.4        # times the share of its rare names the file holds
+# A name the task quotes that a file judged relevant defines: the files that use it are
+# where a change to that definition lands next (its callers), as likely as an import.
+LIFT_USES = 0.5
 # Lifts from several judged files add up to at most this.
 LIFT_MAX = 1.0
 # A relevant file's import neighbours share the import lift once there are more than
@@ -167,7 +179,10 @@ def keyword_shifts(v: Verdicts, matches: Mapping[str, FileMatch], keywords: Sequ
             # Only what is theirs: a keyword many other files hold is the task's, not
             # the irrelevant files' (it is cut by the irrelevant files' share of them).
             mine = sum(1 for r in v.irrelevant if _holds(matches.get(r), i)) / max(holders[i], 1)
-            share *= mine
+            # A word the loop derived (learned from its own best files, or a synonym) that
+            # a file judged irrelevant holds and no relevant file does was a guess from the
+            # wrong files: it is cut in full, however many other files hold it.
+            share = 1.0 if keywords[i].kind in DERIVED_KINDS else share * mine
             if i not in gain and share > cut.get(i, (0.0, ""))[0]:
                 cut[i] = (share, rel)
     out = []
@@ -235,7 +250,8 @@ def rare_names(doc: Document, pool: Sequence[Document], known: set[str]) -> tupl
 
 
 def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], rels: Sequence[str],
-          keywords: Sequence[Keyword], leaders: Sequence[str] = ()) -> tuple[Lift, ...]:
+          keywords: Sequence[Keyword], leaders: Sequence[str] = (),
+          matches: Mapping[str, FileMatch] = MappingProxyType({})) -> tuple[Lift, ...]:
     """Lifts for the candidates related to a judged file (best lift per file, its
     reason naming the judged file). ``leaders`` are the loop's own best files when the
     caller judged nothing (pseudo-relevance feedback): only their import edges count,
@@ -251,14 +267,24 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     best: dict[tuple[str, str], Lift] = {}  # (file, anchor) -> the strongest relation between them
 
     own = {s.rel: s.score for s in scored}
+    roles = {s.rel: s.role for s in scored}
 
     def offer(rel: str, amount: float, why: str) -> None:
         key = (rel, anchor)
+        # A judgement lifts files of the judged file's own role (source to source, test
+        # to test): the rest of a fix plays the part of the file judged, and a test or
+        # a doc that imports or names it is its reader, not its twin.
+        if label != "best file" and roles.get(rel, "source") != roles.get(anchor, lang.file_role(anchor)[0]):
+            return
         if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
             best[key] = Lift(rel, round(amount, 4), why, ceiling)
 
     graph = {r: imports_mod.imports_of(r, docs[r].head, index) for r in cands if r in docs}
+    sizes: dict[str, int] = {}
+    for r in rels:
+        folder = r.rpartition("/")[0]
+        sizes[folder] = sizes.get(folder, 0) + 1
     anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-irrelevant")
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
@@ -276,11 +302,13 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if label == "best file":
             continue  # a directory of the loop's own guesses says too little
         folder = anchor.rpartition("/")[0]
+        size = sizes.get(folder, 1)
         for r in cands:
             if r.rpartition("/")[0] == folder:
-                offer(r, strength * LIFT_SIBLING, f"beside {label} {anchor}")
+                offer(r, strength * LIFT_SIBLING * min(1.0, SIBLING_FULL / size), f"beside {label} {anchor}")
         if label != "judged":
             continue
+        _offer_users(anchor, cands, matches, keywords, offer)
         doc = docs[anchor]
         pos = anchor
         names = rare_names(doc, pool, known)
@@ -288,12 +316,29 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if total <= 0:
             continue
         for d in pool:
+            if lang.language_of(d.rel) is lang.NONE:
+                continue  # prose and data name everything; sharing names says nothing
             held = [(t, r) for t, r in names if t in d.low]
             if len(held) >= NAME_MIN_SHARED:
                 share = sum(r for _t, r in held) / total
                 offer(d.rel, LIFT_VOCAB * share,
                       f"shares {len(held)} rare names with judged {pos} ({held[0][0].decode('ascii', 'ignore')}, ...)")
     return _summed(best.values())
+
+
+def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMatch],
+                 keywords: Sequence[Keyword], offer) -> None:
+    """Lift the files that use a name the task quotes and the judged ``anchor`` defines
+    (a definition's callers), sharing the lift when many do (:func:`_fan`)."""
+    m = matches.get(anchor)
+    if m is None:
+        return
+    for i, kw in enumerate(keywords):
+        if kw.kind not in NAMED_KINDS or m.defines[i] < 1.0:
+            continue
+        users = [r for r in cands if r in matches and matches[r].counts[i] > 0]
+        for r in users:
+            offer(r, LIFT_USES * _fan(len(users)), f"uses {kw.text}, defined by judged {anchor}")
 
 
 def _summed(found: Iterable[Lift]) -> tuple[Lift, ...]:
