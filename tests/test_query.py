@@ -559,3 +559,15 @@ def test_stem_only_survives_the_json_round_trip() -> None:
     assert kw is not None
     back = Keyword.from_json(kw.to_json())
     assert back == kw
+
+
+def test_html_markup_of_the_prose_gives_no_keywords_but_its_links_do():
+    # A forge renders <img>, <details>, <br/> in an issue: their tag and attribute names are
+    # not the issue's words; a link to a file of the repository still names that file, and
+    # code keeps its angle brackets.
+    task = ('<img alt="Issuehunt badges" src="https://img.shields.io/badge/IssueHunt-%24100-%237E24E3.svg" />\n'
+            'The `Grid<Row>` width is wrong, see <a href="https://github.com/o/r/blob/main/src/grid.js#L3">here</a>.'
+            '<br/>\n<details><summary>log</summary>\n\n```html\n<div align="center">cell</div>\n```\n</details>')
+    got = [k.text for k in extract_keywords(task)]
+    assert "src/grid.js" in got and "width" in got and "align" in got
+    assert not {"img", "alt", "summary", "details", "href", "issuehunt", "badges"} & set(got)

@@ -114,6 +114,15 @@ _ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
 # issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
 _HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _MARKDOWN_IMAGE_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+# Markup of an issue's prose that forges render: images, links, collapsible sections,
+# line breaks. Its tag and attribute names (img, alt, src, width) are not the issue's
+# words; a link's or image's address is kept for the URL pass. Lower-case names only, and
+# never inside code: ``vector<A>`` and a template's ``<select>`` are the task's own text.
+_HTML_TAG_RE = re.compile(
+    r"</?(?:a|img|details|summary|br|hr|p|div|span|sub|sup|kbd|b|i|em|strong|center|picture|source|video|h[1-6])"
+    r"(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s>]+))?)*\s*/?>")
+_HTML_LINK_RE = re.compile(r"\b(?:href|src|srcset)\s*=\s*[\"']?([^\"'\s>]+)")
+_CODE_RE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
 
 _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
@@ -515,10 +524,25 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
     return _URL_RE.sub(one, task), paths
 
 
+def strip_html(task: str) -> str:
+    """The task without the HTML markup of its prose (``<img alt=... src=...>``,
+    ``<details>``, ``<br/>``): each tag leaves only the addresses it links to. Code spans
+    and fenced blocks are left as written."""
+    def tag(m: "re.Match[str]") -> str:
+        return " " + " ".join(_HTML_LINK_RE.findall(m.group(0))) + " "
+
+    parts = _CODE_RE.split(task)
+    codes = _CODE_RE.findall(task)
+    out = [_HTML_TAG_RE.sub(tag, parts[0])]
+    for code, prose in zip(codes, parts[1:]):
+        out += [code, _HTML_TAG_RE.sub(tag, prose)]
+    return "".join(out)
+
+
 def strip_boilerplate(task: str) -> str:
-    """The task without its issue template and environment report: HTML comments,
-    template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
-    text = _MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", task))
+    """The task without its issue template and environment report: HTML comments and
+    prose markup, template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
+    text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", task)))
     text = _ENVIRONMENT_LINE_RE.sub("", text)
     text = _HEADING_LINE_RE.sub("", text)
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
