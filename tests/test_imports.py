@@ -356,6 +356,21 @@ def test_index_is_immutable(py_index):
         py_index.py_modules["x"] = "x.py"  # type: ignore[index]
 
 
+def test_tree_imports_answers_as_imports_of_and_parses_each_file_once(monkeypatch):
+    """A cycle's shared graph (related files and feedback's lifts read it) gives what
+    imports_of over build_index gives, builds its index once and parses a file once."""
+    index = build_index(PY_TREE)
+    for _name, rel, source, expected in PY_CASES:  # a cycle hands one file's bytes each time
+        assert imports.TreeImports(PY_TREE).of(rel, source) == imports_of(rel, source, index) == expected
+    calls = []
+    real = imports.imports_of
+    monkeypatch.setattr(imports, "imports_of", lambda *a: calls.append(a[0]) or real(*a))
+    fresh = imports.TreeImports(PY_TREE)
+    first = fresh.of("setup.py", b"import pkg.core\n")
+    assert fresh.of("setup.py", b"import pkg.core\n") == first == ("pkg/core.py",)
+    assert calls == ["setup.py"] and fresh.index is fresh.index
+
+
 def test_importers_of_reverses_edges():
     graph = {
         "b.py": ("a.py",),

@@ -49,7 +49,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -254,6 +254,32 @@ def imports_of(rel: str, data: bytes, index: ModuleIndex) -> Tuple[str, ...]:
     found = parser(rel, data, index)
     found.discard(rel)
     return tuple(sorted(found))
+
+
+@dataclass(frozen=True)
+class TreeImports:
+    """One cycle's import graph, shared by every reader of it (the related files, the
+    lifts of feedback): the `ModuleIndex` of the cycle's paths is built on first use and
+    each file's imports are parsed once. A file's imports depend only on its path, its
+    bytes and the paths of the tree, so answers equal `imports_of` over `build_index`."""
+
+    rels: Sequence[str]
+    _built: List[ModuleIndex] = field(default_factory=list, compare=False, repr=False)
+    _of: Dict[str, Tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def index(self) -> ModuleIndex:
+        if not self._built:
+            self._built.append(build_index(self.rels))
+        return self._built[0]
+
+    def of(self, rel: str, data: bytes) -> Tuple[str, ...]:
+        """`imports_of(rel, data, index)`, parsed once: `data` must be what every caller
+        hands for `rel` in this cycle (its document's head)."""
+        found = self._of.get(rel)
+        if found is None:
+            found = self._of[rel] = imports_of(rel, data, self.index)
+        return found
 
 
 def importers_of(targets: Iterable[str], graph: Mapping[str, Sequence[str]]) -> Dict[str, Tuple[str, ...]]:
