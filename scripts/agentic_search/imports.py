@@ -168,12 +168,22 @@ class ModuleIndex:
 
     files: FrozenSet[str]
     dir_files: Mapping[str, Tuple[str, ...]]  # directory -> files directly inside
-    dirs_by_name: Mapping[str, Tuple[str, ...]]  # last component -> directories
     files_by_name: Mapping[str, Tuple[str, ...]]  # file name -> files
     py_modules: Mapping[str, str]  # module path "a/b" -> "a/b.py" or "a/b/__init__.py"
     py_by_tail: Mapping[str, Tuple[str, ...]]  # last component -> module paths
     py_packages: FrozenSet[str]  # directories holding an __init__.py
     go_dirs: FrozenSet[str]  # directories holding a non-test .go file
+    # dirs_by_name, made on first use: only Go and JVM package imports ask for it (a
+    # third of the build on a large tree)
+    _later: Dict[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def dirs_by_name(self) -> Mapping[str, Tuple[str, ...]]:
+        """Last component -> every directory holding a file, directly or below."""
+        table = self._later.get("dirs_by_name")
+        if table is None:
+            table = self._later["dirs_by_name"] = _freeze(_dirs_by_name(self.dir_files))
+        return table
 
 
 def build_index(rels: Iterable[str]) -> ModuleIndex:
@@ -203,7 +213,6 @@ def build_index(rels: Iterable[str]) -> ModuleIndex:
     return ModuleIndex(
         files=frozenset(unique),
         dir_files=_freeze(dir_files),
-        dirs_by_name=_freeze(_dirs_by_name(dir_files)),
         files_by_name=_freeze(files_by_name),
         py_modules=MappingProxyType(py_modules),
         py_by_tail=_freeze(py_by_tail),
@@ -225,15 +234,16 @@ def _python_modules(files_by_name: Mapping[str, List[str]]) -> Dict[str, str]:
     return modules
 
 
-def _dirs_by_name(dir_files: Mapping[str, List[str]]) -> Dict[str, List[str]]:
+def _dirs_by_name(dir_files: Mapping[str, Sequence[str]]) -> Dict[str, List[str]]:
     """Every directory that holds a file, directly or below, keyed by its last component."""
     seen: Set[str] = set()
     by_name: Dict[str, List[str]] = defaultdict(list)
     for folder in dir_files:
         while folder and folder not in seen:
             seen.add(folder)
-            by_name[folder.rpartition("/")[2]].append(folder)
-            folder = folder.rpartition("/")[0]
+            parent, _, last = folder.rpartition("/")
+            by_name[last].append(folder)
+            folder = parent
     return by_name
 
 
