@@ -388,3 +388,16 @@ def test_patterns_work_on_bytes():
     """The file is matched as bytes; only matched parts are decoded."""
     assert isinstance(imports._PY_FROM_HEAD.pattern, bytes)
     assert isinstance(imports._JS_SPEC.pattern, bytes)
+
+
+def test_line_matches_equal_finditer():
+    """The import patterns are tried only where their word follows a line's blanks: the
+    same matches as scanning every position (first line, tabs, CR, a word twice on a
+    line, inside another word, after code)."""
+    data = (b"import a.b;\n\t import  static c.D.e;import x;\r\n  import\tq\nx = 1; import y\n"
+            b"importx z\n  # include \"a.h\"\n#include <b/c.h>\nint i; #include \"no.h\"\n"
+            b"import \"fmt\"\n  import   alias \"x/y\"\n\rimport r\nimport")
+    for pattern, word in ((imports._PY_IMPORT, b"import"), (imports._JVM_IMPORT, b"import"),
+                          (imports._GO_SINGLE, b"import"), (imports._C_INCLUDE, b"#")):
+        want = [m.span() for m in pattern.finditer(data)]
+        assert want and [m.span() for m in imports._line_matches(pattern, data, word)] == want

@@ -88,6 +88,22 @@ _C_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*(?:include|import|include_next)[ \t]*([
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 
+def _line_matches(pattern: "re.Pattern[bytes]", data: bytes, word: bytes) -> List["re.Match[bytes]"]:
+    """``list(pattern.finditer(data))`` for a pattern that is ``^[ \t]*`` + ``word`` + ...
+    (``re.M``) and never crosses a line's end: tried only at the starts of lines where
+    ``word`` follows blanks, found with ``bytes.find`` (a tenth of the regex's scan)."""
+    out = []
+    pos = data.find(word)
+    while pos >= 0:
+        start = data.rfind(b"\n", 0, pos) + 1
+        if not data[start:pos].strip(b" \t"):
+            m = pattern.match(data, start)
+            if m is not None:
+                out.append(m)
+        pos = data.find(word, pos + 1)
+    return out
+
+
 class _Closer:
     """The next occurrence of one closing byte at or after a position, remembered.
 
@@ -351,7 +367,7 @@ def _python_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """``import``, ``from ... import`` and ``import_module("...")`` targets."""
     here = _parent(rel)
     found: Set[str] = set()
-    for match in _PY_IMPORT.finditer(data):
+    for match in _line_matches(_PY_IMPORT, data, b"import"):
         for dotted in _plain_import_names(_text(match.group(1))):
             found.update(_py_file(_py_resolve(dotted, here, index), index))
     for dots, module_raw, clause in _py_from_clauses(data):
@@ -551,7 +567,7 @@ def _js_file(base: str, order: Sequence[str], index: ModuleIndex) -> Optional[st
 # --- Go ---------------------------------------------------------------------------
 def _go_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """Non-test files of every imported package found in the tree."""
-    paths = [_text(m.group(1)) for m in _GO_SINGLE.finditer(data)]
+    paths = [_text(m.group(1)) for m in _line_matches(_GO_SINGLE, data, b"import")]
     for block in _go_blocks(data):
         paths.extend(_text(m.group(1)) for m in _GO_BLOCK_PATH.finditer(block))
     found: Set[str] = set()
@@ -750,7 +766,7 @@ def _jvm_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """Class files of ``import`` lines; a package's files for ``.*``."""
     here = _parent(rel)
     found: Set[str] = set()
-    for match in _JVM_IMPORT.finditer(data):
+    for match in _line_matches(_JVM_IMPORT, data, b"import"):
         parts = _text(match.group(1)).strip(".").split(".")
         if len(parts) < 2:
             continue
@@ -794,7 +810,7 @@ def _c_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """``#include``/``#import`` targets: beside the file first (quotes only), then by suffix."""
     here = _parent(rel)
     found: Set[str] = set()
-    for match in _C_INCLUDE.finditer(data):
+    for match in _line_matches(_C_INCLUDE, data, b"#"):
         spec = _text(match.group(2)).strip()
         if match.group(1) == b'"':
             local = posixpath.normpath(posixpath.join(here, spec))
