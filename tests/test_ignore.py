@@ -325,3 +325,32 @@ def test_random_patterns_match_git(tmp_path) -> None:
     mismatches = {rel: (our_answer(matcher, rel, is_dir), expected.get(rel))
                   for rel, is_dir in entries if our_answer(matcher, rel, is_dir) != expected.get(rel)}
     assert not mismatches, f"(ours, git) differ: {dict(list(mismatches.items())[:10])}"
+
+
+def test_in_directory_answers_as_match() -> None:
+    """The walk's per-directory lookup (anchored lines that cannot match below a
+    directory skipped by their literal start, basename answers cached by name) gives
+    match()'s deciding line for every entry: seeded random rule stacks, nested bases,
+    literal starts that name a directory or part of one, wildcard starts, non-ASCII."""
+    import random
+    rng = random.Random(7)
+    parts = ["a", "b", "ab", "do", "docs", "é", "*", "?", "[ab]", "**", "x"]
+    names = ["a", "b", "ab", "abc", "docs", "x", "é", "éa", "do", "dox"]
+    dirs = ["", "a/", "b/", "a/b/", "docs/", "docs/a/", "dox/", "é/", "é/a/", "ab/ab/"]
+    for case in range(300):
+        files = []
+        for base in rng.sample(["", "a", "docs", "é", "a/b"], rng.randint(1, 3)):
+            lines = []
+            for _ in range(rng.randint(1, 5)):
+                glob = "/".join("".join(rng.choice(parts) for _ in range(rng.randint(1, 2)))
+                                for _ in range(rng.randint(1, 3)))
+                lines.append(("!" if rng.random() < 0.2 else "") + ("/" if rng.random() < 0.3 else "")
+                             + glob + ("/" if rng.random() < 0.3 else ""))
+            files.append(parse_ignore_file("\n".join(lines) + "\n", f"{base or '.'}/.gitignore", base))
+        files.sort(key=lambda f: -len(f.base))  # strongest (deepest) first
+        rules = IgnoreRules(tuple(files))
+        for d in dirs:
+            here = rules.in_directory(d)
+            for name in names:
+                for is_dir in (False, True):
+                    assert here(name, is_dir) is rules.match(d + name, is_dir), (case, d, name, is_dir)

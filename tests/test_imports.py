@@ -356,6 +356,21 @@ def test_index_is_immutable(py_index):
         py_index.py_modules["x"] = "x.py"  # type: ignore[index]
 
 
+def test_tree_imports_answers_as_imports_of_and_parses_each_file_once(monkeypatch):
+    """A cycle's shared graph (related files and feedback's lifts read it) gives what
+    imports_of over build_index gives, builds its index once and parses a file once."""
+    index = build_index(PY_TREE)
+    for _name, rel, source, expected in PY_CASES:  # a cycle hands one file's bytes each time
+        assert imports.TreeImports(PY_TREE).of(rel, source) == imports_of(rel, source, index) == expected
+    calls = []
+    real = imports.imports_of
+    monkeypatch.setattr(imports, "imports_of", lambda *a: calls.append(a[0]) or real(*a))
+    fresh = imports.TreeImports(PY_TREE)
+    first = fresh.of("setup.py", b"import pkg.core\n")
+    assert fresh.of("setup.py", b"import pkg.core\n") == first == ("pkg/core.py",)
+    assert calls == ["setup.py"] and fresh.index is fresh.index
+
+
 def test_importers_of_reverses_edges():
     graph = {
         "b.py": ("a.py",),
@@ -373,3 +388,16 @@ def test_patterns_work_on_bytes():
     """The file is matched as bytes; only matched parts are decoded."""
     assert isinstance(imports._PY_FROM_HEAD.pattern, bytes)
     assert isinstance(imports._JS_SPEC.pattern, bytes)
+
+
+def test_line_matches_equal_finditer():
+    """The import patterns are tried only where their word follows a line's blanks: the
+    same matches as scanning every position (first line, tabs, CR, a word twice on a
+    line, inside another word, after code)."""
+    data = (b"import a.b;\n\t import  static c.D.e;import x;\r\n  import\tq\nx = 1; import y\n"
+            b"importx z\n  # include \"a.h\"\n#include <b/c.h>\nint i; #include \"no.h\"\n"
+            b"import \"fmt\"\n  import   alias \"x/y\"\n\rimport r\nimport")
+    for pattern, word in ((imports._PY_IMPORT, b"import"), (imports._JVM_IMPORT, b"import"),
+                          (imports._GO_SINGLE, b"import"), (imports._C_INCLUDE, b"#")):
+        want = [m.span() for m in pattern.finditer(data)]
+        assert want and [m.span() for m in imports._line_matches(pattern, data, word)] == want

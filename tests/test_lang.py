@@ -81,6 +81,22 @@ def test_tags_agree_with_definitions(label, rel, source, name, want) -> None:
     assert found.get(name) == want
 
 
+@pytest.mark.parametrize("rel,source,want", [
+    ("A.java", b"public class Foo {\n    public static int parse  (String s) {\n        obj.call(x);\n"
+               b"        if (x) {\n        return make(x);\n        int 9bad(x) {}\n    }\n"
+               b"    abstract void later();\n  Foo(int a) {\n}\n",
+     [("Foo", 1.0), ("parse", 1.0), ("later", 0.5)]),
+    ("a.c", b"static int\nhelper (int x)\n{\n  call(x);\n}\nint *proto(void);\nint (*fp)(int);\n#define M(x) x\n",
+     [("helper", 1.0), ("proto", 0.5), ("M", 1.0)]),
+    ("a.js", b"class A {\n  static async load(a) {\n  }\n  run(a)\n}\nrun(b) {\n}\n", [("A", 1.0), ("load", 1.0)]),
+])
+def test_call_shaped_lines(rel, source, want) -> None:
+    """The name before a line's first ``(`` (blanks between allowed) is a definition only
+    with a type or modifiers before it and a body or ``;`` after: never after ``.``, a
+    statement word, a digit, or as a bare indented call."""
+    assert lang.defined_names(source, rel) == want
+
+
 def test_tags_leave_out_calls_and_keep_definitions() -> None:
     src = "static int helper_function(int x)\n{\n    return other_function(x);\n}\nint prototype_only(void);\n"
     assert tags_for(src, [], "a.c") == ["helper_function", "prototype_only"]

@@ -170,14 +170,13 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
 
 
 def _related_graph(scored: Sequence[Scored], docs: Mapping[str, Document],
-                   rels: Sequence[str]) -> dict[str, tuple[str, ...]]:
+                   imports: imports_mod.TreeImports) -> dict[str, tuple[str, ...]]:
     """Imports of the best files, and the reverse edges among them."""
-    index = imports_mod.build_index(rels)
     graph: dict[str, tuple[str, ...]] = {}
     for s in scored[:RELATED_SCAN_FILES]:
         doc = docs.get(s.rel)
         if doc is not None:
-            graph[s.rel] = imports_mod.imports_of(s.rel, doc.head, index)
+            graph[s.rel] = imports.of(s.rel, doc.head)
     importers = imports_mod.importers_of(graph, graph)
     return {rel: tuple(sorted(set(graph[rel]) | set(importers.get(rel, ())))) for rel in graph}
 
@@ -208,11 +207,12 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
                                              env.cache, env.progress)
     env.progress.finish()
+    imports = imports_mod.TreeImports(d.walked_rels)  # one graph for the lifts and the related files
     fb = None
     if p.judgements:
-        scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses)
+        scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses, imports)
     elif p.cycle > 1:
-        scored, fb = _with_leaders(p, d, scored, state)
+        scored, fb = _with_leaders(p, d, scored, state, imports)
     gaps = _gaps(p.query.keywords, corpus, matches, d.docs, env.cache)
     # A cycle the caller's judgements inform ranks every file it read on one scale: the
     # loop's own excludes (weak files of an earlier cycle) stay out of ``shown`` but take
@@ -224,7 +224,7 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     rubric = _rubric_scores(visible, assessment, p.query.keywords, corpus)
     calibrated = [_rescored(s, score) if score != s.score else s for s, score in zip(visible, rubric)]
     judged = _judged(calibrated, p.judgements)
-    related = _related_graph(judged, d.by_rel, d.walked_rels)
+    related = _related_graph(judged, d.by_rel, imports)
     shown = [s for s in judged if s.rel not in d.hidden][:p.limit]
     return Evaluation(tuple(judged), tuple(shown), tuple(_judged(visible, p.judgements)), matches,
                       corpus, related, gaps, assessment, fb,
@@ -232,7 +232,8 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
 
 
 def _with_leaders(p: Plan, d: Dispatched, scored: Sequence[Scored],
-                  state: LoopState) -> tuple[list[Scored], Optional[feedback_mod.Feedback]]:
+                  state: LoopState, imports: imports_mod.TreeImports
+                  ) -> tuple[list[Scored], Optional[feedback_mod.Feedback]]:
     """A later cycle without judgements: the loop's context so far (files shown at
     the rubric's high relevance) stands in for files judged relevant, and the files
     they import or that import them, matching the task, are lifted (feedback.py)."""
@@ -240,12 +241,14 @@ def _with_leaders(p: Plan, d: Dispatched, scored: Sequence[Scored],
     if not leaders:
         return list(scored), None
     empty = feedback_mod.Verdicts((), ())
-    lifted = feedback_mod.lifts(empty, scored, d.by_rel, d.walked_rels, p.query.keywords, leaders)
+    lifted = feedback_mod.lifts(empty, scored, d.by_rel, d.walked_rels, p.query.keywords, leaders,
+                                imports=imports)
     return feedback_mod.apply_lifts(scored, lifted), feedback_mod.Feedback(empty, (), lifted)
 
 
 def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Mapping[str, FileMatch],
-                   corpus: Corpus, bonuses: Mapping[str, float]) -> tuple[list[Scored], feedback_mod.Feedback]:
+                   corpus: Corpus, bonuses: Mapping[str, float],
+                   imports: imports_mod.TreeImports) -> tuple[list[Scored], feedback_mod.Feedback]:
     """The caller's judgements as relevance feedback (feedback.py): every file scored
     again with the keyword weights they shift, then the files around the relevant ones
     lifted. Judged files themselves take the caller's score later (:func:`_judged`)."""
@@ -255,7 +258,8 @@ def _with_feedback(p: Plan, d: Dispatched, scored: Sequence[Scored], matches: Ma
         again = score_matches(list(matches.values()), feedback_mod.shifted(p.query.keywords, shifts), corpus,
                               roles_requested(task_words(p.task)), dict(bonuses))
         out = feedback_mod.shift_signals(out, again, shifts)
-    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords, matches=matches)
+    lifted = feedback_mod.lifts(v, out, d.by_rel, d.walked_rels, p.query.keywords, matches=matches,
+                                imports=imports)
     out = feedback_mod.apply_lifts(out, lifted)
     return out, feedback_mod.Feedback(v, shifts, lifted)
 

@@ -28,7 +28,7 @@ import math
 import re
 from dataclasses import dataclass, replace
 from types import MappingProxyType
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
 
 from . import imports as imports_mod
 from . import lang
@@ -251,17 +251,19 @@ def rare_names(doc: Document, pool: Sequence[Document], known: set[str]) -> tupl
 
 def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], rels: Sequence[str],
           keywords: Sequence[Keyword], leaders: Sequence[str] = (),
-          matches: Mapping[str, FileMatch] = MappingProxyType({})) -> tuple[Lift, ...]:
+          matches: Mapping[str, FileMatch] = MappingProxyType({}),
+          imports: Optional[imports_mod.TreeImports] = None) -> tuple[Lift, ...]:
     """Lifts for the candidates related to a judged file (best lift per file, its
     reason naming the judged file). ``leaders`` are the loop's own best files when the
     caller judged nothing (pseudo-relevance feedback): only their import edges count,
-    with LEADER_SHARE of the lifts."""
+    with LEADER_SHARE of the lifts. ``imports`` is the cycle's import graph of ``rels``
+    and ``docs`` when the caller shares one (else it is built here)."""
     if v.empty and not leaders:
         return ()
     judged = set(v.relevant) | set(v.irrelevant)
     cands = [s.rel for s in scored[:CANDIDATES] if s.rel not in judged]
     matched = {s.rel for s in scored if s.rel not in judged}
-    index = imports_mod.build_index(rels)
+    graph_of = (imports if imports is not None else imports_mod.TreeImports(rels)).of
     pool = [docs[r] for r in cands if r in docs]
     known = {normalize(k.text) for k in keywords}
     best: dict[tuple[str, str], Lift] = {}  # (file, anchor) -> the strongest relation between them
@@ -280,7 +282,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
             best[key] = Lift(rel, round(amount, 4), why, ceiling)
 
-    graph = {r: imports_mod.imports_of(r, docs[r].head, index) for r in cands if r in docs}
+    graph = {r: graph_of(r, docs[r].head) for r in cands if r in docs}
     sizes: dict[str, int] = {}
     for r in rels:
         folder = r.rpartition("/")[0]
@@ -293,7 +295,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if doc is None:
             continue
         # A hub (imported by many, importing many) says little about each neighbour.
-        targets = [r for r in imports_mod.imports_of(anchor, doc.head, index) if r in matched]
+        targets = [r for r in graph_of(anchor, doc.head) if r in matched]
         for r in targets:
             offer(r, strength * LIFT_IMPORTED * _fan(len(targets)), f"imported by {label} {anchor}")
         importers = [r for r, out in graph.items() if anchor in out]

@@ -43,6 +43,9 @@ automaton (:class:`LinearGlob`) whose time is linear in the name, as git's
 wildmatch is in practice.  Literal patterns are looked up in a table.  Each
 ignore file builds its tables once; a directory's rules are its own file on top
 of its parent's, so 300 nested ``.gitignore`` files cost 300 builds, not 45,000.
+The walk asks per directory (:meth:`IgnoreRules.in_directory`): an anchored line
+whose literal start names another first directory (``docs/_build`` below ``django/``)
+is not tried there, and a basename's answer is cached per source by name.
 A match keeps the pattern that decided (file and line), so a skip can explain
 itself.
 
@@ -67,7 +70,7 @@ import os
 import re
 import stat
 from dataclasses import dataclass, field
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from . import fsafe
 
@@ -480,17 +483,24 @@ class _Table:
     linear matchers.
     """
 
-    __slots__ = ("literals", "regex", "deciders", "more", "linear", "only_regex", "only_literals")
+    __slots__ = ("literals", "regex", "deciders", "more", "linear", "only_regex", "only_literals", "heads")
 
     def __init__(self, patterns: Sequence[IgnorePattern], basename: bool) -> None:
         self.literals: Dict[str, IgnorePattern] = {}
         alts: List[str] = []
         deciders: List[IgnorePattern] = []
         linear: List[Tuple[Matcher, IgnorePattern]] = []
+        heads: List[str] = []
         for pat in reversed(patterns):  # last line first
             tokens = _tokens(pat.glob, pat.anchored)
             if tokens is None:
                 continue
+            head = ""
+            for t in tokens:
+                if t[2] is None:
+                    break
+                head += t[2]
+            heads.append(head)
             if all(t[2] is not None for t in tokens):
                 self.literals.setdefault("".join(t[2] for t in tokens), pat)  # type: ignore[misc]
             elif _risky(tokens, basename):
@@ -505,6 +515,24 @@ class _Table:
         self.linear = tuple(linear)
         self.only_regex = self.regex is not None and not self.literals and not self.linear and not self.more
         self.only_literals = self.regex is None and not self.linear
+        # What a subject must begin with, by each line's literal start: the first
+        # directories those starts name (``docs`` of ``docs/_build``) and the starts
+        # within a first name (``do`` of ``do*/x``); None when a line starts with a
+        # wildcard (it may match anywhere).
+        self.heads: Optional[Tuple[FrozenSet[str], Tuple[str, ...]]] = None
+        if all(heads):
+            self.heads = (frozenset(h.partition("/")[0] for h in heads if "/" in h),
+                          tuple(h for h in heads if "/" not in h))
+
+    def may_match_below(self, sub_dir: str) -> bool:
+        """False only when no line can match ``sub_dir`` (a directory's path below the
+        table's base, ending in ``/``) + a name: a subject begins with its line's
+        literal start, so the two agree up to the shorter one's end."""
+        if self.heads is None or not sub_dir:
+            return True
+        first = sub_dir.partition("/")[0]
+        dirs, stems = self.heads
+        return first in dirs or any(first.startswith(h) for h in stems)
 
     def find(self, subject: str) -> Optional[IgnorePattern]:
         """The last line of this table matching ``subject``, or None."""
@@ -528,6 +556,19 @@ class _Table:
         return best
 
 
+_MISS = object()  # not in a cache (None is an answer: no line matches)
+
+
+def _lookup(table: _Table, subject: str) -> Optional[IgnorePattern]:
+    """``table.find(subject)``, its two common cases without the call."""
+    if table.only_regex:
+        m = table.regex.fullmatch(subject)  # type: ignore[union-attr]
+        return None if m is None else table.deciders[m.lastindex - 1]  # type: ignore[operator]
+    if table.only_literals:
+        return table.literals.get(subject)
+    return table.find(subject)
+
+
 @dataclass(frozen=True)
 class IgnoreFile:
     """The patterns of one source, relative to the directory ``base``.
@@ -545,6 +586,14 @@ class IgnoreFile:
     # compiled twice.
     _tables: Tuple[Optional[_Table], ...] = field(default=(), repr=False, compare=False)
     _prefix: str = field(default="", repr=False, compare=False)  # byte view of base + "/"
+    # [files, directories]: name -> the latest basename line matching it. A basename's
+    # answer is the same in every directory, and trees repeat names (__init__.py,
+    # LC_MESSAGES, mod.rs).
+    _names: Tuple[Dict[str, Optional[IgnorePattern]], ...] = field(
+        default_factory=lambda: ({}, {}), repr=False, compare=False)
+    _below: Dict[str, Optional[Tuple[Tuple[_Table, ...], Tuple[_Table, ...]]]] = field(
+        default_factory=dict, repr=False, compare=False)  # anchored_below's answers
+    _has_anchored: bool = field(default=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         tables: List[Optional[_Table]] = []
@@ -553,7 +602,40 @@ class IgnoreFile:
                 chosen = [p for p in self.patterns if p.anchored == anchored and p.dir_only == dir_only]
                 tables.append(_Table(chosen, not anchored) if chosen else None)
         object.__setattr__(self, "_tables", tuple(tables))
+        object.__setattr__(self, "_has_anchored", tables[2] is not None or tables[3] is not None)
         object.__setattr__(self, "_prefix", byte_view(self.base) + "/" if self.base else "")
+
+    def basename_match(self, name: str, is_dir: bool) -> Optional[IgnorePattern]:
+        """The latest basename line matching ``name`` (byte view), or None; cached."""
+        cache = self._names[is_dir]
+        best = cache.get(name, _MISS)
+        if best is not _MISS:
+            return best  # type: ignore[return-value]
+        best = None
+        for k in ((0, 1) if is_dir else (0,)):
+            table = self._tables[k]
+            if table is not None:
+                found = _lookup(table, name)
+                if found is not None and (best is None or found.line > best.line):
+                    best = found
+        cache[name] = best
+        return best
+
+    def anchored_below(self, first: str) -> Optional[Tuple[Tuple[_Table, ...], Tuple[_Table, ...]]]:
+        """The anchored tables (for a file, for a directory) that may match below a
+        directory whose path under ``base`` begins with the name ``first`` (``""``: base
+        itself), None when neither may; cached by that name."""
+        try:
+            return self._below[first]
+        except KeyError:
+            pass
+        sub_dir = first + "/" if first else ""
+        tables = self._tables
+        for_file = tuple(t for t in (tables[2],) if t is not None and t.may_match_below(sub_dir))
+        for_dir = for_file + tuple(t for t in (tables[3],) if t is not None and t.may_match_below(sub_dir))
+        found = (for_file, for_dir) if for_dir else None
+        self._below[first] = found
+        return found
 
     def last_match(self, rel: str, is_dir: bool) -> Optional[IgnorePattern]:
         """The last pattern matching ``rel`` (relative to the work-tree top), or None.
@@ -677,6 +759,57 @@ class IgnoreRules:
                         found = table.find(subject)
                     if found is not None and (best is None or found.line > best.line):
                         best = found
+            if best is not None:
+                return best
+        return None
+
+
+    def in_directory(self, dir_prefix: str) -> Callable[[str, bool], Optional[IgnorePattern]]:
+        """``lambda name, is_dir: self.match(dir_prefix + name, is_dir)`` for the entries
+        of one directory (``dir_prefix`` is its path from the work-tree top and ``/``,
+        or ``""``), with the work that is the same for every entry done once: each
+        source's part of the directory's path and the anchored tables that may match
+        below it; basename answers come from each source's cache by name."""
+        d = byte_view(dir_prefix)
+        anchored = {}
+        for f in self.files:
+            if not f._has_anchored:
+                continue
+            # A name holds no '/', so an entry lies below a source's base exactly when
+            # its directory does.
+            if f._prefix and not d.startswith(f._prefix):
+                continue
+            sub_dir = d[len(f._prefix):]
+            tables = f.anchored_below(sub_dir.partition("/")[0])
+            if tables is not None:
+                anchored[id(f)] = (sub_dir,) + tables
+        if not anchored:
+            return self._by_name
+        plan = tuple((f, anchored.get(id(f))) for f in self.files)
+
+        def match(name: str, is_dir: bool) -> Optional[IgnorePattern]:
+            if not name.isascii():
+                name = byte_view(name)
+            for f, here in plan:
+                best = f.basename_match(name, is_dir)
+                if here is not None:
+                    sub = here[0] + name
+                    for table in here[2] if is_dir else here[1]:
+                        found = _lookup(table, sub)
+                        if found is not None and (best is None or found.line > best.line):
+                            best = found
+                if best is not None:
+                    return best
+            return None
+
+        return match
+
+    def _by_name(self, name: str, is_dir: bool) -> Optional[IgnorePattern]:
+        """:meth:`match` in a directory where no anchored line can match."""
+        if not name.isascii():
+            name = byte_view(name)
+        for f in self.files:
+            best = f.basename_match(name, is_dir)
             if best is not None:
                 return best
         return None
@@ -848,7 +981,8 @@ class GitIgnore:
         if is_dir is None:
             is_dir = os.path.isdir(os.path.join(self.root, *parts)) and not os.path.islink(
                 os.path.join(self.root, *parts))
-        pat = self._rules_in("/".join(parts[:-1])).match(self._top_rel(rel), is_dir)
+        parent = self._top_rel("/".join(parts[:-1]))
+        pat = self._rules_in("/".join(parts[:-1])).in_directory(parent + "/" if parent else "")(parts[-1], is_dir)
         return IgnoreMatch(rel, pat) if pat is not None else None
 
     def is_ignored(self, rel: str, is_dir: Optional[bool] = None) -> bool:

@@ -167,20 +167,23 @@ def _skip_space(low: bytes, j: int, limit: int) -> int:
     return j
 
 
+# The bytes that open, close or end a parameter list.
+_PAREN_STOP_RE = re.compile(rb"[();{}]")
+
+
 def _close_paren(low: bytes, j: int, limit: int) -> int:
     """Index just past the ``)`` matching the ``(`` at j; -1 when not found before limit."""
     depth = 0
-    while j < limit:
-        c = low[j]
+    for m in _PAREN_STOP_RE.finditer(low, j, limit):  # only these bytes can decide
+        c = low[m.start()]
         if c == 0x28:
             depth += 1
         elif c == 0x29:
             depth -= 1
             if depth == 0:
-                return j + 1
-        elif c in b";{}":
+                return m.end()
+        else:
             return -1
-        j += 1
     return -1
 
 
@@ -237,20 +240,23 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     if any(w in _STATEMENT_WORDS for w in words):
         return 0.0
     indented = head[:1] in (b" ", b"\t")
-    close = _close_paren(low, j, limit)
-    if close < 0:
-        return 0.0
-    if lang is JS or lang is TS_DECLARATIONS:
+    # Every answer but the last is 0.0, so the tests that need no ``)`` come first.
+    js = lang is JS or lang is TS_DECLARATIONS
+    if js:
         if not all(w in _JS_METHOD_WORDS for w in words):
             return 0.0
         if not indented and not words:
             return 0.0  # a bare call at the top level of a script: f(a) {…} is no JS
-        return DEFINES if _JS_TAIL_RE.match(low, close) else 0.0
-    if not words:
+    elif not words and (not lang.bare_calls or indented):
         # No return type on this line: a C function whose type is on the line above, or
         # a constructor in a class body; an indented bare name is a call statement.
-        if not lang.bare_calls or indented:
-            return 0.0
+        return 0.0
+    close = _close_paren(low, j, limit)
+    if close < 0:
+        return 0.0
+    if js:
+        return DEFINES if _JS_TAIL_RE.match(low, close) else 0.0
+    if not words:
         k = _skip_space(low, close, limit)
         return DEFINES if k < limit and low[k] == 0x7B else 0.0
     return body_follows(low, close)
@@ -486,6 +492,11 @@ _NAME = rb"([A-Za-z_$][A-Za-z0-9_$]*)"
 # place a call-shaped definition's name can be (anything else before it is a statement).
 _LINE_TO_PAREN_RE = re.compile(rb"^[\w$@*&:<>,.\[\]? \t~]*\(", re.M)
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+# Every name byte as ``a``, every other byte as a blank: the start of the name that ends
+# at ``e`` is one ``rfind`` of a blank in the mask, not a walk back byte by byte.
+_NAME_MASK = bytes(0x61 if c in _NAME_BYTES else 0x20 for c in range(256))
+# After a definition word: blanks and pointer stars, then the name (group 1, maybe empty).
+_AFTER_WORD_RE = re.compile(rb"[ \t*]*([\w$]*)")
 # An attached or exported JS definition's name: ``a.b.name =``, ``name:``, ``module.exports = name``.
 _EXPORT_CANDIDATE_RE = re.compile(
     rb"^(?:module\.exports[ \t]*=|export default)[ \t]*" + _NAME + rb"|^[ \t]*(?:[\w$]+(?:\.[\w$]+)*\.)?" + _NAME + rb"[ \t]*[:=]",
@@ -516,12 +527,8 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
     for word in language.words:
         pos = low.find(word)
         while pos >= 0:
-            j = pos + len(word)
-            while j < len(low) and low[j] in b" \t*":
-                j += 1
-            e = j
-            while e < len(low) and low[e] in _NAME_BYTES:
-                e += 1
+            after = _AFTER_WORD_RE.match(low, pos + len(word))
+            j, e = after.start(1), after.end(1)
             if e > j and not low[j:j + 1].isdigit() and (pos == 0 or low[pos - 1] not in _NAME_BYTES) \
                     and head_ok(low, pos, word, language):
                 value = body_follows(low, e) if word in language.body_words else DEFINES
@@ -531,15 +538,18 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
         for m in _GO_METHOD_RE.finditer(data):
             note(m.start(1), m.group(1), DEFINES)
     if language.calls:
+        mask = data.translate(_NAME_MASK)
         for m in _LINE_TO_PAREN_RE.finditer(data):
-            e = m.end() - 1
-            while e > m.start() and data[e - 1] in b" \t":
-                e -= 1
-            s = e
-            while s > m.start() and data[s - 1] in _NAME_BYTES:
-                s -= 1
-            if s < e and not data[s:s + 1].isdigit():
-                note(s, data[s:e], call_definition(low, s, e, language))
+            ls = m.start()
+            e = ls + len(data[ls:m.end() - 1].rstrip(b" \t"))
+            s = mask.rfind(b" ", ls, e) + 1 or ls
+            if s == e or data[s:s + 1].isdigit():
+                continue
+            # obj.f( and if ( / return f( are never definitions: call_definition's first
+            # answers, given here without its work
+            if data[s - 1:s] == b"." or low[s:e] in _STATEMENT_WORDS:
+                continue
+            note(s, data[s:e], call_definition(low, s, e, language))
     if language.exports:
         for m in _EXPORT_CANDIDATE_RE.finditer(data):
             g = 1 if m.group(1) else 2

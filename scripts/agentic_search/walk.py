@@ -513,6 +513,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
     top_rel_prefix = f"{top_prefix}/{rel_prefix}" if top_prefix else rel_prefix
     real_prefix = d_real.rstrip(os.sep) + os.sep
     check_ignore = bool(rules.files)
+    ignored_here = rules.in_directory(top_rel_prefix) if check_ignore else None
     check_exclude = bool(excluded.globs)
     check_select = not selected.everything
     for e in entries:
@@ -532,7 +533,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
             tally.skip("unreadable", rel, f"cannot stat: {exc.strerror or exc}")
             continue
         if check_ignore:
-            pat = rules.match(top_rel_prefix + name, is_dir)
+            pat = ignored_here(name, is_dir)  # type: ignore[misc]
             if pat is not None and not pat.negated:
                 tally.skip("ignored", rel, pat.describe())
                 continue
