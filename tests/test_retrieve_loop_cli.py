@@ -793,3 +793,16 @@ def test_concurrent_cycles_on_one_state_lose_no_update(tmp_path, router):
         assert p.wait(timeout=120) == 0, p.stderr.read()
     data = json.loads(state.read_text())
     assert data["judgements"] == {"app/views.py": 0.1, "app/router.py": 0.2, "lib/throttle.py": 0.3}
+
+
+@pytest.mark.parametrize("args", [
+    ["--state", "tasks/s.json", "--keywords", "x"],                          # no --root, no state yet
+    ["--state", "tasks/s.json", "--reset", "--keywords", "x"],               # --reset needs --root too
+    ["--root", "no-such-dir", "--state", "tasks/s.json", "--keywords", "x"],  # a root that is not there
+], ids=["missing root", "reset without root", "no such root"])
+def test_a_call_refused_for_its_arguments_leaves_nothing_behind(tmp_path, args):
+    # Not the state's folder, not its lock file: nothing in the directory it was run from.
+    proc = subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=120)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr
+    assert os.listdir(tmp_path) == []

@@ -33,8 +33,18 @@ def _hints_module():
     return hints
 
 
+ROOT_REQUIRED = "--root DIR is required on the first call (later calls take it from --state)"
+
+
 def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str]:
-    """Run one call; returns (output dict, text to print). RequestError on bad input."""
+    """Run one call; returns (output dict, text to print). RequestError on bad input.
+
+    What can be told wrong without the state is told before its lock is taken: a call
+    refused for its arguments leaves nothing behind (no lock file, no directory)."""
+    if request.root is None and (request.reset or not os.path.lexists(request.state_path)):
+        raise UsageError(ROOT_REQUIRED)
+    if request.root is not None:
+        check_root(request.root, request.root)
     try:
         with locked(request.state_path, request.state_shown):
             return _run_locked(request, ascii_only)
@@ -51,7 +61,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     root = request.root
     if root is None:
         if state is None:
-            raise UsageError("--root DIR is required on the first call (later calls take it from --state)")
+            raise UsageError(ROOT_REQUIRED)
         root = state.root
     check_root(root, request.root or root)
     if state is not None and os.path.realpath(state.root) != os.path.realpath(root):

@@ -287,7 +287,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     for r in rels:
         folder = r.rpartition("/")[0]
         sizes[folder] = sizes.get(folder, 0) + 1
-    anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-irrelevant")
+    anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-low")
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
     for anchor, strength, label in anchors:
@@ -424,7 +424,7 @@ def _shift_reason(s: Scored, shifts: Sequence[KeywordShift], up: bool) -> str:
     cuts = [x for x in shifts if x.factor < 1 and x.keyword in held]
     if cuts:
         x = min(cuts, key=lambda x: (x.factor, x.keyword))
-        return f"{x.keyword} drove judged-irrelevant {x.source}"
+        return f"{x.keyword} drove {x.source}, judged low"
     lacks = [x for x in shifts if x.factor > 1 and x.keyword not in held]
     if lacks:
         x = max(lacks, key=lambda x: (x.factor, x.keyword))
