@@ -912,6 +912,15 @@ class Index:
             self._segments, self._served, self._dirty = [], {}, True
             return match_many(docs, compile_keywords(keywords))
 
+    def _serving(self, rel: str, new_si: int) -> Optional[tuple[int, int]]:
+        """(segment number, file number) of the segment answering for ``rel``: a stored one,
+        else one written this cycle (numbered after the stored ``new_si``); None: read it."""
+        w = self._served.get(rel)
+        if w is None and self._new:
+            at = self._new_pos.get(rel)
+            w = (new_si + at[0], at[1]) if at is not None else None
+        return w
+
     def _match(self, docs: Sequence[Document], keywords: Sequence[Keyword]) -> list[Optional[FileMatch]]:
         segs = self._segments + self._new
         new_si = len(self._segments)
@@ -919,10 +928,7 @@ class Index:
         wanted: list[dict[int, int]] = [{} for _ in segs]
         direct: list[int] = []
         for pos, doc in enumerate(docs):
-            w = self._served.get(doc.rel)
-            if w is None and self._new:
-                at = self._new_pos.get(doc.rel)
-                w = (new_si + at[0], at[1]) if at is not None else None
+            w = self._serving(doc.rel, new_si)
             if w is None:
                 direct.append(pos)
             else:
@@ -1017,10 +1023,7 @@ class Index:
         wanted: dict[int, set[int]] = {}
         direct: list[Document] = []
         for doc in docs:
-            w = self._served.get(doc.rel)
-            if w is None and self._new:
-                at = self._new_pos.get(doc.rel)
-                w = (new_si + at[0], at[1]) if at is not None else None
+            w = self._serving(doc.rel, new_si)
             if w is None:
                 direct.append(doc)
             else:
