@@ -556,6 +556,29 @@ def _main(args: argparse.Namespace, cmd: List[str]) -> int:
     return django_run(args, cmd)
 
 
+def timed_tree(cmd: List[str], tree: str, task: Optional[str], keywords: Sequence[str], runs: int,
+               others: Sequence[str] = (), edits: bool = False) -> Tuple[list, str, str, bool]:
+    """The cycles against grep over ``tree`` with a fresh index (and, with ``edits``, the
+    round after editing files of a copy): (series, grep's name, the index-size sentence,
+    whether the edited round's output equalled a run without the index)."""
+    own = list(cmd) == list(localize.DEFAULT_TOOL)
+    work = tempfile.mkdtemp(prefix="speed-work-")
+    equal = True
+    try:
+        index_dir = os.path.join(work, "index")
+        os.mkdir(index_dir)
+        series, grep_name = time_cycles(cmd, tree, task, keywords, runs, floor=floor_argv() if own else None,
+                                        others=others, index_dir=index_dir)
+        disk, text = index_size(index_dir)
+        if edits:
+            edited, equal = time_edits(cmd, tree, task, keywords, runs, os.path.join(work, "edits"))
+            series.append(edited)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    line = f"Index on disk: {disk:.1f} MB for {text:.1f} MB of text ({disk / max(text, 1e-9):.2f}×)."
+    return series, grep_name, line, equal
+
+
 def tree_run(args: argparse.Namespace, cmd: List[str]) -> int:
     """Any tree (``--tree``) with ``--keywords``: the cycles against grep, the index's size."""
     tree = os.path.abspath(args.tree)
@@ -565,19 +588,10 @@ def tree_run(args: argparse.Namespace, cmd: List[str]) -> int:
     files, size = tree_size(tree)
     print(f"speed: tree {tree}: {files} files, {size / 2**20:.1f} MB; {len(args.keywords)} keywords",
           file=sys.stderr, flush=True)
-    own = list(cmd) == list(localize.DEFAULT_TOOL)
-    work = tempfile.mkdtemp(prefix="speed-work-")
-    try:
-        index_dir = os.path.join(work, "index")
-        os.mkdir(index_dir)
-        series, grep_name = time_cycles(cmd, tree, None, args.keywords, args.runs,
-                                        floor=floor_argv() if own else None, index_dir=index_dir)
-        disk, text = index_size(index_dir)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    series, grep_name, index_line, _equal = timed_tree(cmd, tree, None, args.keywords, args.runs)
     print(f"## {tree} ({files} files, {size / 2**20:.1f} MB)\n")
     print(cycles_table(series, grep_name))
-    print(f"\nIndex on disk: {disk:.1f} MB for {text:.1f} MB of text ({disk / max(text, 1e-9):.2f}×). "
+    print(f"\n{index_line} "
           f"grep = `{grep_name}` with the same {len(args.keywords)} keywords: {', '.join(args.keywords)}; "
           f"{'bytecode compiled afresh in every process' if args.no_bytecode else 'bytecode cached'}.")
     return 0
@@ -610,24 +624,14 @@ def django_run(args: argparse.Namespace, cmd: List[str]) -> int:
             raise SystemExit("speed: the tool's cycle 1 reported no query.keywords; pass --keywords")
     print(f"speed: {inst['instance_id']} tree {tree}: {files} files, {size / 2**20:.1f} MB; "
           f"{len(keywords)} keywords", file=sys.stderr, flush=True)
-    own = list(cmd) == list(localize.DEFAULT_TOOL)
     # Other issues of the same repository, as new tasks whose keywords the index has not seen.
     others = [r["problem_statement"] for r in localize.load_instances(args.data, [], [], None)
               if r["repo"] == inst["repo"] and r["instance_id"] != inst["instance_id"]][:args.runs]
-    work = tempfile.mkdtemp(prefix="speed-work-")
-    try:
-        index_dir = os.path.join(work, "index")
-        os.mkdir(index_dir)
-        series, grep_name = time_cycles(cmd, tree, task, keywords, args.runs, floor=floor_argv() if own else None,
-                                        others=others if task is not None else (), index_dir=index_dir)
-        disk, text = index_size(index_dir)
-        edits, equal = time_edits(cmd, tree, task, keywords, args.runs, os.path.join(work, "edits"))
-        series.append(edits)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    series, grep_name, index_line, equal = timed_tree(cmd, tree, task, keywords, args.runs,
+                                                      others=others if task is not None else (), edits=True)
     print(f"## {inst['instance_id']} ({files} files, {size / 2**20:.1f} MB)\n")
     print(cycles_table(series, grep_name))
-    print(f"\nIndex on disk: {disk:.1f} MB for {text:.1f} MB of text ({disk / max(text, 1e-9):.2f}×). "
+    print(f"\n{index_line} "
           f"After editing {EDITED_FILES} files (a copy of the tree): output "
           f"{'identical to' if equal else 'DIFFERENT from'} a run without the index.")
     how = "--task <issue text>" if task is not None else "--keywords"
