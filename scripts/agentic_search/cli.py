@@ -58,12 +58,12 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         check_writable_target(request.state_path, request.state_shown)
     else:
         state = load_state(request.state_path, request.state_shown)
-    root = request.root
+    root = request.root  # checked by run() before the lock
     if root is None:
-        if state is None:
+        if state is None:  # the state vanished between run()'s look and the lock
             raise UsageError(ROOT_REQUIRED)
         root = state.root
-    check_root(root, request.root or root)
+        check_root(root, root)
     if state is not None and os.path.realpath(state.root) != os.path.realpath(root):
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
