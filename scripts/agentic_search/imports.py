@@ -50,6 +50,7 @@ import posixpath
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -189,17 +190,13 @@ class ModuleIndex:
     py_by_tail: Mapping[str, Tuple[str, ...]]  # last component -> module paths
     py_packages: FrozenSet[str]  # directories holding an __init__.py
     go_dirs: FrozenSet[str]  # directories holding a non-test .go file
-    # dirs_by_name, made on first use: only Go and JVM package imports ask for it (a
-    # third of the build on a large tree)
-    _later: Dict[str, Mapping[str, Tuple[str, ...]]] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    @cached_property
     def dirs_by_name(self) -> Mapping[str, Tuple[str, ...]]:
-        """Last component -> every directory holding a file, directly or below."""
-        table = self._later.get("dirs_by_name")
-        if table is None:
-            table = self._later["dirs_by_name"] = _freeze(_dirs_by_name(self.dir_files))
-        return table
+        """Last component -> every directory holding a file, directly or below. Made on
+        first use: only Go and JVM package imports ask for it (a third of the build on a
+        large tree)."""
+        return _freeze(_dirs_by_name(self.dir_files))
 
 
 def build_index(rels: Iterable[str]) -> ModuleIndex:
@@ -290,14 +287,11 @@ class TreeImports:
     bytes and the paths of the tree, so answers equal `imports_of` over `build_index`."""
 
     rels: Sequence[str]
-    _built: List[ModuleIndex] = field(default_factory=list, compare=False, repr=False)
     _of: Dict[str, Tuple[str, ...]] = field(default_factory=dict, compare=False, repr=False)
 
-    @property
+    @cached_property
     def index(self) -> ModuleIndex:
-        if not self._built:
-            self._built.append(build_index(self.rels))
-        return self._built[0]
+        return build_index(self.rels)
 
     def of(self, rel: str, data: bytes) -> Tuple[str, ...]:
         """`imports_of(rel, data, index)`, parsed once: `data` must be what every caller
