@@ -441,10 +441,6 @@ def _human_languages() -> dict[str, str]:
 LANGUAGE_CODES = _human_languages()
 
 
-def _language_names() -> tuple[str, ...]:
-    return tuple(LANGUAGE_CODES)
-
-
 # The directories locale files live under, and what separates a code from its region or
 # from the rest of a name (``es-us.js``, ``pt_BR``, ``hu.po``).
 _LOCALE_DIRS = frozenset(("locale", "locales", "i18n", "l10n", "lang", "langs", "translations"))
@@ -473,7 +469,7 @@ TASK_ROLE_WORDS = {
     "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
     "legacy": ("legacy", "deprecated", "obsolete"),
     "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
-    + _language_names(),
+    + tuple(LANGUAGE_CODES),
 }
 
 
