@@ -122,7 +122,8 @@ _HTML_TAG_RE = re.compile(
     r"</?(?:a|img|details|summary|br|hr|p|div|span|sub|sup|kbd|b|i|em|strong|center|picture|source|video|h[1-6])"
     r"(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s>]+))?)*\s*/?>")
 _HTML_LINK_RE = re.compile(r"\b(?:href|src|srcset)\s*=\s*[\"']?([^\"'\s>]+)")
-_CODE_RE = re.compile(r"```.*?(?:```|$)|`[^`\n]*`", re.S)
+# Code first (group 1): a tag inside a code span or fenced block is the task's own text.
+_CODE_OR_TAG_RE = re.compile(r"(```.*?(?:```|$)|`[^`\n]*`)|" + _HTML_TAG_RE.pattern, re.S)
 
 _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
@@ -528,15 +529,12 @@ def strip_html(task: str) -> str:
     """The task without the HTML markup of its prose (``<img alt=... src=...>``,
     ``<details>``, ``<br/>``): each tag leaves only the addresses it links to. Code spans
     and fenced blocks are left as written."""
-    def tag(m: "re.Match[str]") -> str:
+    def one(m: "re.Match[str]") -> str:
+        if m.group(1) is not None:
+            return m.group(1)  # code, as written
         return " " + " ".join(_HTML_LINK_RE.findall(m.group(0))) + " "
 
-    parts = _CODE_RE.split(task)
-    codes = _CODE_RE.findall(task)
-    out = [_HTML_TAG_RE.sub(tag, parts[0])]
-    for code, prose in zip(codes, parts[1:]):
-        out += [code, _HTML_TAG_RE.sub(tag, prose)]
-    return "".join(out)
+    return _CODE_OR_TAG_RE.sub(one, task)
 
 
 def strip_boilerplate(task: str) -> str:
