@@ -56,9 +56,24 @@ def test_a_leading_file_the_caller_judged_relevant_ends_the_loop_with_its_score(
     assert "src/a.py" in d.why
 
 
+def test_a_stop_on_the_callers_judgement_names_the_next_files_to_judge():
+    # A fix of several files goes on from here: the stop says which files come next.
+    d = decide(Evidence(cycle=2, max_cycles=3, results=9, confidence=0.15, best=1.0,
+                        judged_top="src/a.py", judged_score=1.0, unjudged_next=("src/b.py", "src/c.py")))
+    assert d.done and d.why.endswith("judge the next: src/b.py, src/c.py")
+
+
 def test_a_leading_file_judged_weak_keeps_the_loop_going_at_the_callers_score():
     # A judged 0.3 leads only when nothing the tool shows is higher: the answer is not found,
     # and the tool's own clear first file (overruled) does not end the loop.
     d = decide(Evidence(cycle=1, max_cycles=3, results=9, confidence=0.9, clear=True, best=0.3,
                         learned=("x",), judged_top="src/a.py", judged_score=0.3))
     assert (d.action, d.done, d.confidence) == ("refine", False, 0.3)
+
+
+def test_terms_learned_from_files_the_tool_is_unsure_of_are_called_a_guess():
+    unsure = decide(ev(confidence=0.2, learned=("colors", "client")))
+    sure = decide(ev(confidence=0.7, learned=("refresh", "jwt")))
+    assert unsure.action == sure.action == "refine" and not unsure.done
+    assert "a guess: colors, client" in unsure.why and "--judge" in unsure.why
+    assert sure.why == "searching the codebase's own terms: refresh, jwt"

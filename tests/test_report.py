@@ -129,11 +129,14 @@ def test_summary_with_the_match_counts_equals_the_summary_without_them():
         assert any(c == 0 for c in fm.counts)  # some keyword's search is skipped
 
 def _every_line_judged(text, keywords):
-    """summary_lines as it reads when every line holding a keyword is judged in full."""
+    """summary_lines as it reads when every line holding a keyword is judged in full at
+    every pick: each keyword worth its weight over (1 + log2 of the lines holding it),
+    halved once an earlier pick quoted it; a definition of a name holding one doubles."""
+    import math
     from agentic_search import report
 
     lines = text.splitlines()
-    scored = []
+    found_on = {}
     for i, line in enumerate(lines):
         low = line.lower()
         found = {}
@@ -141,16 +144,31 @@ def _every_line_judged(text, keywords):
             for n in dict.fromkeys(n.decode() for n in kw.needles):
                 if n and n in low and k not in found:
                     found[k] = n
-        if not found:
-            continue
-        worth = sum(keywords[k].weight for k in found)
-        defined = report._DEF_NAME_RE.match(line)
-        if defined:
-            name = defined.group(1).lower()
-            worth = worth * 2 if any(n in name for n in found.values()) else worth + report.DEF_LINE_TIE
-        scored.append((-worth, i + 1, line.strip()))
-    scored.sort()
-    return [f"L{no}: {line}" for _, no, line in sorted(scored[:report.SUMMARY_LINES], key=lambda t: t[1])]
+        if found:
+            found_on[i] = found
+    spread = {}
+    for found in found_on.values():
+        for k in found:
+            spread[k] = spread.get(k, 0) + 1
+    value = {k: keywords[k].weight / (1 + math.log2(n)) for k, n in spread.items()}
+    chosen, quoted = [], set()
+    while len(chosen) < min(report.SUMMARY_LINES, len(found_on)):
+        best = None
+        for i, found in sorted(found_on.items()):
+            if i in chosen:
+                continue
+            worth = sum(value[k] * (report.COVERED_FACTOR if k in quoted else 1) for k in found)
+            defined = report._DEF_NAME_RE.match(lines[i])
+            if defined:
+                name = defined.group(1).lower()
+                worth = worth * 2 if any(n in name for n in found.values()) else worth + report.DEF_LINE_TIE
+            if report._HEADER_LINE_RE.match(lines[i]):
+                worth *= report.HEADER_LINE_FACTOR
+            if best is None or worth > best[0]:
+                best = (worth, i)
+        chosen.append(best[1])
+        quoted.update(found_on[best[1]])
+    return [f"L{i + 1}: {lines[i].strip()}" for i in sorted(chosen)]
 
 
 def test_the_lines_chosen_are_those_judging_every_line_gives():
@@ -166,8 +184,30 @@ def test_the_lines_chosen_are_those_judging_every_line_gives():
                for k in keywords_from_list(rng.sample(words[:4], rng.randint(1, 4)))]
         lines = []
         for _ in range(rng.randint(0, 25)):
-            head = rng.choice(["def ", "class ", "    ", "", "x = "])
+            head = rng.choice(["def ", "class ", "    ", "", "x = ", "import ", "from m import "])
             body = "_".join(rng.sample(words, rng.randint(1, 3)))
             lines.append(head + body + rng.choice(["():", " = 1", "", " # token"]))
         text = "\n".join(lines)
         assert summary_lines(text, kws) == _every_line_judged(text, kws), text
+
+
+def test_the_line_of_a_rare_name_beats_lines_of_names_on_every_line():
+    # "server" and "port" are on every line, "health_port" on one: that is where to look.
+    text = "\n".join(["server.port = 1"] * 5 + ["x = health_port"])
+    kws = keywords_from_list(["server", "port", "health_port"])
+    assert "L6: x = health_port" in summary_lines(text, kws)
+
+
+def test_three_lines_quote_three_names_before_one_name_twice():
+    text = "\n".join(["token expiry", "token expiry again", "refresh here", "session there"])
+    kws = keywords_from_list(["token", "expiry", "refresh", "session"])
+    assert summary_lines(text, kws) == ["L1: token expiry", "L3: refresh here", "L4: session there"]
+
+
+def test_import_lines_are_quoted_only_when_nothing_better_holds_the_names():
+    text = "\n".join(["from pip._vendor import pkg_resources", "import entry_points", "",
+                      "def iter_entry_points(self):", "    return pkg_resources.iter(self)"])
+    kws = keywords_from_list(["pkg_resources", "entry_points"])
+    got = summary_lines(text, kws)
+    assert "L4: def iter_entry_points(self):" in got and "L5: return pkg_resources.iter(self)" in got
+    assert "L2: import entry_points" not in got

@@ -49,6 +49,8 @@ RELATED_BONUS = 0.15
 EXPAND_FROM_TOP = 3
 # Related files proposed for one expansion at most.
 MAX_EXPAND = 5
+# Unjudged files a stop on the caller's judgement names: where a fix of several files goes on.
+NEXT_UNJUDGED = 2
 
 
 class CycleError(Exception):
@@ -438,8 +440,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     scores = merge_scores(state, ev, p.judgements, p.cycle)
-    lead = ranked_scores(scores)[:1]
-    judged_lead = lead[0] if lead and lead[0][2].judged else None
+    ranked = ranked_scores(scores)
+    judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
+    unjudged = tuple(rel for rel, _s, e in ranked if not e.judged)[:NEXT_UNJUDGED]
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
@@ -448,6 +451,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         new_ids=len(new_ids), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
         top=ev.scored[0].rel if ev.scored else "", top_why=ev.assessment.why,
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
+        unjudged_next=unjudged,
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}

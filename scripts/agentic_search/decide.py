@@ -38,7 +38,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .records import Decision
-from .rubric import HIGH_RELEVANCE, IMPLEMENTS
+from .rubric import HIGH_RELEVANCE, IMPLEMENTS, RELATED
 
 # The seed's stopping rule: this many high-relevance files and no critical gap.
 ENOUGH_HIGH_FILES = 3
@@ -65,6 +65,7 @@ class Evidence:
     top_why: tuple[str, ...] = ()         # what makes it stand out, in a few words each
     judged_top: str = ""                  # the file leading the ranking, if the caller judged it
     judged_score: float = 0.0             # the caller's score of that file
+    unjudged_next: tuple[str, ...] = ()   # the best files the caller has not judged
 
 
 def decide(e: Evidence) -> Decision:
@@ -84,8 +85,10 @@ def decide(e: Evidence) -> Decision:
         return stop("broaden", "exhausted",
                     "no file matches any keyword; rephrase the task with the words the code would use")
     if e.judged_top and e.judged_score >= IMPLEMENTS:
+        more = (f"; if the fix spans more files, judge the next: {', '.join(e.unjudged_next)}"
+                if e.unjudged_next else "")
         return stop("synthesize", "sufficient",
-                    f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context")
+                    f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context{more}")
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top:
         because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
         return stop("synthesize", "sufficient", f"one file stands out: {e.top}{because}; read it")
@@ -100,5 +103,8 @@ def decide(e: Evidence) -> Decision:
     if e.synonyms:
         return go("broaden", "some keywords match nothing; searching instead: " + ", ".join(e.synonyms))
     if e.learned:
+        if e.confidence < RELATED:
+            return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)
+                      + "; judging what you read (--judge) steers better")
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
     return stop("synthesize", "exhausted", "nothing new to search; read the best files")

@@ -60,12 +60,18 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _result(r: ResultView, detail: str) -> dict[str, Any]:
+def _result(r: ResultView, detail: str, shown: Mapping[str, float]) -> dict[str, Any]:
+    """A result as printed. Its score is the one the ranking shows for the file (the loop's,
+    read downward), so that one file never shows two scores in one output; ``--full`` adds
+    this cycle's own score as ``cycle_score`` where the two differ."""
+    score = shown.get(r.id, r.score)
     if detail == FULL:
         out = r.to_json()
         out["summary"] = "\n".join(out.pop("lines"))
+        if score != r.score:
+            out["cycle_score"], out["score"] = r.score, score
         return out
-    return {"id": r.id, "score": r.score, "reason": _cut(r.reason, REASON_CHARS),
+    return {"id": r.id, "score": score, "reason": _cut(r.reason, REASON_CHARS),
             "lines": [_cut(line, LINE_CHARS) for line in r.lines[:LINES_SHOWN]]}
 
 
@@ -74,11 +80,12 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     d = view.decision
     full = detail == FULL
     results = view.results[:limit] if full else view.results[:min(limit, RESULTS_SHOWN)]
+    shown = {rel: score for rel, score, _e in ranked_scores(state.scores)}
     out: dict[str, Any] = {
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
         "next_action": d.action, "why": d.why, "confidence": d.confidence,
         "query": {"keywords": list(view.keywords), "patterns": list(view.patterns), "excludes": list(view.excludes)},
-        "results": [_result(r, detail) for r in results],
+        "results": [_result(r, detail, shown) for r in results],
         "ranking": ranking_entries(state.scores, limit),
         "context": context_entries(state.scores, limit, with_reason=full),
         "next_query": view.change.to_json(),

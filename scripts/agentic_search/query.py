@@ -325,10 +325,17 @@ def _tail_path(path: str, keep: int = 3) -> str:
     return "/".join(parts[-keep:])
 
 
+# A dotted name starting with one of these is a member expression, never a module path
+# (``self.x``, ``import.meta.hot``, ``super.save``, ``window.location``; ``os.path`` and
+# ``sys.argv`` are the standard library's, not the tree's).
+_NOT_MODULE_HEADS = frozenset(("self", "cls", "this", "os", "sys", "import", "super", "new",
+                               "window", "document", "globalthis"))
+
+
 def _module_path(dotted: str) -> str | None:
     """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x``)."""
     parts = dotted.split(".")
-    if parts[0].lower() in ("self", "cls", "this", "os", "sys") or len(parts) < 2:
+    if parts[0].lower() in _NOT_MODULE_HEADS or len(parts) < 2:
         return None
     if parts[-1].lower() in _PATH_EXTENSIONS:
         return None

@@ -13,6 +13,7 @@ import re
 from bisect import bisect_right, insort
 from functools import lru_cache
 from itertools import accumulate
+from math import log2
 from typing import Optional, Sequence
 
 from . import lang
@@ -26,6 +27,11 @@ SUMMARY_LINES = 3
 SUMMARY_LINE_CHARS = 160
 # What a definition line that names no keyword adds: it wins ties, never a keyword.
 DEF_LINE_TIE = 0.01
+# What a keyword an earlier summary line quoted is still worth to the next pick.
+COVERED_FACTOR = 0.5
+# A package, import or include line names what the file uses, not where the task is in
+# it: it is quoted only when nothing better holds the keywords.
+HEADER_LINE_FACTOR = 0.25
 # Tags per result: enough to suggest follow-ups, short enough to read.
 MAX_TAGS = 5
 # Tags a title names after the file name.
@@ -42,6 +48,8 @@ _DEF_NAME_RE = re.compile(
         "|".join(re.escape(w.decode().rstrip()) for w in sorted(lang.ANY.words, key=lambda w: (-len(w), w)))),
     re.M,
 )
+_HEADER_LINE_RE = re.compile(
+    r"^[ \t]*(?:package[ \t]|import[ \t{(*]|from[ \t]+[\w.]+[ \t]+import[ \t(]|#[ \t]*include|use[ \t]|using[ \t]|mod[ \t]+\w+;)")
 _ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[^=]", re.M)
 
 
@@ -56,14 +64,18 @@ def _decode(data: bytes) -> str:
 
 def summary_lines(text: str, keywords: Sequence[Keyword],
                   counts: Optional[Sequence[int]] = None) -> list[str]:
-    """The lines that say most about what matched, in file order.
+    """The lines that say most about where the task is in this file, in file order.
 
-    A line is worth the weights of the keywords it holds (each once, however many of its
-    spellings the line holds); a line that defines a name holding one of them is worth
+    A keyword on a line is worth its weight times how few lines hold it
+    (:func:`_spread`): a name on three lines of the file points at a place, one on a
+    hundred lines points at none. A line is worth its keywords (each once, however many
+    of its spellings it holds); a line that defines a name holding one of them is worth
     twice that (where an agent would open the file: ``def _print_BasisDependent(`` over
-    a line of three plain words); any other definition line wins ties. Needles are found
-    with one ``find`` pass each over the lower-cased lines joined by newlines (a needle
-    never holds a newline once the text is split into lines).
+    a line of three plain words); any other definition line wins ties. Lines are picked
+    one at a time, and a keyword an earlier pick quoted counts COVERED_FACTOR of its
+    worth afterwards: three lines show three places, not one name three times. Needles
+    are found with one ``find`` pass each over the lower-cased lines joined by newlines
+    (a needle never holds a newline once the text is split into lines).
 
     ``counts`` (the match's, one per keyword, over the file's ASCII-lower-cased bytes)
     lets a keyword the file never holds skip its search: an ASCII needle absent from those
@@ -74,6 +86,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
         counts = None
     hits: dict[int, dict[int, str]] = {}  # line -> keyword index -> a needle found there
+    spread: dict[int, int] = {}  # keyword index -> lines holding it
     for k, kw in enumerate(keywords):
         if kw.kind == Kind.PATH:
             continue
@@ -85,33 +98,54 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             pos = joined.find(n)
             while pos >= 0:
                 i = bisect_right(starts, pos) - 1
-                hits.setdefault(i, {}).setdefault(k, n)
+                found = hits.setdefault(i, {})
+                if k not in found:
+                    found[k] = n
+                    spread[k] = spread.get(k, 0) + 1
                 nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
                 pos = joined.find(n, nxt)
+    value = {k: keywords[k].weight * _spread(n) for k, n in spread.items()}
     # Lines by the worth of their keywords alone, best first; a definition can at most
-    # double that (or add DEF_LINE_TIE), so once that bound falls below the worth of the
-    # SUMMARY_LINES-th line kept, no later line can enter: the definition test runs on
-    # the few lines that may, and the lines chosen are those judging every line gives.
-    base = sorted((-sum(keywords[k].weight for k in found), i) for i, found in hits.items())
-    scored: list[tuple[float, int, str]] = []
-    for neg, i in base:
-        plain = -neg
-        if len(scored) >= SUMMARY_LINES and -max(2 * plain, plain + DEF_LINE_TIE) > scored[SUMMARY_LINES - 1][0]:
-            break
-        line = lines[i]
-        worth = plain
-        defined = _DEF_NAME_RE.match(line)
-        if defined:
-            name = defined.group(1).lower()
-            worth = worth * 2 if any(n and n in name for n in hits[i].values()) else worth + DEF_LINE_TIE
-        insort(scored, (-worth, i + 1, line.strip()))
-    best = sorted(scored[:SUMMARY_LINES], key=lambda t: t[1])
+    # double that (or add DEF_LINE_TIE) and a quoted keyword only lowers it, so once that
+    # bound falls below the best line of a pick, no later line can beat it: the
+    # definition test runs on the few lines that may win.
+    base = sorted((-sum(value[k] for k in found), i) for i, found in hits.items())
+    defines: dict[int, int] = {}  # line -> 2 defines a name holding a keyword, 1 another name, 0 none
+    chosen: list[int] = []
+    quoted: set[int] = set()
+    headers = {i for i in hits if _HEADER_LINE_RE.match(lines[i])}
+    while len(chosen) < min(SUMMARY_LINES, len(base)):
+        best: tuple[float, int] = (0.0, -1)
+        for neg, i in base:
+            plain = -neg
+            if best[1] >= 0 and max(2 * plain, plain + DEF_LINE_TIE) < best[0]:
+                break
+            if i in chosen:
+                continue
+            worth = sum(value[k] * (COVERED_FACTOR if k in quoted else 1.0) for k in hits[i])
+            if i not in defines:
+                m = _DEF_NAME_RE.match(lines[i])
+                defines[i] = 0 if not m else 1 + any(n and n in m.group(1).lower() for n in hits[i].values())
+            worth = worth * 2 if defines[i] == 2 else worth + DEF_LINE_TIE * defines[i]
+            if i in headers:
+                worth *= HEADER_LINE_FACTOR
+            if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
+                best = (worth, i)  # (ties: the earlier line)
+        chosen.append(best[1])
+        quoted.update(hits[best[1]])
     out = []
-    for _, no, line in best:
+    for i in sorted(chosen):
+        line = lines[i].strip()
         if len(line) > SUMMARY_LINE_CHARS:
             line = line[: SUMMARY_LINE_CHARS - 1] + "…"
-        out.append(f"L{no}: {line}")
+        out.append(f"L{i + 1}: {line}")
     return out
+
+
+def _spread(lines_holding: int) -> float:
+    """What a keyword held by this many lines of a file says about where to look: 1 on
+    one line, halving as the lines double (1 / (1 + log2 n))."""
+    return 1.0 / (1.0 + log2(lines_holding))
 
 
 def _lowered_lines(lines: Sequence[str]) -> tuple[str, list[int]]:
