@@ -226,10 +226,10 @@ class SignalKind(Enum):
     DEFINES = "defines"                    # the file defines the keyword's name
     DEFINES_INFLECTION = "defines_inflection"  # ... or an inflection of it (handler -> handlers)
     PATH_NAMES = "path_names"              # the path names the keyword (tokens.ts for token)
-    PATH_CONTAINS = "path_contains"        # the path contains it (a directory, a longer name)
     RELATED = "related"                    # imports or is imported by a relevant file (expand)
     COMPANION = "companion"                # a C/C++ header or implementation of a stronger file
     COUNT = "count"                        # occurrences in the content
+    PATH_CONTAINS = "path_contains"        # the path contains it (a directory, a longer name: weak, listed late)
     ROLE = "role"                          # a test/docs/... file, down-weighted by ``value``
     MATCHED = "matched"                    # summary for files past EXPLAINED_FILES: ``value`` keywords
 
