@@ -2,8 +2,8 @@
 
 An agent reads every character printed, so the default output is the decision and the
 evidence behind it, nothing repeated: the next move and why, the query, the best files
-of this cycle with their reasons and best lines, the loop's ranking so far, the
-context to read, what the next cycle changes and what matched nothing. ``--full``
+of this cycle the caller has not judged, with their reasons and best lines, the
+loop's ranking so far, the context to read, what the next cycle changes and what matched nothing. ``--full``
 (``detail=FULL``) adds what the default leaves out: every result field of the seed's
 contract (title, summary, tags, related, missing, matched), hints.py's advisory hints,
 the whole next query and all walk statistics.
@@ -79,7 +79,10 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     """The output for one cycle (or the final answer of a finished loop)."""
     d = view.decision
     full = detail == FULL
-    results = view.results[:limit] if full else view.results[:min(limit, RESULTS_SHOWN)]
+    # The caller has read the files it judged: results are the best of the rest (the
+    # judged files stand in the ranking at the caller's scores).
+    unjudged = [r for r in view.results if not getattr(state.scores.get(r.id), "judged", False)]
+    results = unjudged[:limit] if full else unjudged[:min(limit, RESULTS_SHOWN)]
     shown = {rel: score for rel, score, _e in ranked_scores(state.scores)}
     out: dict[str, Any] = {
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
