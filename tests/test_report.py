@@ -155,7 +155,7 @@ def _every_line_judged(text, keywords):
     while len(chosen) < min(report.SUMMARY_LINES, len(found_on)):
         best = None
         for i, found in sorted(found_on.items()):
-            if i in chosen:
+            if i in chosen or lines[i].strip() in {lines[c].strip() for c in chosen}:
                 continue
             worth = sum(value[k] * (report.COVERED_FACTOR if k in quoted else 1) for k in found)
             defined = report._DEF_NAME_RE.match(lines[i])
@@ -166,6 +166,8 @@ def _every_line_judged(text, keywords):
                 worth *= report.HEADER_LINE_FACTOR
             if best is None or worth > best[0]:
                 best = (worth, i)
+        if best is None:
+            break
         chosen.append(best[1])
         quoted.update(found_on[best[1]])
     return [f"L{i + 1}: {lines[i].strip()}" for i in sorted(chosen)]
@@ -211,3 +213,9 @@ def test_import_lines_are_quoted_only_when_nothing_better_holds_the_names():
     got = summary_lines(text, kws)
     assert "L4: def iter_entry_points(self):" in got and "L5: return pkg_resources.iter(self)" in got
     assert "L2: import entry_points" not in got
+
+
+def test_the_same_line_is_quoted_once():
+    text = "\n".join(["#if DIAGNOSTICS", "x = 1", "#if DIAGNOSTICS", "  #if DIAGNOSTICS", "y = diagnostics()"])
+    kws = keywords_from_list(["DIAGNOSTICS"])
+    assert summary_lines(text, kws) == ["L1: #if DIAGNOSTICS", "L5: y = diagnostics()"]

@@ -114,14 +114,15 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     chosen: list[int] = []
     quoted: set[int] = set()
     headers = {i for i in hits if _HEADER_LINE_RE.match(lines[i])}
+    texts: set[str] = set()  # the chosen lines' text
     while len(chosen) < min(SUMMARY_LINES, len(base)):
         best: tuple[float, int] = (0.0, -1)
         for neg, i in base:
             plain = -neg
             if best[1] >= 0 and max(2 * plain, plain + DEF_LINE_TIE) < best[0]:
                 break
-            if i in chosen:
-                continue
+            if i in chosen or lines[i].strip() in texts:
+                continue  # (the same line again, elsewhere in the file, shows nothing new)
             worth = sum(value[k] * (COVERED_FACTOR if k in quoted else 1.0) for k in hits[i])
             if i not in defines:
                 m = _DEF_NAME_RE.match(lines[i])
@@ -131,7 +132,10 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 worth *= HEADER_LINE_FACTOR
             if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
                 best = (worth, i)  # (ties: the earlier line)
+        if best[1] < 0:
+            break
         chosen.append(best[1])
+        texts.add(lines[best[1]].strip())
         quoted.update(hits[best[1]])
     out = []
     for i in sorted(chosen):
