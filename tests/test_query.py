@@ -571,3 +571,12 @@ def test_html_markup_of_the_prose_gives_no_keywords_but_its_links_do():
     got = [k.text for k in extract_keywords(task)]
     assert "src/grid.js" in got and "width" in got and "align" in got
     assert not {"img", "alt", "summary", "details", "href", "issuehunt", "badges"} & set(got)
+
+
+def test_member_expressions_and_file_names_are_not_module_paths():
+    from agentic_search.query import extract_keywords
+    kws = {k.text: k.kind for k in extract_keywords(
+        "import.meta.hot.invalidate() fails when run as pip.pyz against libpthread.so; "
+        "super.save and window.location too, unlike django.db.models.query")}
+    assert not {"import/meta/hot", "pip/pyz", "libpthread/so", "super/save", "window/location"} & set(kws)
+    assert kws.get("django/db/models/query") == "path"

@@ -332,12 +332,19 @@ _NOT_MODULE_HEADS = frozenset(("self", "cls", "this", "os", "sys", "import", "su
                                "window", "document", "globalthis"))
 
 
+# File types that are no module (``pip.pyz``, ``app.jar``, ``libpthread.so``): a dotted
+# name ending in one names a file, not a package path (``db``, ``log``, ``lock`` are
+# module names too: not here).
+_FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "jar", "war", "exe", "dll",
+                              "so", "dylib", "pdf", "png", "jpg", "jpeg", "gif", "sqlite", "pem", "crt"))
+
+
 def _module_path(dotted: str) -> str | None:
     """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x``)."""
     parts = dotted.split(".")
     if parts[0].lower() in _NOT_MODULE_HEADS or len(parts) < 2:
         return None
-    if parts[-1].lower() in _PATH_EXTENSIONS:
+    if parts[-1].lower() in _PATH_EXTENSIONS or parts[-1].lower() in _FILE_EXTENSIONS:
         return None
     # Modules are lower-case by convention: django.db.models.Q names django/db/models.
     module = []
