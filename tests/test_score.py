@@ -448,3 +448,36 @@ def test_the_locale_of_a_language_the_task_names_leads() -> None:
     assert [s.rel for s in scored].index("src/locale/cs.js") > 0
     test = next(s for s in scored if s.rel == "test/locale/hu.test.js")
     assert "(locale)" not in reason_text(test.signals)  # a test of the locale stays a test
+
+
+def test_a_typescript_declaration_ranks_below_the_implementation_it_declares(tmp_path) -> None:
+    # The declaration file counts less than code, but the declaration of the module that
+    # leads follows it, above a module that holds a word or two.
+    files = {
+        "src/plugin/utc/index.js": "export default (option, Dayjs) => {\n  const utcOffset = (input) => input\n"
+                                   "  Dayjs.prototype.utcOffset = utcOffset // offset\n}\n",
+        "types/plugin/utc.d.ts": "declare module 'dayjs' {\n  interface Dayjs {\n    utcOffset(): number\n  }\n}\n",
+        "types/plugin/other.d.ts": "declare module 'dayjs' {\n  interface Dayjs { offset(): number }\n}\n",
+        "src/plugin/other/index.js": "export default (x) => x.offset + x.offset\n",
+    }
+    files.update(FILLER)
+    scored = rank(tmp_path, files, ["utcOffset", "offset"])
+    order = [s.rel for s in scored]
+    assert order[:2] == ["src/plugin/utc/index.js", "types/plugin/utc.d.ts"]
+    assert "companion of src/plugin/utc/index.js" in "; ".join(sig.text() for sig in scored[1].signals)
+
+
+def test_a_task_about_typescript_typings_keeps_declarations_whole() -> None:
+    assert file_role("types/index.d.ts")[0] == "declarations"
+    assert file_role("types/index.d.ts")[1] < 1.0
+    assert "declarations" in roles_requested(task_words("The TypeScript typings of format() are wrong"))
+    assert file_role("test/index.d.ts")[0] == "test"
+
+
+@pytest.mark.parametrize("rel,name", [
+    ("types/plugin/utc.d.ts", "utc"), ("src/plugin/utc/index.js", "utc"), ("lib/utc.ts", "utc"),
+    ("index.d.ts", ""), ("src/index.js", "src"), ("src/utc.py", ""),
+])
+def test_module_name(rel, name) -> None:
+    from agentic_search import lang
+    assert lang.module_name(rel) == name
