@@ -332,6 +332,7 @@ def test_no_matches_scores_nothing() -> None:
     ("NEWS", "docs"), ("ChangeLog", "docs"), ("release-notes/VERSION-2.x", "docs"), ("programs/zstd.1", "docs"),
     ("Makefile", "build"), ("tests/Makefile", "test"), ("CMakeLists.txt", "build"), ("karma.conf.js", "build"),
     ("contrib/fix.patch", "generated"), ("src/news.py", "source"), ("lib/history.js", "source"),
+    ("contrib/linux-kernel/lib/decompress.c", "contrib"), ("django/contrib/admin/options.py", "source"),
 ])
 def test_roles_per_ecosystem(rel, role) -> None:
     assert file_role(rel)[0] == role
@@ -481,3 +482,14 @@ def test_a_task_about_typescript_typings_keeps_declarations_whole() -> None:
 def test_module_name(rel, name) -> None:
     from agentic_search import lang
     assert lang.module_name(rel) == name
+
+
+def test_a_root_contrib_copy_ranks_below_the_product(tmp_path) -> None:
+    # A port kept under the root's contrib/ holds the same words as the library: the
+    # library's own file leads; a task about contrib lifts the down-weighting.
+    body = "size_t frame_header_size(int format) {\n  return format ? 5 : 6; /* frame header */\n}\n"
+    files = {"lib/decompress.c": body, "contrib/kernel/decompress.c": body + "/* frame */\n"}
+    files.update(FILLER)
+    order = [s.rel for s in rank(tmp_path, files, ["frame_header_size", "frame", "header"])]
+    assert order.index("lib/decompress.c") < order.index("contrib/kernel/decompress.c")
+    assert "contrib" in roles_requested(task_words("The contrib port fails to build"))

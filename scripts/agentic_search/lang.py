@@ -464,6 +464,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
     # Generated files, and patches (a copy of code in another form).
     ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff)$|(^|/)(dist|build)/"), 0.2),
+    # Contributed extras kept at the repository's root beside the product (``contrib/``:
+    # ports to other code bases, wrappers, side tools): a fix lands in the product. Only
+    # at the root: a package's own ``contrib`` module is its code. Measured on the dev
+    # splits: 31 of the other-language split's top-10 slots, none gold (none on Python's).
+    ("contrib", re.compile(r"^contrib/"), 0.4),
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
 )
@@ -508,6 +513,7 @@ TASK_ROLE_WORDS = {
     "migration": ("migration", "migrations", "migrate", "makemigrations"),
     "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
     "legacy": ("legacy", "deprecated", "obsolete"),
+    "contrib": ("contrib",),
     "declarations": ("typescript", "typings", "declaration", "declarations"),
     "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
     + tuple(LANGUAGE_CODES),
