@@ -452,20 +452,22 @@ def test_the_locale_of_a_language_the_task_names_leads() -> None:
 
 
 def test_a_typescript_declaration_ranks_below_the_implementation_it_declares(tmp_path) -> None:
-    # The declaration file counts less than code, but the declaration of the module that
-    # leads follows it, above a module that holds a word or two.
+    # The declaration file counts less than code; the declaration of the module that
+    # leads is lifted behind it (above the declaration of a module that holds a word).
     files = {
         "src/plugin/utc/index.js": "export default (option, Dayjs) => {\n  const utcOffset = (input) => input\n"
                                    "  Dayjs.prototype.utcOffset = utcOffset // offset\n}\n",
         "types/plugin/utc.d.ts": "declare module 'dayjs' {\n  interface Dayjs {\n    utcOffset(): number\n  }\n}\n",
         "types/plugin/other.d.ts": "declare module 'dayjs' {\n  interface Dayjs { offset(): number }\n}\n",
-        "src/plugin/other/index.js": "export default (x) => x.offset + x.offset\n",
+        "src/plugin/other/index.js": "export default (x) => x.offset\n",
     }
     files.update(FILLER)
     scored = rank(tmp_path, files, ["utcOffset", "offset"])
     order = [s.rel for s in scored]
-    assert order[:2] == ["src/plugin/utc/index.js", "types/plugin/utc.d.ts"]
-    assert "companion of src/plugin/utc/index.js" in "; ".join(sig.text() for sig in scored[1].signals)
+    assert order[0] == "src/plugin/utc/index.js"
+    assert order.index("types/plugin/utc.d.ts") < order.index("types/plugin/other.d.ts")
+    lifted = by_rel(scored)["types/plugin/utc.d.ts"]
+    assert "companion of src/plugin/utc/index.js" in "; ".join(sig.text() for sig in lifted.signals)
 
 
 def test_a_task_about_typescript_typings_keeps_declarations_whole() -> None:
