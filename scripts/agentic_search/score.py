@@ -427,6 +427,8 @@ def _declaration_lift(prelim: list) -> tuple[list, dict[str, str]]:
     it, as a C header follows its ``.c`` (a fix that changes the API changes both; the
     other-language dev split: 4 of 39 JS fixes changed a declaration, always beside its
     implementation)."""
+    if not any(row[3] == "declarations" for row in prelim):
+        return prelim, {}  # (most trees have none: no module names to work out)
     impls: dict[str, int] = {}
     for i, row in enumerate(prelim):
         rel = row[0].rel
