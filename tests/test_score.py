@@ -332,6 +332,7 @@ def test_no_matches_scores_nothing() -> None:
     ("NEWS", "docs"), ("ChangeLog", "docs"), ("release-notes/VERSION-2.x", "docs"), ("programs/zstd.1", "docs"),
     ("Makefile", "build"), ("tests/Makefile", "test"), ("CMakeLists.txt", "build"), ("karma.conf.js", "build"),
     ("contrib/fix.patch", "generated"), ("src/news.py", "source"), ("lib/history.js", "source"),
+    ("contrib/linux-kernel/lib/decompress.c", "contrib"), ("django/contrib/admin/options.py", "source"),
 ])
 def test_roles_per_ecosystem(rel, role) -> None:
     assert file_role(rel)[0] == role
@@ -448,3 +449,49 @@ def test_the_locale_of_a_language_the_task_names_leads() -> None:
     assert [s.rel for s in scored].index("src/locale/cs.js") > 0
     test = next(s for s in scored if s.rel == "test/locale/hu.test.js")
     assert "(locale)" not in reason_text(test.signals)  # a test of the locale stays a test
+
+
+def test_a_typescript_declaration_ranks_below_the_implementation_it_declares(tmp_path) -> None:
+    # The declaration file counts less than code; the declaration of the module that
+    # leads is lifted behind it (above the declaration of a module that holds a word).
+    files = {
+        "src/plugin/utc/index.js": "export default (option, Dayjs) => {\n  const utcOffset = (input) => input\n"
+                                   "  Dayjs.prototype.utcOffset = utcOffset // offset\n}\n",
+        "types/plugin/utc.d.ts": "declare module 'dayjs' {\n  interface Dayjs {\n    utcOffset(): number\n  }\n}\n",
+        "types/plugin/other.d.ts": "declare module 'dayjs' {\n  interface Dayjs { offset(): number }\n}\n",
+        "src/plugin/other/index.js": "export default (x) => x.offset\n",
+    }
+    files.update(FILLER)
+    scored = rank(tmp_path, files, ["utcOffset", "offset"])
+    order = [s.rel for s in scored]
+    assert order[0] == "src/plugin/utc/index.js"
+    assert order.index("types/plugin/utc.d.ts") < order.index("types/plugin/other.d.ts")
+    lifted = by_rel(scored)["types/plugin/utc.d.ts"]
+    assert "companion of src/plugin/utc/index.js" in "; ".join(sig.text() for sig in lifted.signals)
+
+
+def test_a_task_about_typescript_typings_keeps_declarations_whole() -> None:
+    assert file_role("types/index.d.ts")[0] == "declarations"
+    assert file_role("types/index.d.ts")[1] < 1.0
+    assert "declarations" in roles_requested(task_words("The TypeScript typings of format() are wrong"))
+    assert file_role("test/index.d.ts")[0] == "test"
+
+
+@pytest.mark.parametrize("rel,name", [
+    ("types/plugin/utc.d.ts", "utc"), ("src/plugin/utc/index.js", "utc"), ("lib/utc.ts", "utc"),
+    ("index.d.ts", ""), ("src/index.js", "src"), ("src/utc.py", ""),
+])
+def test_module_name(rel, name) -> None:
+    from agentic_search import lang
+    assert lang.module_name(rel) == name
+
+
+def test_a_root_contrib_copy_ranks_below_the_product(tmp_path) -> None:
+    # A port kept under the root's contrib/ holds the same words as the library: the
+    # library's own file leads; a task about contrib lifts the down-weighting.
+    body = "size_t frame_header_size(int format) {\n  return format ? 5 : 6; /* frame header */\n}\n"
+    files = {"lib/decompress.c": body, "contrib/kernel/decompress.c": body + "/* frame */\n"}
+    files.update(FILLER)
+    order = [s.rel for s in rank(tmp_path, files, ["frame_header_size", "frame", "header"])]
+    assert order.index("lib/decompress.c") < order.index("contrib/kernel/decompress.c")
+    assert "contrib" in roles_requested(task_words("The contrib port fails to build"))
