@@ -333,6 +333,8 @@ def test_no_matches_scores_nothing() -> None:
     ("Makefile", "build"), ("tests/Makefile", "test"), ("CMakeLists.txt", "build"), ("karma.conf.js", "build"),
     ("contrib/fix.patch", "generated"), ("src/news.py", "source"), ("lib/history.js", "source"),
     ("contrib/linux-kernel/lib/decompress.c", "contrib"), ("django/contrib/admin/options.py", "source"),
+    ("caddytest/integration/caddyfile_adapt/proxy.caddyfiletest", "test"), ("fuzzer/timeout.test", "test"),
+    ("src/latest.py", "source"), ("src/pytest/__init__.py", "source"),
 ])
 def test_roles_per_ecosystem(rel, role) -> None:
     assert file_role(rel)[0] == role
