@@ -580,3 +580,15 @@ def test_member_expressions_and_file_names_are_not_module_paths():
         "super.save and window.location too, unlike django.db.models.query")}
     assert not {"import/meta/hot", "pip/pyz", "libpthread/so", "super/save", "window/location"} & set(kws)
     assert kws.get("django/db/models/query") == "path"
+
+
+def test_short_environment_items_and_bot_regions_give_no_keywords():
+    from agentic_search.query import extract_keywords
+    task = ("`dayjs.locale()` returns null instead of the current locale\n\n"
+            "**Information**\n - Day.js Version v1.8.14\n - Browser Chrome\n - OS: Mac\n"
+            " - version negotiation breaks the parser when a locale is missing\n\n"
+            "<!-- Issuehunt content -->\n<details><summary>IssueHunt Summary</summary>\n"
+            "sponsors rewarded funded\n</details>\n<!-- /Issuehunt content-->\n")
+    words = {k.text.lower() for k in extract_keywords(task)}
+    assert not {"chrome", "browser", "sponsors", "rewarded", "funded", "issuehunt"} & words
+    assert {"locale", "negotiation", "parser"} <= words  # a longer item is the reporter's text

@@ -109,7 +109,20 @@ _ENVIRONMENT_LINE_RE = re.compile(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
 )
+# ... and a short list item that names one without a colon ("- Browser Chrome",
+# "- Day.js Version v1.8.14"): at most ENV_ITEM_MAX_WORDS words in all.
+ENV_ITEM_MAX_WORDS = 5
+_ENVIRONMENT_ITEM_RE = re.compile(
+    r"^[ \t>]*[-*+][ \t]+(?:[\w.+-]+[ \t]+){0,2}(?:%s)(?:[ \t]+[^\s:=：|]+){1,3}[ \t]*$" % "|".join(
+        re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
+    re.I | re.M,
+)
 _ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
+# A region a pair of comments delimits (``<!-- Issuehunt content --> … <!-- /Issuehunt
+# content -->``) is what a bot or a template tool wrote into the issue (badges, bounty
+# summaries, sponsors), not the reporter's text.
+_DELIMITED_BLOCK_RE = re.compile(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->.*?<!--[ \t]*/[ \t]*\1[ \t]*-->",
+                                 re.S | re.I)
 # HTML comments (a template's instructions). Checklist items stay: reporters list the
 # issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
 _HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
@@ -552,10 +565,14 @@ def strip_html(task: str) -> str:
 
 
 def strip_boilerplate(task: str) -> str:
-    """The task without its issue template and environment report: HTML comments and
-    prose markup, template headings and instructions, ``OS: …`` / ``Version: …`` lines."""
-    text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", task)))
+    """The task without its issue template and environment report: regions a bot wrote
+    between a pair of comments, HTML comments and prose markup, template headings and
+    instructions, ``OS: …`` / ``Version: …`` lines and short ``- Browser Chrome`` items."""
+    text = _DELIMITED_BLOCK_RE.sub(" ", task)
+    text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
     text = _ENVIRONMENT_LINE_RE.sub("", text)
+    text = "\n".join(line for line in text.split("\n")
+                     if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1))
     text = _HEADING_LINE_RE.sub("", text)
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
