@@ -107,10 +107,6 @@ TMP_PREFIX = ".tmp-"
 # A file modified this close to the moment it was read may change again without a new
 # mtime (2 s covers the coarsest common timestamps, FAT's).
 RACY_WINDOW_NS = 2_000_000_000
-# A needle found more often than this in a segment's vocabulary (inside that many tokens)
-# is common: whether sampled files hold
-# it is answered faster from their texts, with a search that stops early (refine._rarest).
-PRESENCE_MAX_TOKENS = 64
 # Segments at most before they are merged into one (each adds a lookup per needle).
 MAX_SEGMENTS = 8
 # Unreferenced segment files younger than this are left alone: a reader that has just
@@ -342,17 +338,6 @@ class Segment:
             out.append((j, vocab.count(needle, vstarts[j], end)))
             p = vocab.find(needle, end + 1)
         return out
-
-    def common(self, needle: bytes, limit: int) -> bool:
-        """Whether ``needle`` occurs more than ``limit`` times in the vocabulary (so in
-        many tokens); the search stops there instead of counting the whole vocabulary."""
-        vocab = self.vocab
-        p = vocab.find(needle)
-        for _ in range(limit):
-            if p < 0:
-                return False
-            p = vocab.find(needle, p + 1)
-        return p >= 0
 
     def count(self, needle: bytes) -> dict[int, int]:
         """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
@@ -1009,13 +994,13 @@ class Index:
 
     def presence(self, docs: Sequence[Document]) -> Callable[[bytes], Optional[int]]:
         """A counter of how many of ``docs`` hold a needle (``sum(needle in d.low)``), or
-        None where the texts answer faster (the caller then searches them itself).
+        None for a needle of other bytes (the caller then searches the texts itself).
 
         For a needle of token bytes (``[a-z0-9_]``) every occurrence lies inside a token,
-        so a file the index serves holds it exactly when the segment's posting lists name
-        the file under a token containing it: the files' texts are never loaded. A needle
-        found more than PRESENCE_MAX_TOKENS times in a segment's vocabulary is common, and a search
-        of the texts that stops once the count no longer matters is cheaper: None."""
+        so a file the index serves holds it exactly when the needle's count there
+        (:meth:`Segment.count`) is not zero: the files' texts are never loaded. The
+        counts are the needle store's answers (a later cycle or task asking for the same
+        term reads them back instead of searching the vocabulary again)."""
         if not self._loaded:
             self._load()
         segs = self._segments + self._new
@@ -1030,15 +1015,24 @@ class Index:
                 wanted.setdefault(w[0], set()).add(w[1])
 
         def holding(needle: bytes) -> Optional[int]:
-            if not (needle and _IDENT_NEEDLE.match(needle)) \
-                    or any(segs[si].common(needle, PRESENCE_MAX_TOKENS) for si in wanted):
+            if not (needle and _IDENT_NEEDLE.match(needle)):
                 return None
             n = sum(1 for d in direct if needle in d.low)
             for si, files in wanted.items():
-                n += len(files.intersection(segs[si].holders(needle)))
+                n += len(files.intersection(self._counted(segs[si], needle)))
             return n
 
         return holding
+
+    def _counted(self, seg: Segment, needle: bytes) -> dict[int, int]:
+        """Occurrences of ``needle`` per file of ``seg``: the store's answer, else counted
+        and kept for the store."""
+        got = self._store.get(seg.name, needle)
+        if got is not None:
+            return got[0]
+        found = self._count(seg, needle)
+        self._store.put(seg.name, needle, found, None)
+        return found
 
     @staticmethod
     def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: list, hit: list,
