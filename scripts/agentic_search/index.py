@@ -74,6 +74,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from . import fsafe, lang
 from . import match as match_mod
 from . import score as score_mod
+from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
 from .progress import QUIET, Progress
 from .query import Keyword
@@ -482,9 +483,9 @@ class Segment:
 # A name followed by what may make it a definition without a keyword before it: ``(``
 # (C, Java and JS functions), ``:`` / ``=`` (JS object literals, exports), or the end of a
 # statement (``module.exports = name``); lang.call_definition / export_definition.
-_CALL_OR_EXPORT_RE = re.compile(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;\r\n]|\Z)")
+_CALL_OR_EXPORT_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;\r\n]|\Z)")
 # A Rust ``impl`` line: every name on it may be implemented there (lang.impl_definition).
-_IMPL_LINE_RE = re.compile(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
+_IMPL_LINE_RE = compile_later(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
 
 
 def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
