@@ -101,6 +101,11 @@ STORE_NAME = "needles.idx"
 # their common words (``name``, ``field``, ``user``) recur from task to task.
 STORE_MAX_ENTRIES = 4000
 STORE_MAX_MB = 32
+FACTS_NAME = "facts.idx"
+FACTS_MAGIC = b"agentic-search-facts"
+# Files whose facts are kept per tree: several tasks' worth of results and import graphs
+# (a few hundred files a cycle), small enough to read back in a few milliseconds.
+FACTS_MAX_ENTRIES = 6000
 LOCK_NAME = "lock"
 SEG_PREFIX = "seg-"
 SEG_SUFFIX = ".idx"
@@ -746,6 +751,149 @@ def _entry_bytes(n: int, m: int) -> int:
     return 8 * n + (12 * m if m > 0 else 0)
 
 
+# ---------------------------------------------------------------------- facts
+
+def facts_fingerprint(matcher: str) -> Optional[str]:
+    """A hash of the code and data whose answers the fact store keeps (every module of the
+    package and its data files: imports, report and lang derive them), with the matcher's."""
+    h = hashlib.sha256(matcher.encode("ascii"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        for folder in (here, os.path.join(here, "data")):
+            for name in sorted(os.listdir(folder)):
+                if name.endswith((".py", ".json")):
+                    h.update(name.encode("utf-8", "replace"))
+                    with open(os.path.join(folder, name), "rb") as fh:
+                        h.update(fh.read())
+    except OSError:
+        return None
+    return h.hexdigest()[:16]
+
+
+class FactStore:
+    """What a cycle derives from an indexed file's bytes besides matching, kept for later
+    cycles and tasks: per (segment, file number, kind, qualifier) a JSON value -- the files
+    it imports (``imports``, for one set of tree paths: the qualifier is their hash) and
+    the names it defines, most used first (``names``). A segment never changes, so a fact
+    stays true while its segment lives.
+
+    One text file, ``facts.idx``: a first line (magic, version, fingerprint), then a line
+    per fact, ``segment TAB file TAB kind TAB qualifier TAB json`` (ASCII JSON holds no
+    tab or newline). Rewritten whole (temporary file, rename) by a save that added facts,
+    under the index's lock: the facts used or made this cycle first, then the others, at
+    most :data:`FACTS_MAX_ENTRIES`; facts of segments no longer live are dropped."""
+
+    def __init__(self, path: str, matcher: str) -> None:
+        self.path = path
+        self._matcher = matcher
+        self._fingerprint: Optional[str] = None  # made on first use (it reads the package)
+        self._entries: dict[tuple[str, int, str, str], bytes] = {}
+        self._new: dict[tuple[str, int, str, str], bytes] = {}
+        self._used: list[tuple[str, int, str, str]] = []
+        self._loaded = False
+        self.disabled = False  # the index's manifest was refused: start afresh
+
+    def _head(self) -> Optional[bytes]:
+        """The first line of this version's file; None when the code cannot be hashed."""
+        if self._fingerprint is None:
+            self._fingerprint = facts_fingerprint(self._matcher) or ""
+        if not self._fingerprint:
+            return None
+        return b"%s %d %s\n" % (FACTS_MAGIC, FORMAT_VERSION, self._fingerprint.encode("ascii"))
+
+    def _load(self) -> None:
+        self._loaded = True
+        head = self._head()
+        if self.disabled or head is None:
+            return
+        try:
+            fd = os.open(self.path, fsafe.OPEN_FLAGS)
+        except OSError:
+            return
+        try:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode) or _untrusted(st):
+                return
+            data = fsafe.read_fd(fd, st.st_size, st.st_size + 1)
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+        lines = data.split(b"\n")
+        if lines[0] + b"\n" != head:
+            if not lines[0].startswith(FACTS_MAGIC + b" "):
+                _warn(self.path, "not a fact store; rebuilt")
+            return  # (another version's facts are simply made again)
+        entries = {}
+        for line in lines[1:]:
+            parts = line.split(b"\t", 4)
+            if len(parts) == 5 and parts[1].isdigit():
+                try:
+                    key = (parts[0].decode("ascii"), int(parts[1]), parts[2].decode("ascii"),
+                           parts[3].decode("ascii"))
+                except UnicodeDecodeError:
+                    continue
+                entries[key] = parts[4]
+        self._entries = entries
+
+    def get(self, seg: str, fi: int, kind: str, qualifier: str = "") -> Any:
+        """The fact kept for file ``fi`` of segment ``seg``, or None."""
+        key = (seg, fi, kind, qualifier)
+        raw = self._new.get(key)
+        if raw is None:
+            if not self._loaded:
+                self._load()
+            raw = self._entries.get(key)
+            if raw is None:
+                return None
+            self._used.append(key)
+        try:
+            return json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+
+    def put(self, seg: str, fi: int, kind: str, qualifier: str, value: Any) -> None:
+        """Keep a fact for the next save (a JSON value)."""
+        if self._head() is not None:
+            self._new[(seg, fi, kind, qualifier)] = json.dumps(value, separators=(",", ":")).encode("ascii")
+
+    @property
+    def dirty(self) -> bool:
+        """Whether this cycle derived facts to keep."""
+        return bool(self._new)
+
+    def close(self) -> None:
+        """Nothing stays open (the file is read whole)."""
+
+    def save(self, live: Sequence[str]) -> None:
+        """Rewrite the file: this cycle's facts first, then earlier ones still live.
+        Called under the index's lock. OSError propagates."""
+        if not self._new:
+            return
+        if not self._loaded:
+            self._load()
+        live_set = set(live)
+        order = list(self._new) + [k for k in dict.fromkeys(reversed(self._used)) if k not in self._new]
+        order += [k for k in self._entries if k not in self._new and k not in set(self._used)]
+        head = self._head()
+        if head is None:
+            return
+        pieces = [head]
+        kept = 0
+        for key in order:
+            if kept >= FACTS_MAX_ENTRIES:
+                break
+            if key[0] not in live_set:
+                continue
+            raw = self._new.get(key) or self._entries.get(key)
+            if raw is None:
+                continue
+            pieces.append(b"%s\t%d\t%s\t%s\t%s\n" % (key[0].encode("ascii"), key[1], key[2].encode("ascii"),
+                                                     key[3].encode("ascii"), raw))
+            kept += 1
+        atomic_write(self.path, pieces, fsync=False, prefix=TMP_PREFIX)
+
+
 # ---------------------------------------------------------------------- the index
 
 _IDENT_NEEDLE = re.compile(rb"[a-z0-9_]+\Z")
@@ -771,6 +919,7 @@ class Index:
         self._indexed = False
         self._bad: set[str] = set()                   # segments found damaged
         self._store = NeedleStore(os.path.join(path, STORE_NAME), root_real, fingerprint)
+        self._facts = FactStore(os.path.join(path, FACTS_NAME), fingerprint)
         self.progress: Progress = QUIET
 
     @property
@@ -786,6 +935,7 @@ class Index:
         names = self._manifest_names()
         if self._dirty:  # no sound manifest: nothing beside it is believed either
             self._store.disabled = True
+            self._facts.disabled = True
         for name in names:
             try:
                 seg = Segment.load(os.path.join(self.path, name), self.root, self._fingerprint)
@@ -806,6 +956,7 @@ class Index:
         for seg in self._segments + self._new:
             seg.close()
         self._store.close()
+        self._facts.close()
 
     def _manifest_names(self, quiet: bool = False) -> list[str]:
         """The live segments' names, oldest first ([] when there is no sound manifest)."""
@@ -897,6 +1048,29 @@ class Index:
             self._bad.update(s.name for s in self._segments)
             self._segments, self._served, self._dirty = [], {}, True
             return match_many(docs, compile_keywords(keywords))
+
+    def _slot(self, rel: str) -> Optional[tuple[str, int]]:
+        """(segment name, file number) answering for ``rel`` this cycle, or None."""
+        if not self._loaded:
+            return None
+        w = self._serving(rel, len(self._segments))
+        if w is None:
+            return None
+        segs = self._segments + self._new
+        return segs[w[0]].name, w[1]
+
+    def fact(self, rel: str, kind: str, qualifier: str = "") -> Any:
+        """What an earlier cycle or task derived from ``rel``'s bytes (:class:`FactStore`),
+        when the index serves ``rel`` this cycle from the segment it was derived from."""
+        slot = self._slot(rel)
+        return None if slot is None else self._facts.get(slot[0], slot[1], kind, qualifier)
+
+    def keep_fact(self, rel: str, kind: str, qualifier: str, value: Any) -> None:
+        """Keep a fact derived from ``rel``'s bytes for later cycles (only for a file the
+        index serves: its segment is what the fact stays true with)."""
+        slot = self._slot(rel)
+        if slot is not None:
+            self._facts.put(slot[0], slot[1], kind, qualifier, value)
 
     def _serving(self, rel: str, new_si: int) -> Optional[tuple[int, int]]:
         """(segment number, file number) of the segment answering for ``rel``: a stored one,
@@ -1149,7 +1323,8 @@ class Index:
         too many), unless another process is saving. OSError propagates."""
         if not self._loaded:
             return
-        if not self._new and not self._fresh and not self._dirty and not self._store.dirty:
+        if not self._new and not self._fresh and not self._dirty and not self._store.dirty \
+                and not self._facts.dirty:
             return
         self._index_fresh()
         written: list[str] = []
@@ -1175,6 +1350,7 @@ class Index:
             atomic_write(os.path.join(self.path, MANIFEST),
                          [json.dumps(man, indent=0).encode("ascii")], fsync=False, prefix=TMP_PREFIX)
             self._store.save(names)
+            self._facts.save(names)
             self._collect(set(names))
         _evict_others(os.path.dirname(self.path), self.path)
 
