@@ -34,7 +34,11 @@ holding immutable *segment* files (``seg-*.idx``: a file table, postings and tex
 temporary file and renamed into place, then the manifest is replaced the same way, under a
 non-blocking lock: readers never lock, a crash leaves the previous manifest and its
 segments, two writers never corrupt anything (the later one's manifest keeps the other's
-segments). For a path the newest segment holding it is the one consulted.
+segments). For a path the newest segment holding it is the one consulted. Beside them,
+two stores of answers keyed by segment (true while the segment lives): ``needles.idx``,
+each needle's count and definitions per file (:class:`NeedleStore`), and ``facts.idx``,
+what a cycle derived from a file's bytes besides matching -- its tags' candidates and its
+imports (:class:`FactStore`) -- so that later cycles and tasks read them back.
 
 Freshness, each cycle: the walk's stat of every candidate is compared with the newest
 entry for its path; only an equal one is served. Changed, added and replaced files are read
