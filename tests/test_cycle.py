@@ -204,22 +204,3 @@ def test_a_quoted_short_name_that_names_no_file_is_no_gap(tmp_path, tree):
     out = run_cycle(str(tree), st, request(tmp_path, task="Throttle is ignored\n\nThe `fn` passed to the "
                                            "throttle middleware and `QuuxWidgetFactory` are never called."), {}, ENV)
     assert "fn" not in out.view.gaps and "QuuxWidgetFactory" in out.view.gaps
-
-
-def test_the_lead_is_the_first_of_the_ranked_scores():
-    """The decision's lead file (the first of the loop's ranking) is the one
-    state.ranked_scores puts first, judged files included, ties broken by cycle and path."""
-    import random
-
-    from agentic_search.cycle import _lead
-    from agentic_search.state import ScoreEntry, ranked_scores
-
-    rng = random.Random(3)
-    for trial in range(300):
-        scores = {}
-        for i in range(rng.randint(0, 6)):
-            score = rng.choice([0.1, 0.5, 0.8, 0.9, 1.0, 1.2])
-            scores[f"f{rng.randint(0, 9)}.py"] = ScoreEntry(
-                score, rng.randint(1, 3), "", judged=rng.random() < 0.3,
-                standing=rng.choice([None, 0.5, 0.9, score]))
-        assert _lead(scores) == ranked_scores(scores)[:1], (trial, scores)

@@ -37,7 +37,7 @@ from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
     roles_requested, score_matches, task_words
-from .state import HistoryEntry, LoopState, Query, ScoreEntry
+from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
 from .walk import walk
 
@@ -488,7 +488,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     scores = merge_scores(state, ev, p.judgements, p.cycle)
-    lead = _lead(scores)
+    lead = ranked_scores(scores)[:1]
     judged_lead = lead[0] if lead and lead[0][2].judged else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
@@ -511,21 +511,6 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         translated=_translations(p.query.keywords),
     )
     return Outcome(view, next_state(state, p, nq, view, new_ids, scores))
-
-
-def _lead(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:
-    """``state.ranked_scores(scores)[:1]`` without sorting every file: the tool's best by
-    standing, unless the caller's best judged file shows more than it does."""
-    tool = min(((-e.rank_key, e.cycle, rel), rel, e) for rel, e in scores.items() if not e.judged) \
-        if any(not e.judged for e in scores.values()) else None
-    judged = min(((-e.score, e.cycle, rel), rel, e) for rel, e in scores.items() if e.judged) \
-        if any(e.judged for e in scores.values()) else None
-    if tool is None:
-        return [] if judged is None else [(judged[1], judged[2].score, judged[2])]
-    ceiling = min(1.0, tool[2].score)
-    if judged is not None and judged[2].score > ceiling:
-        return [(judged[1], judged[2].score, judged[2])]
-    return [(tool[1], ceiling, tool[2])]
 
 
 def next_state(state: LoopState, p: Plan, nq: NextQuery, view: CycleView, new_ids: Sequence[str],
