@@ -198,7 +198,6 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
     index = index_mod.open_index(str(tree))
     docs, _, _ = engine.load_documents(walk(str(tree)).files, index)
     holding = index.presence(docs)
-    monkeypatch.setattr(index_mod, "PRESENCE_MAX_TOKENS", 10 ** 9)  # always from postings
     lows = [d.low for d in docs]
     needles = set()
     for low in lows:
@@ -217,9 +216,19 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
     for n in sorted(needles):
         want = sum(n in low for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
         assert holding(n) == want, n  # (None: other needles are left to the texts)
-    monkeypatch.setattr(index_mod, "PRESENCE_MAX_TOKENS", 1)  # common needles: left to the texts
+    index.save()
+    index.close()
+    # A later process reads the answers back from the needle store: no vocabulary search.
+    index = index_mod.open_index(str(tree))
+    docs, _, _ = engine.load_documents(walk(str(tree)).files, index)
+
+    def no_search(*_a):
+        raise AssertionError("counted again")
+
+    monkeypatch.setattr(index_mod.Segment, "count", no_search)
     holding = index.presence(docs)
-    assert holding(b"e") is None and holding(b"tokenbucket") == sum(b"tokenbucket" in low for low in lows) > 0
+    for n in (b"tokenbucket", b"e", b"limit"):
+        assert holding(n) == sum(n in low for low in lows), n
     index.close()
 
 
@@ -413,6 +422,8 @@ DAMAGE = {
     "truncated segment": (lambda d: [_truncate(p) for p in d.glob("seg-*.idx")], True),
     "garbage needle store": (lambda d: _garbage(d / index_mod.STORE_NAME), True),
     "truncated needle store": (lambda d: _truncate(d / index_mod.STORE_NAME), True),
+    "garbage fact store": (lambda d: _garbage(d / index_mod.FACTS_NAME), True),
+    "truncated fact store": (lambda d: _truncate(d / index_mod.FACTS_NAME), False),
 }
 
 
@@ -565,3 +576,38 @@ def test_eviction_drops_old_indexes_and_nothing_else_of_the_directory(tmp_path, 
     assert not old.exists()
     assert (mine / index_mod.MANIFEST).exists()
     assert (states / "task.json").exists() and (states / index_mod.MANIFEST).exists()
+
+
+# --------------------------------------------------------------------------- kept facts
+
+
+def test_facts_kept_for_later_tasks_never_outlive_the_file(tmp_path, instant, monkeypatch):
+    """The tags' candidates and the imports a cycle derives from an indexed file are kept
+    for later cycles and tasks (not derived again), and never served for another version
+    of the file: an edit that keeps size and mtime gives what a run without the index
+    gives."""
+    from agentic_search import cycle
+    from agentic_search import imports as imports_mod
+
+    tree = make_tree(tmp_path / "tree")
+    args = ["--full", *STEPS[1]]
+    first = main("--root", tree, "--state", tmp_path / "a.json", *args)
+    kinds = {line.split(b"\t")[2] for line in (index_dir(tree) / index_mod.FACTS_NAME).read_bytes().splitlines()[1:]}
+    assert kinds == {b"names", b"imports"}
+    derived: list[str] = []
+    real_names, real_imports = cycle.ranked_names, imports_mod.imports_of
+    monkeypatch.setattr(cycle, "ranked_names", lambda text, rel: derived.append(rel) or real_names(text, rel))
+    monkeypatch.setattr(imports_mod, "imports_of", lambda rel, *a: derived.append(rel) or real_imports(rel, *a))
+    assert main("--root", tree, "--state", tmp_path / "b.json", *args) == first
+    assert derived == []  # all read back
+    monkeypatch.undo()
+    endpoints = json.loads(first)["results"]
+    assert any(r["id"] == "api/endpoints.py" and "list_users" in r["tags"]
+               and "middleware/throttle.py" in r["related"] for r in endpoints)
+    time.sleep(0.01)  # a new ctime tick
+    same_size_edit(tree / "api/endpoints.py", b"from middleware.throttle import", b"from middleware.bucket   import")
+    same_size_edit(tree / "api/endpoints.py", b"def list_users(", b"def list_items(")
+    on = main("--root", tree, "--state", tmp_path / "c.json", *args)
+    assert on == main("--root", tree, "--state", tmp_path / "d.json", "--no-cache", *args)
+    result = next(r for r in json.loads(on)["results"] if r["id"] == "api/endpoints.py")
+    assert "list_items" in result["tags"] and "middleware/bucket.py" in result["related"]

@@ -105,6 +105,22 @@ def test_tags_are_defined_names_in_order_minus_keywords_private_and_short():
     assert expected[:3] == ["rotate", "TokenStore", "refresh"]  # 3, 2 (defined first), 2 uses
 
 
+def test_tags_from_kept_ranked_names_equal_tags_made_afresh():
+    """The ranked names the index keeps per file give the tags of any query, also when its
+    keywords hide more of the kept names than the tags can spare."""
+    from agentic_search.report import RANKED_NAMES_KEPT, ranked_names, tags_for
+    names = [f"name{i:02d}" for i in range(RANKED_NAMES_KEPT + 10)]
+    text = "\n".join(f"def {n}(): pass" for n in names) + "\n" + " ".join(
+        n for i, n in enumerate(names) for _ in range(len(names) - i))  # earlier names used more
+    kept = ranked_names(text, "a.py")
+    assert kept == (names[:RANKED_NAMES_KEPT], True)
+    for hidden in ([], names[:3], names[:RANKED_NAMES_KEPT - 2], names[:RANKED_NAMES_KEPT + 5], names):
+        kws = keywords_from_list(hidden) if hidden else []
+        assert tags_for(text, kws, "a.py", kept) == tags_for(text, kws, "a.py"), len(hidden)
+    assert tags_for(text, keywords_from_list(names[:RANKED_NAMES_KEPT - 2]), "a.py", kept)[:2] == \
+        names[RANKED_NAMES_KEPT - 2:RANKED_NAMES_KEPT]
+
+
 def test_the_characters_whose_lower_case_holds_ascii_are_all_listed():
     import sys
     from agentic_search.report import _LOWERS_TO_ASCII

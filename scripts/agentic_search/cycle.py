@@ -18,6 +18,7 @@ No stage touches the state file; :mod:`.cli` loads and saves it.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -31,7 +32,7 @@ from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extr
     keywords_from_list, make_keyword, merge_keywords, normalize
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
-from .report import build_result
+from .report import build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
@@ -51,6 +52,11 @@ EXPAND_FROM_TOP = 3
 MAX_EXPAND = 5
 # Unjudged files a stop on the caller's judgement names: where a fix of several files goes on.
 NEXT_UNJUDGED = 2
+
+
+# What the index keeps per file for later cycles (index.FactStore kinds).
+NAMES_FACT = "names"      # report.ranked_names: the tags' candidates, most used first
+IMPORTS_FACT = "imports"  # imports.imports_of, for one set of tree paths
 
 
 class CycleError(Exception):
@@ -171,6 +177,33 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats)
 
 
+@dataclass(frozen=True)
+class _IndexedImports(imports_mod.TreeImports):
+    """The cycle's import graph, whose answers for files the index serves are the ones an
+    earlier cycle or task kept there (a file's imports depend on its bytes and the tree's
+    paths only: ``key`` names the paths), and are kept there when made."""
+
+    cache: Any = None
+    key: str = ""
+
+    def of(self, rel: str, data: bytes) -> tuple[str, ...]:
+        found = self._of.get(rel)
+        if found is not None:
+            return found
+        got = self.cache.fact(rel, IMPORTS_FACT, self.key)
+        if isinstance(got, list) and all(isinstance(r, str) for r in got):
+            found = self._of[rel] = tuple(got)
+            return found
+        found = super().of(rel, data)
+        self.cache.keep_fact(rel, IMPORTS_FACT, self.key, list(found))
+        return found
+
+
+def _paths_key(rels: Sequence[str]) -> str:
+    """A name for the set of tree paths (what resolving an import depends on)."""
+    return hashlib.sha256("\0".join(rels).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
 def _related_graph(scored: Sequence[Scored], docs: Mapping[str, Document],
                    imports: imports_mod.TreeImports) -> dict[str, tuple[str, ...]]:
     """Imports of the best files, and the reverse edges among them."""
@@ -209,7 +242,9 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     scored, matches, corpus = rank_documents(d.docs, p.query.keywords, task_words(p.task), bonuses,
                                              env.cache, env.progress)
     env.progress.finish()
-    imports = imports_mod.TreeImports(d.walked_rels)  # one graph for the lifts and the related files
+    # One graph for the lifts and the related files (through the index when there is one).
+    imports = imports_mod.TreeImports(d.walked_rels) if env.cache is None \
+        else _IndexedImports(d.walked_rels, cache=env.cache, key=_paths_key(d.walked_rels))
     fb = None
     if p.judgements:
         scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses, imports)
@@ -369,9 +404,24 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
     return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
-def _results(p: Plan, ev: Evaluation, d: Dispatched) -> tuple[ResultView, ...]:
+def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
     return tuple(build_result(s, d.by_rel.get(s.rel), p.query.keywords, ev.matches.get(s.rel),
-                              ev.related.get(s.rel, ())) for s in ev.shown)
+                              ev.related.get(s.rel, ()), _ranked(cache, d.by_rel.get(s.rel)))
+                 for s in ev.shown)
+
+
+def _ranked(cache: Optional[Any], doc: Optional[Document]) -> Optional[tuple[list[str], bool]]:
+    """report.ranked_names of a file the index serves: kept there by an earlier cycle or
+    task, else made now and kept (None without the index: build_result makes the tags)."""
+    if cache is None or doc is None:
+        return None
+    got = cache.fact(doc.rel, NAMES_FACT)
+    if isinstance(got, list) and len(got) == 2 and isinstance(got[0], list) and isinstance(got[1], bool) \
+            and all(isinstance(n, str) for n in got[0]):
+        return got[0], got[1]
+    made = ranked_names(decode_text(doc.head), doc.rel)
+    cache.keep_fact(doc.rel, NAMES_FACT, "", [made[0], made[1]])
+    return made
 
 
 def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, float],
@@ -434,7 +484,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     seen = set(state.seen_ids)
     expand_to = _expand_targets(ev, p.query.keywords, seen)
     nq = _refine(p, ev, d, env, expand_to)
-    results = _results(p, ev, d)
+    results = _results(p, ev, d, env.cache)
     new_ids = [r.id for r in results if r.id not in seen]
     named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
     # The decision reads the scores the loop will show (this cycle merged with earlier

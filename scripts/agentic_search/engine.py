@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 from .progress import QUIET, Progress
 from .match import Document, FileMatch, compile_keywords, match_many, read_document, read_entry
 from .query import Keyword
-from .score import Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches
+from .score import LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches
 
 if TYPE_CHECKING:
     from .index import Index as Cache
@@ -25,9 +25,11 @@ def load_documents(
 ) -> tuple[list[Document], int, int]:
     """Read every file the walk found (through the cache if given); returns (documents,
     binary files, unreadable files)."""
+    candidates = list(candidates)
+    if cache is not None and hasattr(cache, "read_all"):
+        return cache.read_all(candidates, read_document, progress)
     docs: list[Document] = []
     binary = unreadable = 0
-    candidates = list(candidates)
     for n, cand in enumerate(candidates):
         progress.tick("reading", n, len(candidates))
         try:
@@ -61,20 +63,17 @@ def rank_documents(
     progress.tick("matching", 0, len(docs))  # one bulk step (on several cores when large)
     found = match_documents(docs, keywords, cache)
     roles = roles_requested(task_words)
+    locales = any(r.startswith(LOCALE_PREFIX) for r in roles)  # else named_locales names none
     matches: dict[str, FileMatch] = {}
-    total_size = 0
-    for i, doc in enumerate(docs):
-        total_size += doc.size
-        m = found[i]
+    total_size = sum(doc.size for doc in docs)
+    for doc, m in zip(docs, found):
+        if m is not None and m.matched:
+            matches[doc.rel] = m
+            continue
         # A file no keyword hit still counts when the loop expands to it or it is the
         # locale of a language the task names (score.named_locales).
-        kept = bool(bonuses and doc.rel in bonuses) or bool(named_locales(doc.rel, roles))
-        if m is None:  # the cache's answer for a file nothing hit
-            if not kept:
-                continue
-            m = _no_match(doc, len(keywords))
-        if m.matched or kept:
-            matches[doc.rel] = m
+        if (bonuses and doc.rel in bonuses) or (locales and named_locales(doc.rel, roles)):
+            matches[doc.rel] = m if m is not None else _no_match(doc, len(keywords))  # (None: the cache's)
     n = len(docs)
     corpus = corpus_stats(list(matches.values()), n, total_size / n if n else 1.0, len(keywords))
     scored = score_matches(

@@ -55,6 +55,7 @@ from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
 from .lang import C, GO, JS, JVM, PYTHON, RUST, language_of
+from .lazyre import compile_later
 
 # --- Tunables ---------------------------------------------------------------
 MAX_USE_TREE_CHARS = 2000  # a Rust `use` tree longer than this is not code we can trust
@@ -76,16 +77,16 @@ _PY_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M)
 _PY_FROM_HEAD = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]*import\b[ \t]*", re.M)
 _PY_FROM_LINE = re.compile(rb"[^\n;#\\]*(?:\\\r?\n[^\n;#\\]*)*")
 _PY_IMPORT_MODULE = re.compile(rb"""\bimport_module\(\s*['"]([\w.]+)['"]""")
-_JS_SPEC = re.compile(
+_JS_SPEC = compile_later(
     rb"""(?:\b(?:from|import)\s*|\b(?:require|import)\s*\(\s*)(['"])([^'"\\\n]{1,%d})\1""" % MAX_SPEC_CHARS
 )
-_GO_SINGLE = re.compile(rb'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"', re.M)
-_GO_BLOCK_HEAD = re.compile(rb"^[ \t]*import[ \t]*\(", re.M)  # the block runs to the next `)`
-_GO_BLOCK_PATH = re.compile(rb'"([^"\n]+)"')
-_RS_MOD = re.compile(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;", re.M)
-_RS_USE_HEAD = re.compile(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+", re.M)  # tree up to `;`
-_JVM_IMPORT = re.compile(rb"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)(\.\*)?[ \t]*(?:;|\bas\b|//|$)", re.M)
-_C_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*(?:include|import|include_next)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+_GO_SINGLE = compile_later(rb'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"', re.M)
+_GO_BLOCK_HEAD = compile_later(rb"^[ \t]*import[ \t]*\(", re.M)  # the block runs to the next `)`
+_GO_BLOCK_PATH = compile_later(rb'"([^"\n]+)"')
+_RS_MOD = compile_later(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;", re.M)
+_RS_USE_HEAD = compile_later(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+", re.M)  # tree up to `;`
+_JVM_IMPORT = compile_later(rb"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)(\.\*)?[ \t]*(?:;|\bas\b|//|$)", re.M)
+_C_INCLUDE = compile_later(rb'^[ \t]*#[ \t]*(?:include|import|include_next)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 

@@ -34,7 +34,11 @@ holding immutable *segment* files (``seg-*.idx``: a file table, postings and tex
 temporary file and renamed into place, then the manifest is replaced the same way, under a
 non-blocking lock: readers never lock, a crash leaves the previous manifest and its
 segments, two writers never corrupt anything (the later one's manifest keeps the other's
-segments). For a path the newest segment holding it is the one consulted.
+segments). For a path the newest segment holding it is the one consulted. Beside them,
+two stores of answers keyed by segment (true while the segment lives): ``needles.idx``,
+each needle's count and definitions per file (:class:`NeedleStore`), and ``facts.idx``,
+what a cycle derived from a file's bytes besides matching -- its tags' candidates and its
+imports (:class:`FactStore`) -- so that later cycles and tasks read them back.
 
 Freshness, each cycle: the walk's stat of every candidate is compared with the newest
 entry for its path; only an equal one is served. Changed, added and replaced files are read
@@ -74,6 +78,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from . import fsafe, lang
 from . import match as match_mod
 from . import score as score_mod
+from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
 from .progress import QUIET, Progress
 from .query import Keyword
@@ -100,6 +105,11 @@ STORE_NAME = "needles.idx"
 # their common words (``name``, ``field``, ``user``) recur from task to task.
 STORE_MAX_ENTRIES = 4000
 STORE_MAX_MB = 32
+FACTS_NAME = "facts.idx"
+FACTS_MAGIC = b"agentic-search-facts"
+# Files whose facts are kept per tree: several tasks' worth of results and import graphs
+# (a few hundred files a cycle), small enough to read back in a few milliseconds.
+FACTS_MAX_ENTRIES = 6000
 LOCK_NAME = "lock"
 SEG_PREFIX = "seg-"
 SEG_SUFFIX = ".idx"
@@ -107,10 +117,6 @@ TMP_PREFIX = ".tmp-"
 # A file modified this close to the moment it was read may change again without a new
 # mtime (2 s covers the coarsest common timestamps, FAT's).
 RACY_WINDOW_NS = 2_000_000_000
-# A needle found more often than this in a segment's vocabulary (inside that many tokens)
-# is common: whether sampled files hold
-# it is answered faster from their texts, with a search that stops early (refine._rarest).
-PRESENCE_MAX_TOKENS = 64
 # Segments at most before they are merged into one (each adds a lookup per needle).
 MAX_SEGMENTS = 8
 # Unreferenced segment files younger than this are left alone: a reader that has just
@@ -343,17 +349,6 @@ class Segment:
             p = vocab.find(needle, end + 1)
         return out
 
-    def common(self, needle: bytes, limit: int) -> bool:
-        """Whether ``needle`` occurs more than ``limit`` times in the vocabulary (so in
-        many tokens); the search stops there instead of counting the whole vocabulary."""
-        vocab = self.vocab
-        p = vocab.find(needle)
-        for _ in range(limit):
-            if p < 0:
-                return False
-            p = vocab.find(needle, p + 1)
-        return p >= 0
-
     def count(self, needle: bytes) -> dict[int, int]:
         """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
         in a token counts as often as the file holds the token -- which is ``bytes.count``
@@ -497,9 +492,9 @@ class Segment:
 # A name followed by what may make it a definition without a keyword before it: ``(``
 # (C, Java and JS functions), ``:`` / ``=`` (JS object literals, exports), or the end of a
 # statement (``module.exports = name``); lang.call_definition / export_definition.
-_CALL_OR_EXPORT_RE = re.compile(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;\r\n]|\Z)")
+_CALL_OR_EXPORT_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;\r\n]|\Z)")
 # A Rust ``impl`` line: every name on it may be implemented there (lang.impl_definition).
-_IMPL_LINE_RE = re.compile(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
+_IMPL_LINE_RE = compile_later(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
 
 
 def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
@@ -760,6 +755,149 @@ def _entry_bytes(n: int, m: int) -> int:
     return 8 * n + (12 * m if m > 0 else 0)
 
 
+# ---------------------------------------------------------------------- facts
+
+def facts_fingerprint(matcher: str) -> Optional[str]:
+    """A hash of the code and data whose answers the fact store keeps (every module of the
+    package and its data files: imports, report and lang derive them), with the matcher's."""
+    h = hashlib.sha256(matcher.encode("ascii"))
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        for folder in (here, os.path.join(here, "data")):
+            for name in sorted(os.listdir(folder)):
+                if name.endswith((".py", ".json")):
+                    h.update(name.encode("utf-8", "replace"))
+                    with open(os.path.join(folder, name), "rb") as fh:
+                        h.update(fh.read())
+    except OSError:
+        return None
+    return h.hexdigest()[:16]
+
+
+class FactStore:
+    """What a cycle derives from an indexed file's bytes besides matching, kept for later
+    cycles and tasks: per (segment, file number, kind, qualifier) a JSON value -- the files
+    it imports (``imports``, for one set of tree paths: the qualifier is their hash) and
+    the names it defines, most used first (``names``). A segment never changes, so a fact
+    stays true while its segment lives.
+
+    One text file, ``facts.idx``: a first line (magic, version, fingerprint), then a line
+    per fact, ``segment TAB file TAB kind TAB qualifier TAB json`` (ASCII JSON holds no
+    tab or newline). Rewritten whole (temporary file, rename) by a save that added facts,
+    under the index's lock: the facts used or made this cycle first, then the others, at
+    most :data:`FACTS_MAX_ENTRIES`; facts of segments no longer live are dropped."""
+
+    def __init__(self, path: str, matcher: str) -> None:
+        self.path = path
+        self._matcher = matcher
+        self._fingerprint: Optional[str] = None  # made on first use (it reads the package)
+        self._entries: dict[tuple[str, int, str, str], bytes] = {}
+        self._new: dict[tuple[str, int, str, str], bytes] = {}
+        self._used: list[tuple[str, int, str, str]] = []
+        self._loaded = False
+        self.disabled = False  # the index's manifest was refused: start afresh
+
+    def _head(self) -> Optional[bytes]:
+        """The first line of this version's file; None when the code cannot be hashed."""
+        if self._fingerprint is None:
+            self._fingerprint = facts_fingerprint(self._matcher) or ""
+        if not self._fingerprint:
+            return None
+        return b"%s %d %s\n" % (FACTS_MAGIC, FORMAT_VERSION, self._fingerprint.encode("ascii"))
+
+    def _load(self) -> None:
+        self._loaded = True
+        head = self._head()
+        if self.disabled or head is None:
+            return
+        try:
+            fd = os.open(self.path, fsafe.OPEN_FLAGS)
+        except OSError:
+            return
+        try:
+            st = os.fstat(fd)
+            if not stat_mod.S_ISREG(st.st_mode) or _untrusted(st):
+                return
+            data = fsafe.read_fd(fd, st.st_size, st.st_size + 1)
+        except OSError:
+            return
+        finally:
+            os.close(fd)
+        lines = data.split(b"\n")
+        if lines[0] + b"\n" != head:
+            if not lines[0].startswith(FACTS_MAGIC + b" "):
+                _warn(self.path, "not a fact store; rebuilt")
+            return  # (another version's facts are simply made again)
+        entries = {}
+        for line in lines[1:]:
+            parts = line.split(b"\t", 4)
+            if len(parts) == 5 and parts[1].isdigit():
+                try:
+                    key = (parts[0].decode("ascii"), int(parts[1]), parts[2].decode("ascii"),
+                           parts[3].decode("ascii"))
+                except UnicodeDecodeError:
+                    continue
+                entries[key] = parts[4]
+        self._entries = entries
+
+    def get(self, seg: str, fi: int, kind: str, qualifier: str = "") -> Any:
+        """The fact kept for file ``fi`` of segment ``seg``, or None."""
+        key = (seg, fi, kind, qualifier)
+        raw = self._new.get(key)
+        if raw is None:
+            if not self._loaded:
+                self._load()
+            raw = self._entries.get(key)
+            if raw is None:
+                return None
+            self._used.append(key)
+        try:
+            return json.loads(raw)
+        except (ValueError, RecursionError):
+            return None
+
+    def put(self, seg: str, fi: int, kind: str, qualifier: str, value: Any) -> None:
+        """Keep a fact for the next save (a JSON value)."""
+        if self._head() is not None:
+            self._new[(seg, fi, kind, qualifier)] = json.dumps(value, separators=(",", ":")).encode("ascii")
+
+    @property
+    def dirty(self) -> bool:
+        """Whether this cycle derived facts to keep."""
+        return bool(self._new)
+
+    def close(self) -> None:
+        """Nothing stays open (the file is read whole)."""
+
+    def save(self, live: Sequence[str]) -> None:
+        """Rewrite the file: this cycle's facts first, then earlier ones still live.
+        Called under the index's lock. OSError propagates."""
+        if not self._new:
+            return
+        if not self._loaded:
+            self._load()
+        live_set = set(live)
+        order = list(self._new) + [k for k in dict.fromkeys(reversed(self._used)) if k not in self._new]
+        order += [k for k in self._entries if k not in self._new and k not in set(self._used)]
+        head = self._head()
+        if head is None:
+            return
+        pieces = [head]
+        kept = 0
+        for key in order:
+            if kept >= FACTS_MAX_ENTRIES:
+                break
+            if key[0] not in live_set:
+                continue
+            raw = self._new.get(key) or self._entries.get(key)
+            if raw is None:
+                continue
+            pieces.append(b"%s\t%d\t%s\t%s\t%s\n" % (key[0].encode("ascii"), key[1], key[2].encode("ascii"),
+                                                     key[3].encode("ascii"), raw))
+            kept += 1
+        atomic_write(self.path, pieces, fsync=False, prefix=TMP_PREFIX)
+
+
 # ---------------------------------------------------------------------- the index
 
 _IDENT_NEEDLE = re.compile(rb"[a-z0-9_]+\Z")
@@ -785,6 +923,7 @@ class Index:
         self._indexed = False
         self._bad: set[str] = set()                   # segments found damaged
         self._store = NeedleStore(os.path.join(path, STORE_NAME), root_real, fingerprint)
+        self._facts = FactStore(os.path.join(path, FACTS_NAME), fingerprint)
         self.progress: Progress = QUIET
 
     @property
@@ -800,6 +939,7 @@ class Index:
         names = self._manifest_names()
         if self._dirty:  # no sound manifest: nothing beside it is believed either
             self._store.disabled = True
+            self._facts.disabled = True
         for name in names:
             try:
                 seg = Segment.load(os.path.join(self.path, name), self.root, self._fingerprint)
@@ -820,6 +960,7 @@ class Index:
         for seg in self._segments + self._new:
             seg.close()
         self._store.close()
+        self._facts.close()
 
     def _manifest_names(self, quiet: bool = False) -> list[str]:
         """The live segments' names, oldest first ([] when there is no sound manifest)."""
@@ -880,9 +1021,7 @@ class Index:
                 n = seg.text_len[where[1]]
                 if n < 0:
                     return None
-                fi = where[1]
-                return Document(cand.rel, size=n, load_low=lambda: _text_or_disk(seg, fi, cand.path, ident), path=cand.path,
-                                identity=ident)
+                return _served_document(seg, where[1], cand.rel, cand.path, n, ident)
         started = time.time_ns()
         doc = reader(cand.rel, cand.path)
         if doc is not None and ident is not None and doc.identity not in (None, ident):
@@ -895,6 +1034,48 @@ class Index:
                 and key[2] < horizon and (doc is None or doc.size == key[0]):
             self._fresh[cand.rel] = (key, doc)
         return doc
+
+    def read_all(self, cands: Sequence[Any], reader: Callable[..., Optional[Document]],
+                 progress: Progress = QUIET) -> tuple[list[Document], int, int]:
+        """:meth:`read` for every walked file: (documents, binary files, unreadable files).
+        The files the index serves are answered in one tight loop (a few microseconds
+        each); the rest go through :meth:`read`."""
+        if not self._loaded:
+            self._load()
+        docs: list[Document] = []
+        binary = unreadable = 0
+        where_get, segs, served, roles = self._where.get, self._segments, self._served, score_mod.KNOWN_ROLES
+        total = len(cands)
+        for n, cand in enumerate(cands):
+            if not n % 64:
+                progress.tick("reading", n, total)
+            rel = cand.rel
+            where = where_get(rel)
+            if where is not None and cand.ino:
+                seg = segs[where[0]]
+                fi = where[1]
+                b = 5 * fi
+                st = seg._stats
+                if st[b + 4] == cand.ino and st[b] == cand.size and st[b + 1] == cand.mtime_ns \
+                        and st[b + 2] == cand.ctime_ns and st[b + 3] == cand.dev:
+                    served[rel] = where
+                    roles[rel] = seg.role_table[seg.roles[fi]]
+                    size = seg.text_len[fi]
+                    if size < 0:
+                        binary += 1
+                    else:
+                        docs.append(_served_document(seg, fi, rel, cand.path, size, (cand.dev, cand.ino)))
+                    continue
+            try:
+                doc = self.read(cand, reader)
+            except OSError:
+                unreadable += 1
+                continue
+            if doc is None:
+                binary += 1
+            else:
+                docs.append(doc)
+        return docs, binary, unreadable
 
     # ------------------------------------------------------------------ matching
 
@@ -911,6 +1092,29 @@ class Index:
             self._bad.update(s.name for s in self._segments)
             self._segments, self._served, self._dirty = [], {}, True
             return match_many(docs, compile_keywords(keywords))
+
+    def _slot(self, rel: str) -> Optional[tuple[str, int]]:
+        """(segment name, file number) answering for ``rel`` this cycle, or None."""
+        if not self._loaded:
+            return None
+        w = self._serving(rel, len(self._segments))
+        if w is None:
+            return None
+        segs = self._segments + self._new
+        return segs[w[0]].name, w[1]
+
+    def fact(self, rel: str, kind: str, qualifier: str = "") -> Any:
+        """What an earlier cycle or task derived from ``rel``'s bytes (:class:`FactStore`),
+        when the index serves ``rel`` this cycle from the segment it was derived from."""
+        slot = self._slot(rel)
+        return None if slot is None else self._facts.get(slot[0], slot[1], kind, qualifier)
+
+    def keep_fact(self, rel: str, kind: str, qualifier: str, value: Any) -> None:
+        """Keep a fact derived from ``rel``'s bytes for later cycles (only for a file the
+        index serves: its segment is what the fact stays true with)."""
+        slot = self._slot(rel)
+        if slot is not None:
+            self._facts.put(slot[0], slot[1], kind, qualifier, value)
 
     def _serving(self, rel: str, new_si: int) -> Optional[tuple[int, int]]:
         """(segment number, file number) of the segment answering for ``rel``: a stored one,
@@ -940,21 +1144,29 @@ class Index:
         defs = [[0.0] * n for _ in docs]
         hit = [False] * len(docs)
         for i, kw in enumerate(keywords):
+            col: dict[int, int] = {}  # doc position -> keyword i's count
             for needle, can_define in zip(kw.needles, ck.definable[i]):
                 for si, seg in enumerate(segs):
                     w = wanted[si]
                     if not w:
                         continue
                     found, defined = self._result(seg, needle, can_define)
-                    for fi, c in found.items():
-                        pos = w.get(fi)
-                        if pos is not None:
-                            counts[pos][i] += c
-                            hit[pos] = True
+                    if found:
+                        get = found.__getitem__
+                        if col:
+                            cget = col.get
+                            for fi in w.keys() & found.keys():
+                                pos = w[fi]
+                                col[pos] = cget(pos, 0) + get(fi)
+                        else:
+                            col = {w[fi]: get(fi) for fi in w.keys() & found.keys()}
                     for fi, d in defined.items():
                         pos = w.get(fi)
                         if pos is not None and d > defs[pos][i]:
                             defs[pos][i] = d
+            for pos, c in col.items():
+                counts[pos][i] = c
+                hit[pos] = True
         self._paths(docs, keywords, in_path, hit, direct)
         out: list[Optional[FileMatch]] = [None] * len(docs)
         for pos, doc in enumerate(docs):
@@ -1009,13 +1221,13 @@ class Index:
 
     def presence(self, docs: Sequence[Document]) -> Callable[[bytes], Optional[int]]:
         """A counter of how many of ``docs`` hold a needle (``sum(needle in d.low)``), or
-        None where the texts answer faster (the caller then searches them itself).
+        None for a needle of other bytes (the caller then searches the texts itself).
 
         For a needle of token bytes (``[a-z0-9_]``) every occurrence lies inside a token,
-        so a file the index serves holds it exactly when the segment's posting lists name
-        the file under a token containing it: the files' texts are never loaded. A needle
-        found more than PRESENCE_MAX_TOKENS times in a segment's vocabulary is common, and a search
-        of the texts that stops once the count no longer matters is cheaper: None."""
+        so a file the index serves holds it exactly when the needle's count there
+        (:meth:`Segment.count`) is not zero: the files' texts are never loaded. The
+        counts are the needle store's answers (a later cycle or task asking for the same
+        term reads them back instead of searching the vocabulary again)."""
         if not self._loaded:
             self._load()
         segs = self._segments + self._new
@@ -1030,15 +1242,24 @@ class Index:
                 wanted.setdefault(w[0], set()).add(w[1])
 
         def holding(needle: bytes) -> Optional[int]:
-            if not (needle and _IDENT_NEEDLE.match(needle)) \
-                    or any(segs[si].common(needle, PRESENCE_MAX_TOKENS) for si in wanted):
+            if not (needle and _IDENT_NEEDLE.match(needle)):
                 return None
             n = sum(1 for d in direct if needle in d.low)
             for si, files in wanted.items():
-                n += len(files.intersection(segs[si].holders(needle)))
+                n += len(files.intersection(self._counted(segs[si], needle)))
             return n
 
         return holding
+
+    def _counted(self, seg: Segment, needle: bytes) -> dict[int, int]:
+        """Occurrences of ``needle`` per file of ``seg``: the store's answer, else counted
+        and kept for the store."""
+        got = self._store.get(seg.name, needle)
+        if got is not None:
+            return got[0]
+        found = self._count(seg, needle)
+        self._store.put(seg.name, needle, found, None)
+        return found
 
     @staticmethod
     def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: list, hit: list,
@@ -1154,7 +1375,8 @@ class Index:
         too many), unless another process is saving. OSError propagates."""
         if not self._loaded:
             return
-        if not self._new and not self._fresh and not self._dirty and not self._store.dirty:
+        if not self._new and not self._fresh and not self._dirty and not self._store.dirty \
+                and not self._facts.dirty:
             return
         self._index_fresh()
         written: list[str] = []
@@ -1180,6 +1402,7 @@ class Index:
             atomic_write(os.path.join(self.path, MANIFEST),
                          [json.dumps(man, indent=0).encode("ascii")], fsync=False, prefix=TMP_PREFIX)
             self._store.save(names)
+            self._facts.save(names)
             self._collect(set(names))
         _evict_others(os.path.dirname(self.path), self.path)
 
@@ -1245,6 +1468,15 @@ def _build_part(part: tuple[int, int, str]) -> Optional[str]:
     except OSError:
         return None
     return name
+
+
+def _served_document(seg: Segment, fi: int, rel: str, path: str, size: int,
+                     ident: Optional[fsafe.FileId]) -> Document:
+    """The document of the walked file ``rel`` at ``path`` (``ident``: its device and
+    inode), served as file ``fi`` of ``seg``: its text is read from the segment when
+    first needed."""
+    return Document(rel, size=size, load_low=lambda: _text_or_disk(seg, fi, path, ident), path=path,
+                    identity=ident)
 
 
 def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId]) -> bytes:

@@ -30,6 +30,8 @@ from enum import Enum
 from typing import Iterable, Sequence
 
 from . import lang
+from .lazyre import compile_later
+
 
 class Kind(str, Enum):
     """Where a keyword came from. A ``str`` enum: it compares equal to, and is written to
@@ -96,15 +98,15 @@ _CODE_VOCABULARY = frozenset("html http https".split())
 _NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
 _BOILERPLATE = _load("boilerplate.json")
 # Issue templates and environment reports: their words are the template's, not the issue's.
-_TEMPLATE_PHRASE_RE = re.compile(
+_TEMPLATE_PHRASE_RE = compile_later(
     r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
     re.I,
 )
-_HEADING_LINE_RE = re.compile(
+_HEADING_LINE_RE = compile_later(
     r"^[ \t>#*_-]*(?:%s)[ \t*_]*:?[ \t*_]*$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
     re.I | re.M,
 )
-_ENVIRONMENT_LINE_RE = re.compile(
+_ENVIRONMENT_LINE_RE = compile_later(
     r"^[ \t>]*(?:[-*+]|\d+\.)?[ \t]*\**[ \t]*(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*\**[ \t]*[:=：|].*$" % "|".join(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
@@ -125,36 +127,36 @@ _DELIMITED_BLOCK_RE = re.compile(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->.*
                                  re.S | re.I)
 # HTML comments (a template's instructions). Checklist items stay: reporters list the
 # issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
-_HTML_COMMENT_RE = re.compile(r"<!--.*?(?:-->|$)", re.S)
-_MARKDOWN_IMAGE_RE = re.compile(r"!\[[^\]\n]*\]\([^)\n]*\)")
+_HTML_COMMENT_RE = compile_later(r"<!--.*?(?:-->|$)", re.S)
+_MARKDOWN_IMAGE_RE = compile_later(r"!\[[^\]\n]*\]\([^)\n]*\)")
 # Markup of an issue's prose that forges render: images, links, collapsible sections,
 # line breaks. Its tag and attribute names (img, alt, src, width) are not the issue's
 # words; a link's or image's address is kept for the URL pass. Lower-case names only, and
 # never inside code: ``vector<A>`` and a template's ``<select>`` are the task's own text.
-_HTML_TAG_RE = re.compile(
+_HTML_TAG_RE = compile_later(
     r"</?(?:a|img|details|summary|br|hr|p|div|span|sub|sup|kbd|b|i|em|strong|center|picture|source|video|h[1-6])"
     r"(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s>]+))?)*\s*/?>")
-_HTML_LINK_RE = re.compile(r"\b(?:href|src|srcset)\s*=\s*[\"']?([^\"'\s>]+)")
+_HTML_LINK_RE = compile_later(r"\b(?:href|src|srcset)\s*=\s*[\"']?([^\"'\s>]+)")
 # Code first (group 1): a tag inside a code span or fenced block is the task's own text.
-_CODE_OR_TAG_RE = re.compile(r"(```.*?(?:```|$)|`[^`\n]*`)|" + _HTML_TAG_RE.pattern, re.S)
+_CODE_OR_TAG_RE = compile_later(r"(```.*?(?:```|$)|`[^`\n]*`)|" + _HTML_TAG_RE.pattern, re.S)
 
 _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 
-_TRACEBACK_RE = re.compile(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
-_PATH_RE = re.compile(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
-_DOTTED_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
-_CALL_RE = re.compile(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
-_BACKTICK_RE = re.compile(r"`([^`\n]{1,120})`")
-_PROSE_SPAN_RE = re.compile(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
+_TRACEBACK_RE = compile_later(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
+_PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
+_DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
+_CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
+_BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
+_PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-_FENCED_RE = re.compile(r"```.*?(?:```|$)", re.S)
+_FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # Lines that are code, not prose: indented blocks, REPL prompts and output, traceback
 # frames, shell commands.
-_CODE_LINE_RE = re.compile(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
+_CODE_LINE_RE = compile_later(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
 _WORD_RE = re.compile(r"[^\W\d_]+")
 # ``from package.module import Q, F`` in pasted code: the names imported from a module.
-_FROM_IMPORT_RE = re.compile(r"^[ \t]*(?:>>>[ \t]*)?from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([\w \t,]+)", re.M)
+_FROM_IMPORT_RE = compile_later(r"^[ \t]*(?:>>>[ \t]*)?from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([\w \t,]+)", re.M)
 _CAMEL_SPLIT_RE = re.compile(r"[A-Z]+[0-9]*(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+|[^\W_]+")
 
 
@@ -619,8 +621,8 @@ def _is_cjk(text: str) -> bool:
 
 
 _CJK_CHAR_CLASS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\u3005"
-_SCRIPT_BOUNDARY_RE = re.compile(r"(?<=[%s])(?=[^\W_%s])|(?<=[^\W_%s])(?=[%s])" % ((_CJK_CHAR_CLASS,) * 4))
-_CJK_RUN_RE = re.compile("[%s]+" % _CJK_CHAR_CLASS)
+_SCRIPT_BOUNDARY_RE = compile_later(r"(?<=[%s])(?=[^\W_%s])|(?<=[^\W_%s])(?=[%s])" % ((_CJK_CHAR_CLASS,) * 4))
+_CJK_RUN_RE = compile_later("[%s]+" % _CJK_CHAR_CLASS)
 
 
 def split_scripts(task: str) -> str:

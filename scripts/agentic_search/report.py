@@ -36,6 +36,9 @@ HEADER_LINE_FACTOR = 0.25
 MAX_TAGS = 5
 # Tags a title names after the file name.
 TITLE_TAGS = 3
+# Tag candidates kept per file for later cycles (ranked_names): the tags and room for
+# names a query's keywords may hide.
+RANKED_NAMES_KEPT = MAX_TAGS + 16
 # Related files listed per result.
 MAX_RELATED = 10
 # Missing keywords listed per result.
@@ -58,7 +61,8 @@ _ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-
 _LOWERS_TO_ASCII = ("\u0130", "\u212a")
 
 
-def _decode(data: bytes) -> str:
+def decode_text(data: bytes) -> str:
+    """A file's bytes as results quote them."""
     return data.decode("utf-8", errors="replace")
 
 
@@ -204,15 +208,36 @@ def _known(texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset(normalize(t) for t in texts)
 
 
-def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "") -> list[str]:
+def _tag_candidates(text: str, rel: str, known: frozenset[str] = frozenset()) -> dict[str, int]:
+    """The defined names that may be tags (not ``known``, not private, not too short),
+    with their rank in file order."""
+    return {n: i for n, i in _first_defined(text, rel).items()
+            if not (n.startswith("_") or len(n) < 3 or normalize(n) in known)}
+
+
+def ranked_names(text: str, rel: str = "") -> tuple[list[str], bool]:
+    """The names that may be tags whatever the keywords, most used first (the order of
+    ``tags_for``): the first RANKED_NAMES_KEPT, and whether there were more. Depends on
+    the file alone, so the index keeps it for later cycles (cycle.py)."""
+    order = _most_used(text, _tag_candidates(text, rel))
+    return order[:RANKED_NAMES_KEPT], len(order) > RANKED_NAMES_KEPT
+
+
+def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "",
+             ranked: Optional[tuple[Sequence[str], bool]] = None) -> list[str]:
     """Defined names that are not already keywords: the codebase's own terms.
 
     Only the names that may be tags are counted (counting a name costs a pass over the
-    text); their order is the one they hold in ``defined_names``."""
+    text); their order is the one they hold in ``defined_names``. ``ranked`` is
+    :func:`ranked_names` of the text when known: the tags are its first names that are
+    not keywords, unless the keywords hide so many that the names left out could count."""
     known = _known(tuple(k.text for k in keywords))
-    names = {n: i for n, i in _first_defined(text, rel).items()
-             if not (normalize(n) in known or n.startswith("_") or len(n) < 3)}
-    return _most_used(text, names)[:MAX_TAGS]
+    if ranked is not None:
+        top, more = ranked
+        tags = [n for n in top if normalize(n) not in known]
+        if len(tags) >= MAX_TAGS or not more:
+            return tags[:MAX_TAGS]
+    return _most_used(text, _tag_candidates(text, rel, known))[:MAX_TAGS]
 
 
 def build_result(
@@ -221,10 +246,12 @@ def build_result(
     keywords: Sequence[Keyword],
     match: Optional[FileMatch],
     related: Sequence[str],
+    ranked: Optional[tuple[Sequence[str], bool]] = None,
 ) -> ResultView:
-    """One result in the seed's contract (plus reason, missing, matched)."""
-    text = _decode(doc.head) if doc is not None else ""
-    tags = tags_for(text, keywords, s.rel) if text else []
+    """One result in the seed's contract (plus reason, missing, matched); ``ranked``:
+    :func:`ranked_names` of the file when known."""
+    text = decode_text(doc.head) if doc is not None else ""
+    tags = tags_for(text, keywords, s.rel, ranked) if text else []
     title = s.rel.rsplit("/", 1)[-1]
     if tags:
         title += " — " + ", ".join(tags[:TITLE_TAGS])
