@@ -138,3 +138,18 @@ def test_a_judged_file_stands_where_its_score_puts_it_and_scores_read_downward()
     shown = [r["score"] for r in ranking]
     assert shown == sorted(shown, reverse=True)
     assert [c["id"] for c in context_entries(scores, 10, with_reason=False)] == ["a.ts", "http.ts"]
+
+
+def test_a_shortened_reason_ends_after_a_whole_signal():
+    from agentic_search.output import _cut_reason
+    reason = "defines reverse_proxy; path names health; reverse_proxy x45; port x105; upstream x3"
+    assert _cut_reason(reason, 40) == "defines reverse_proxy; …"
+    assert _cut_reason(reason, 200) == reason
+    assert _cut_reason("x" * 50, 10) == "x" * 9 + "…"  # one long signal: cut as text
+
+
+def test_the_default_query_counts_the_single_files_the_loop_excluded():
+    from agentic_search.output import _excludes_shown
+    assert _excludes_shown(["**/*.test.ts", "src/a.py", "src/b.py", "docs/[ab].md"], False) == \
+        (["**/*.test.ts", "docs/[ab].md"], 2)
+    assert _excludes_shown(["**/*.test.ts", "src/a.py"], True) == (["**/*.test.ts", "src/a.py"], 0)

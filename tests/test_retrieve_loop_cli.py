@@ -807,3 +807,13 @@ def test_a_call_refused_for_its_arguments_leaves_nothing_behind(tmp_path, args):
                           cwd=tmp_path, timeout=120)
     assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr
     assert os.listdir(tmp_path) == []
+
+
+def test_a_file_judged_earlier_shows_again_in_results_when_new_keywords_bring_it_up(tmp_path, router):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "throttle", "--max-cycles", "3")
+    judged = run_json("--root", router, "--state", state, "--judge", "lib/throttle.py=0.95")
+    assert "lib/throttle.py" not in [r["id"] for r in judged["results"]]  # just read
+    later = run_json("--root", router, "--state", state, "--keywords", "Throttle", "--max-cycles", "4")
+    shown = {r["id"]: r for r in later["results"]}
+    assert "lib/throttle.py" in shown and shown["lib/throttle.py"]["lines"]

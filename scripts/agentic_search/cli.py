@@ -104,7 +104,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             pass
         finally:
             index.close()
-    out = to_output(outcome.view, outcome.state, request.limit, detail)
+    out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements))
     return out, _render_checked(out, request.text, ascii_only)
 
 
@@ -129,7 +129,7 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
         print(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer. "
               f"Pass --reset to start over{more}.", file=sys.stderr)
     view: CycleView = state.last
-    out = to_output(view, state, request.limit, detail)
+    out = to_output(view, state, request.limit, detail, judged_now=tuple(judgements))
     return out, _render_checked(out, request.text, ascii_only)
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .progress import QUIET, Progress
-from .match import Document, FileMatch, compile_keywords, match_many, read_document, read_entry
+from .match import Document, FileMatch, ReadTally, compile_keywords, match_many, read_document, read_entry
 from .query import Keyword
 from .score import LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches
 
@@ -28,20 +28,12 @@ def load_documents(
     candidates = list(candidates)
     if cache is not None and hasattr(cache, "read_all"):
         return cache.read_all(candidates, read_document, progress)
-    docs: list[Document] = []
-    binary = unreadable = 0
+    tally = ReadTally()
+    read = (lambda c: cache.read(c, read_document)) if cache is not None else read_entry
     for n, cand in enumerate(candidates):
         progress.tick("reading", n, len(candidates))
-        try:
-            doc = cache.read(cand, read_document) if cache is not None else read_entry(cand)
-        except OSError:
-            unreadable += 1
-            continue
-        if doc is None:
-            binary += 1
-        else:
-            docs.append(doc)
-    return docs, binary, unreadable
+        tally.read(read, cand)
+    return tally.result()
 
 
 def match_documents(docs: Sequence[Document], keywords: Sequence[Keyword],

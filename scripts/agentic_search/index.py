@@ -71,6 +71,7 @@ import time
 from array import array
 from bisect import bisect_right
 from collections import Counter
+from functools import partial
 from itertools import accumulate, chain, count, repeat
 from operator import add
 from typing import Any, Callable, Iterable, Optional, Sequence
@@ -595,7 +596,25 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
                    b"".join(dparts), dstart, roles, list(role_codes), texts=texts)
 
 
-class NeedleStore:
+class _Rewritten:
+    """A store beside the segments that a save rewrites whole when the cycle added to it."""
+
+    _new: dict
+    _loaded: bool
+
+    def _load(self) -> None:  # each store reads its own file
+        raise NotImplementedError
+
+    def _to_save(self, live: Sequence[str]) -> Optional[set[str]]:
+        """None when this cycle added nothing; else the live segments, the store loaded."""
+        if not self._new:
+            return None
+        if not self._loaded:
+            self._load()
+        return set(live)
+
+
+class NeedleStore(_Rewritten):
     """Answers of earlier cycles and tasks, per (segment, needle): the files the needle
     occurs in, how often, and (when asked for) what each defines of it.
 
@@ -692,11 +711,9 @@ class NeedleStore:
     def save(self, live: Sequence[str]) -> None:
         """Rewrite the store: this cycle's answers first, then earlier ones still live.
         Called under the index's lock. OSError propagates."""
-        if not self._new:
+        live_set = self._to_save(live)
+        if live_set is None:
             return
-        if not self._loaded:
-            self._load()
-        live_set = set(live)
         pieces: list[bytes] = []
         heads: dict[str, dict[str, list]] = {}
         pos = 0
@@ -774,7 +791,7 @@ def facts_fingerprint(matcher: str) -> Optional[str]:
     return h.hexdigest()[:16]
 
 
-class FactStore:
+class FactStore(_Rewritten):
     """What a cycle derives from an indexed file's bytes besides matching, kept for later
     cycles and tasks: per (segment, file number, kind, qualifier) a JSON value -- the files
     it imports (``imports``, for one set of tree paths: the qualifier is their hash) and
@@ -872,11 +889,9 @@ class FactStore:
     def save(self, live: Sequence[str]) -> None:
         """Rewrite the file: this cycle's facts first, then earlier ones still live.
         Called under the index's lock. OSError propagates."""
-        if not self._new:
+        live_set = self._to_save(live)
+        if live_set is None:
             return
-        if not self._loaded:
-            self._load()
-        live_set = set(live)
         order = list(self._new) + [k for k in dict.fromkeys(reversed(self._used)) if k not in self._new]
         order += [k for k in self._entries if k not in self._new and k not in set(self._used)]
         head = self._head()
@@ -1042,9 +1057,10 @@ class Index:
         each); the rest go through :meth:`read`."""
         if not self._loaded:
             self._load()
-        docs: list[Document] = []
-        binary = unreadable = 0
+        tally = match_mod.ReadTally()
+        docs = tally.docs
         where_get, segs, served, roles = self._where.get, self._segments, self._served, score_mod.KNOWN_ROLES
+        read = partial(self.read, reader=reader)
         total = len(cands)
         for n, cand in enumerate(cands):
             if not n % 64:
@@ -1062,20 +1078,12 @@ class Index:
                     roles[rel] = seg.role_table[seg.roles[fi]]
                     size = seg.text_len[fi]
                     if size < 0:
-                        binary += 1
+                        tally.binary += 1
                     else:
                         docs.append(_served_document(seg, fi, rel, cand.path, size, (cand.dev, cand.ino)))
                     continue
-            try:
-                doc = self.read(cand, reader)
-            except OSError:
-                unreadable += 1
-                continue
-            if doc is None:
-                binary += 1
-            else:
-                docs.append(doc)
-        return docs, binary, unreadable
+            tally.read(read, cand)
+        return tally.result()
 
     # ------------------------------------------------------------------ matching
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Any, Callable, Optional, Sequence
 
 from . import fsafe
 from . import lang
@@ -139,6 +139,33 @@ class FileMatch:
 def is_binary(data: bytes) -> bool:
     """A NUL byte near the start marks a binary file."""
     return b"\0" in data[:BINARY_SNIFF_BYTES]
+
+
+class ReadTally:
+    """The documents a walk's files gave, and how many were binary or unreadable: what a
+    reading loop returns (``load_documents``, the index's ``read_all``)."""
+
+    __slots__ = ("docs", "binary", "unreadable")
+
+    def __init__(self) -> None:
+        self.docs: list[Document] = []
+        self.binary = 0
+        self.unreadable = 0
+
+    def read(self, read: Callable[[Any], Optional[Document]], cand: Any) -> None:
+        """``read(cand)``, counted: a document kept, None a binary file, OSError unreadable."""
+        try:
+            doc = read(cand)
+        except OSError:
+            self.unreadable += 1
+            return
+        if doc is None:
+            self.binary += 1
+        else:
+            self.docs.append(doc)
+
+    def result(self) -> tuple[list[Document], int, int]:
+        return self.docs, self.binary, self.unreadable
 
 
 def read_document(rel: str, path: str, identity: Optional[fsafe.FileId] = None) -> Optional[Document]:

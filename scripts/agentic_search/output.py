@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from typing import Any, Mapping
+from typing import Any, Collection, Mapping, Sequence
 
 from .records import CycleView, ResultView
 from .rubric import HIGH_RELEVANCE
@@ -60,6 +60,24 @@ def _cut(text: str, n: int) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def _cut_reason(text: str, n: int) -> str:
+    """A reason cut at the last whole signal that fits (``…; path names x; …``), never
+    inside a word or a count."""
+    if len(text) <= n:
+        return text
+    cut = text.rfind("; ", 0, n - 2)
+    return text[:cut] + "; …" if cut > 0 else _cut(text, n)
+
+
+def _excludes_shown(excludes: Sequence[str], full: bool) -> tuple[list[str], int]:
+    """The query's excludes as the default output shows them: the patterns, and how many
+    single files the loop left out (``--full`` lists those too)."""
+    if full:
+        return list(excludes), 0
+    globs = [e for e in excludes if any(c in e for c in "*?[")]
+    return globs, len(excludes) - len(globs)
+
+
 def _result(r: ResultView, detail: str, shown: Mapping[str, float]) -> dict[str, Any]:
     """A result as printed. Its score is the one the ranking shows for the file (the loop's,
     read downward), so that one file never shows two scores in one output; ``--full`` adds
@@ -71,23 +89,27 @@ def _result(r: ResultView, detail: str, shown: Mapping[str, float]) -> dict[str,
         if score != r.score:
             out["cycle_score"], out["score"] = r.score, score
         return out
-    return {"id": r.id, "score": score, "reason": _cut(r.reason, REASON_CHARS),
+    return {"id": r.id, "score": score, "reason": _cut_reason(r.reason, REASON_CHARS),
             "lines": [_cut(line, LINE_CHARS) for line in r.lines[:LINES_SHOWN]]}
 
 
-def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPACT) -> dict[str, Any]:
-    """The output for one cycle (or the final answer of a finished loop)."""
+def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPACT,
+              judged_now: Collection[str] = ()) -> dict[str, Any]:
+    """The output for one cycle (or the final answer of a finished loop). ``judged_now``:
+    the files this call judged, which the caller has just read."""
     d = view.decision
     full = detail == FULL
-    # The caller has read the files it judged: results are the best of the rest (the
-    # judged files stand in the ranking at the caller's scores).
-    unjudged = [r for r in view.results if not getattr(state.scores.get(r.id), "judged", False)]
-    results = unjudged[:limit] if full else unjudged[:min(limit, RESULTS_SHOWN)]
+    # The caller has just read the files it judges in this call: results are the best of
+    # the rest (the judged files stand in the ranking at the caller's scores). A file
+    # judged earlier shows again where a later query puts it, with its lines for it.
+    unread = [r for r in view.results if r.id not in judged_now]
+    results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
+    excludes, excluded_files = _excludes_shown(view.excludes, full)
     shown = {rel: score for rel, score, _e in ranked_scores(state.scores)}
     out: dict[str, Any] = {
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
         "next_action": d.action, "why": d.why, "confidence": d.confidence,
-        "query": {"keywords": list(view.keywords), "patterns": list(view.patterns), "excludes": list(view.excludes)},
+        "query": {"keywords": list(view.keywords), "patterns": list(view.patterns), "excludes": excludes},
         "results": [_result(r, detail, shown) for r in results],
         "ranking": ranking_entries(state.scores, limit),
         "context": context_entries(state.scores, limit, with_reason=full),
@@ -98,6 +120,8 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         del out["next_query"]  # the loop stopped: nothing to act on (--full keeps it)
     if view.related:
         out["related"] = list(view.related)
+    if excluded_files:
+        out["query"]["excluded_files"] = excluded_files
     if view.translated:
         out["query"]["translated"] = list(view.translated)
     if full:
