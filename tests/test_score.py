@@ -497,3 +497,19 @@ def test_a_root_contrib_copy_ranks_below_the_product(tmp_path) -> None:
     order = [s.rel for s in rank(tmp_path, files, ["frame_header_size", "frame", "header"])]
     assert order.index("lib/decompress.c") < order.index("contrib/kernel/decompress.c")
     assert "contrib" in roles_requested(task_words("The contrib port fails to build"))
+
+
+def test_a_root_scripts_directory_holding_the_only_code_is_the_product(tmp_path) -> None:
+    # A Claude skill keeps its code in scripts/: there it is source, not tooling.
+    skill = rank(tmp_path / "skill", {
+        "scripts/hints.py": "def compute_hints(results):\n    return hints\n",
+        "README.md": "hints are computed by compute_hints\n",
+        "references/schema.json": '{"title": "hints output", "hints": "computed"}\n',
+    }, ["hints", "compute_hints"])
+    assert skill[0].rel == "scripts/hints.py" and skill[0].role == "source"
+    # Beside the product's own code elsewhere, a root scripts/ stays tooling.
+    project = rank(tmp_path / "project", {
+        "scripts/release_hints.py": "def compute_hints():\n    pass\n",
+        "pkg/hints.py": "def compute_hints(results):\n    return results\n",
+    }, ["hints", "compute_hints"])
+    assert {s.rel: s.role for s in project}["scripts/release_hints.py"] == "build"

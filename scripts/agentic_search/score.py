@@ -104,6 +104,26 @@ class Scored:
 KNOWN_ROLES: dict[str, tuple[str, float]] = {}
 
 
+# A root scripts/ directory is tooling (lang.ROLE_RULES) - unless the tree's code lives
+# there: a tree with no source file of a programming language outside it (a Claude skill,
+# a small tool) keeps its product in scripts/.
+SCRIPTS_DIR = "scripts/"
+
+
+def _product_in_scripts(matches: Sequence[FileMatch]) -> bool:
+    """Whether the matched files' only code is under the root's scripts/."""
+    inside = outside = False
+    for m in matches:
+        if lang.language_of(m.rel) is lang.NONE:
+            continue
+        if m.rel.startswith(SCRIPTS_DIR):
+            inside = True
+        elif file_role(m.rel)[0] == "source":
+            outside = True
+            break
+    return inside and not outside
+
+
 def file_role(rel: str) -> tuple[str, float]:
     """The file's role (test, docs, ...) and the factor its evidence is scaled by (lang.py)."""
     known = KNOWN_ROLES.get(rel)
@@ -345,6 +365,7 @@ def score_matches(
     best = max((e[1][0] for e in evidence), default=0.0) or mass
     locales = {m.rel: named_locales(m.rel, requested_roles) for m in matches}
     locale_hit = NAMED_LOCALE_WEIGHT * PATH_BONUS * idf(sum(1 for c in locales.values() if c), max(corpus.n_docs, 1))
+    product_in_scripts = _product_in_scripts(matches)
     prelim = []
     for m, (raw, covered, hits) in evidence:
         extra = bonuses.get(m.rel)
@@ -355,6 +376,8 @@ def score_matches(
         if raw <= 0:
             continue
         role, factor = file_role(m.rel)
+        if product_in_scripts and m.rel.startswith(SCRIPTS_DIR):
+            role, factor = "source", 1.0
         if locales[m.rel]:
             factor = 1.0  # the locale of the very language the task names
         elif role in requested_roles:
