@@ -175,3 +175,30 @@ def test_a_sibling_in_a_large_directory_is_lifted_less_than_one_in_a_small_one(t
 
     assert lift_of("small/judged.py", "small/peer.py") == feedback.LIFT_SIBLING
     assert lift_of("big/judged.py", "big/peer.py") < feedback.LIFT_SIBLING / 2
+
+
+def _merge(confidence: float):
+    """Cycle 2 of an unjudged loop: a.py led cycle 1 at standing 0.6; cycle 2's guessed
+    query puts b.py first and a.py at 0.3."""
+    from types import SimpleNamespace
+    from agentic_search.cycle import merge_scores
+    from agentic_search.score import Scored
+    from agentic_search.state import ScoreEntry
+
+    def row(rel, score):
+        return Scored(rel=rel, score=score, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
+
+    state = LoopState(root="/r", scores={"a.py": ScoreEntry(0.6, 1, "x", standing=0.6),
+                                          "b.py": ScoreEntry(0.4, 1, "y", standing=0.4)},
+                      last=SimpleNamespace(decision=SimpleNamespace(confidence=confidence)))
+    rows = (row("b.py", 0.7), row("a.py", 0.3))
+    ev = SimpleNamespace(relative=rows, scored=rows, feedback=None, calibrated=True)
+    return merge_scores(state, ev, {}, 2)
+
+
+def test_an_unsure_loops_unjudged_cycle_raises_files_but_never_demotes_one():
+    unsure = _merge(0.2)
+    assert unsure["a.py"].rank_key == 0.6 and unsure["a.py"].cycle == 1  # kept
+    assert unsure["b.py"].rank_key == 0.7                                # raised
+    sure = _merge(0.8)
+    assert sure["a.py"].rank_key == 0.3                                  # a sure loop re-ranks
