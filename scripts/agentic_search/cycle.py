@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import feedback as feedback_mod
 from . import imports as imports_mod
-from .decide import Evidence, decide
+from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
@@ -50,11 +51,6 @@ RELATED_BONUS = 0.15
 EXPAND_FROM_TOP = 3
 # Related files proposed for one expansion at most.
 MAX_EXPAND = 5
-# Below this confidence the loop is unsure of its ranking: an unjudged later cycle then
-# never demotes a file (merge_scores). On the dev splits (bench/localize.py): Python
-# final Acc@5 / @10 81.8 / 88.3 -> 82.2 / 88.8, other languages 75.9 / 87.0 -> 75.0 /
-# 87.0 (R@10 93.0 -> 93.3); the final ranking is then never below cycle 1's.
-UNSURE_BELOW = RELATED
 # Unjudged files a stop on the caller's judgement names: where a fix of several files goes on.
 NEXT_UNJUDGED = 2
 
@@ -453,6 +449,9 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     # When the loop is unsure of its ranking (the last cycle's confidence below the
     # rubric's "related"), an unjudged cycle's query is a guess learned from files that
     # are likely wrong: it may add files and raise them, never demote what the loop found.
+    # (decide.UNSURE_BELOW; on the dev splits, bench/localize.py: Python final Acc@5 / @10
+    # 81.8 / 88.3 -> 82.2 / 88.8, other languages Acc@5 75.9 -> 75.0, R@10 93.0 -> 93.3;
+    # the final ranking is then never below cycle 1's.)
     unsure = not informed and state.last is not None and state.last.decision.confidence < UNSURE_BELOW
     for s in ev.scored:
         prev = scores.get(s.rel)
@@ -501,7 +500,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     scores = merge_scores(state, ev, p.judgements, p.cycle)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
-    unjudged = tuple(rel for rel, _s, e in ranked if not e.judged)[:NEXT_UNJUDGED]
+    unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged), NEXT_UNJUDGED))
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,

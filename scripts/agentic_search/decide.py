@@ -42,6 +42,10 @@ from .rubric import HIGH_RELEVANCE, IMPLEMENTS, RELATED
 
 # The seed's stopping rule: this many high-relevance files and no critical gap.
 ENOUGH_HIGH_FILES = 3
+# Below this confidence the loop is unsure of its ranking: terms learned from its best
+# files are a guess (rule 9 says so), and an unjudged later cycle never demotes a file
+# (cycle.merge_scores).
+UNSURE_BELOW = RELATED
 
 
 @dataclass(frozen=True)
@@ -103,7 +107,7 @@ def decide(e: Evidence) -> Decision:
     if e.synonyms:
         return go("broaden", "some keywords match nothing; searching instead: " + ", ".join(e.synonyms))
     if e.learned:
-        if e.confidence < RELATED:
+        if e.confidence < UNSURE_BELOW:
             return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)
                       + "; judging what you read (--judge) steers better")
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))

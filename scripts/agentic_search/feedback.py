@@ -276,7 +276,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         # A judgement lifts files of the judged file's own role (source to source, test
         # to test): the rest of a fix plays the part of the file judged, and a test or
         # a doc that imports or names it is its reader, not its twin.
-        if label != "best file" and roles.get(rel, "source") != roles.get(anchor, lang.file_role(anchor)[0]):
+        if label != "best file" and roles.get(rel, "source") != anchor_role:
             return
         if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
@@ -294,6 +294,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         doc = docs.get(anchor)
         if doc is None:
             continue
+        anchor_role = roles[anchor] if anchor in roles else lang.file_role(anchor)[0]
         # A hub (imported by many, importing many) says little about each neighbour.
         targets = [r for r in graph_of(anchor, doc.head) if r in matched]
         for r in targets:

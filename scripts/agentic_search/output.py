@@ -2,8 +2,9 @@
 
 An agent reads every character printed, so the default output is the decision and the
 evidence behind it, nothing repeated: the next move and why, the query, the best files
-of this cycle the caller has not judged, with their reasons and best lines, the
-loop's ranking so far, the context to read, what the next cycle changes and what matched nothing. ``--full``
+of this cycle (less those the call judged) with their reasons and best lines, the
+loop's ranking so far, the context to read, what the next cycle changes and what
+matched nothing. ``--full``
 (``detail=FULL``) adds what the default leaves out: every result field of the seed's
 contract (title, summary, tags, related, missing, matched), hints.py's advisory hints,
 the whole next query and all walk statistics.
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any, Collection, Mapping, Optional, Sequence
 
 from .records import CycleView, ResultView
 from .rubric import HIGH_RELEVANCE
@@ -41,15 +42,22 @@ TEXT_REASON_CHARS = 70
 TEXT_LINES = 3
 
 
-def ranking_entries(scores: Mapping[str, ScoreEntry], limit: int) -> list[dict[str, Any]]:
-    """Every file scored so far, best first, at most ``limit``."""
-    return [{"id": rel, "score": shown} for rel, shown, _e in ranked_scores(scores)[:limit]]
+Ranked = Sequence[tuple[str, float, ScoreEntry]]  # state.ranked_scores' answer
 
 
-def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: bool) -> list[dict[str, Any]]:
+def ranking_entries(scores: Mapping[str, ScoreEntry], limit: int,
+                    ranked: Optional[Ranked] = None) -> list[dict[str, Any]]:
+    """Every file scored so far, best first, at most ``limit`` (``ranked``: the scores
+    already ordered by :func:`ranked_scores`)."""
+    ranked = ranked_scores(scores) if ranked is None else ranked
+    return [{"id": rel, "score": shown} for rel, shown, _e in ranked[:limit]]
+
+
+def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: bool,
+                    ranked: Optional[Ranked] = None) -> list[dict[str, Any]]:
     """The files to read: the rubric's high relevance and above, best first."""
     out = []
-    for rel, shown, e in ranked_scores(scores):
+    for rel, shown, e in ranked_scores(scores) if ranked is None else ranked:
         if shown < HIGH_RELEVANCE or len(out) >= limit:
             break
         out.append({"id": rel, "score": shown, "reason": e.reason} if with_reason else {"id": rel, "score": shown})
@@ -105,14 +113,15 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     unread = [r for r in view.results if r.id not in judged_now]
     results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
     excludes, excluded_files = _excludes_shown(view.excludes, full)
-    shown = {rel: score for rel, score, _e in ranked_scores(state.scores)}
+    ranked = ranked_scores(state.scores)
+    shown = {rel: score for rel, score, _e in ranked}
     out: dict[str, Any] = {
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
         "next_action": d.action, "why": d.why, "confidence": d.confidence,
         "query": {"keywords": list(view.keywords), "patterns": list(view.patterns), "excludes": excludes},
         "results": [_result(r, detail, shown) for r in results],
-        "ranking": ranking_entries(state.scores, limit),
-        "context": context_entries(state.scores, limit, with_reason=full),
+        "ranking": ranking_entries(state.scores, limit, ranked),
+        "context": context_entries(state.scores, limit, with_reason=full, ranked=ranked),
         "next_query": view.change.to_json(),
         "gaps": list(view.gaps),
     }

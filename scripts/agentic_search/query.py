@@ -114,7 +114,7 @@ _ENVIRONMENT_LINE_RE = compile_later(
 # ... and a short list item that names one without a colon ("- Browser Chrome",
 # "- Day.js Version v1.8.14"): at most ENV_ITEM_MAX_WORDS words in all.
 ENV_ITEM_MAX_WORDS = 5
-_ENVIRONMENT_ITEM_RE = re.compile(
+_ENVIRONMENT_ITEM_RE = compile_later(
     r"^[ \t>]*[-*+][ \t]+(?:[\w.+-]+[ \t]+){0,2}(?:%s)(?:[ \t]+[^\s:=：|]+){1,3}[ \t]*$" % "|".join(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
@@ -123,7 +123,7 @@ _ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
 # A region a pair of comments delimits (``<!-- Issuehunt content --> … <!-- /Issuehunt
 # content -->``) is what a bot or a template tool wrote into the issue (badges, bounty
 # summaries, sponsors), not the reporter's text.
-_DELIMITED_BLOCK_RE = re.compile(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->.*?<!--[ \t]*/[ \t]*\1[ \t]*-->",
+_DELIMITED_BLOCK_RE = compile_later(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->.*?<!--[ \t]*/[ \t]*\1[ \t]*-->",
                                  re.S | re.I)
 # HTML comments (a template's instructions). Checklist items stay: reporters list the
 # issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").

@@ -10,7 +10,7 @@ this file leaves open) and ``matched`` (the keywords it matched).
 from __future__ import annotations
 
 import re
-from bisect import bisect_right, insort
+from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate
 from math import log2
@@ -114,10 +114,10 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     # bound falls below the best line of a pick, no later line can beat it: the
     # definition test runs on the few lines that may win.
     base = sorted((-sum(value[k] for k in found), i) for i, found in hits.items())
-    defines: dict[int, int] = {}  # line -> 2 defines a name holding a keyword, 1 another name, 0 none
+    # line -> (2 defines a name holding a keyword, 1 another name, 0 none; a header line)
+    kinds: dict[int, tuple[int, bool]] = {}
     chosen: list[int] = []
     quoted: set[int] = set()
-    headers = {i for i in hits if _HEADER_LINE_RE.match(lines[i])}
     texts: set[str] = set()  # the chosen lines' text
     while len(chosen) < min(SUMMARY_LINES, len(base)):
         best: tuple[float, int] = (0.0, -1)
@@ -125,14 +125,16 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             plain = -neg
             if best[1] >= 0 and max(2 * plain, plain + DEF_LINE_TIE) < best[0]:
                 break
-            if i in chosen or lines[i].strip() in texts:
+            if i in chosen or (texts and lines[i].strip() in texts):
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
             worth = sum(value[k] * (COVERED_FACTOR if k in quoted else 1.0) for k in hits[i])
-            if i not in defines:
+            if i not in kinds:
                 m = _DEF_NAME_RE.match(lines[i])
-                defines[i] = 0 if not m else 1 + any(n and n in m.group(1).lower() for n in hits[i].values())
-            worth = worth * 2 if defines[i] == 2 else worth + DEF_LINE_TIE * defines[i]
-            if i in headers:
+                kinds[i] = (0 if not m else 1 + any(n and n in m.group(1).lower() for n in hits[i].values()),
+                            _HEADER_LINE_RE.match(lines[i]) is not None)
+            defined, header = kinds[i]
+            worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
+            if header:
                 worth *= HEADER_LINE_FACTOR
             if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
                 best = (worth, i)  # (ties: the earlier line)
