@@ -482,6 +482,16 @@ def test_issue_template_words_are_no_keywords() -> None:
     assert {"parser", "drops", "fields", "nested", "json_sax_parser"} <= set(texts)  # a checklist item is content
 
 
+def test_the_feature_request_templates_words_are_no_keywords() -> None:
+    task = ("Unmarshal lacks uuid.UUID\n\n**Is your feature request related to a problem? Please describe.**\n"
+            "A clear and concise description of what the problem is. Ex. I'm always frustrated when [...]\n"
+            "**Describe the solution you'd like**\nA clear and concise description of what you want to happen.\n")
+    texts = _texts(task)
+    for junk in ("frustrated", "always", "concise", "ex"):
+        assert junk not in texts, junk
+    assert "unmarshal" in {t.lower() for t in texts}
+
+
 # --------------------------------------------------------------------------- #
 # Japanese and Chinese
 # --------------------------------------------------------------------------- #

@@ -170,6 +170,32 @@ def test_never_learns_code_noise(tmp_path) -> None:
     assert not {"isinstance", "self", "def", "return", "dict", "str", "import", "from"} & set(got), got
 
 
+def test_learns_from_the_code_not_from_a_locale_or_readme_that_leads(tmp_path) -> None:
+    # A locale file and a readme lead the ranking; their words (month names, prose) are
+    # not what the code calls things: the terms come from the code files behind them.
+    files = dict(AUTH_CORPUS)
+    files["src/locale/en.py"] = "MONTHS = 'January_February_March_April'.split('_')\n" * 3
+    files["README.md"] = "Install with pip. Sponsors and contributors welcome.\n" * 3
+    docs = load(tmp_path, files)
+    lead = [Scored(rel="src/locale/en.py", score=1.0, raw=1.0, coverage=1.0, role="locale", signals=(),
+                   matched_keywords=()),
+            Scored(rel="README.md", score=0.98, raw=1.0, coverage=1.0, role="docs", signals=(),
+                   matched_keywords=())] + AUTH_SCORES
+    got = learn_vocabulary(lead, {d.rel: d.data for d in docs}, docs, keywords_from_list(["auth", "token", "expiry"]))
+    assert {"refresh", "jwt"} <= set(got), got
+    assert not {"january", "february", "march", "april", "sponsors", "install"} & set(got), got
+
+
+def test_never_learns_linter_directives(tmp_path) -> None:
+    files = dict(AUTH_CORPUS)
+    for rel in ("src/auth.py", "src/tokens.py"):
+        files[rel] += "\nx = 1  # pylint: disable=invalid-name  # noqa\n# eslint-disable-next-line\n" * 4
+    docs = load(tmp_path, files)
+    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                           keywords_from_list(["auth", "token", "expiry"]))
+    assert not {"pylint", "disable", "noqa", "eslint"} & set(got), got
+
+
 def test_learns_nothing_without_a_relevant_file(tmp_path) -> None:
     scored = [sc("src/auth.py", 0.3), sc("src/tokens.py", 0.25)]
     assert learn(tmp_path, scored, ["auth", "token"]) == []

@@ -32,7 +32,7 @@ from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
     keywords_from_list, make_keyword, merge_keywords, normalize
 from .records import Change, CycleView, Decision, ResultView, Stats
-from .refine import LEARN_MAX_FILES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
+from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
@@ -366,7 +366,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     standing (how close each comes to the best file), whatever the calibrated score says
     about the ranking as a whole: a ranking the tool is unsure of is where the codebase's
     own terms are needed most."""
-    top = [s.rel for s in ev.relative[:LEARN_MAX_FILES]]
+    top = [s.rel for s in ev.relative if s.role in LEARN_ROLES][:LEARN_MAX_FILES]
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords, presence=getattr(env.cache, "presence", None))
     syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []

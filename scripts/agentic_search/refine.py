@@ -37,6 +37,11 @@ LEARN_FROM_SCORE = HIGH_RELEVANCE
 LEARN_FALLBACK_SCORE = RELATED
 # How many files to learn from at most (the best ones).
 LEARN_MAX_FILES = 3
+# The roles of the files vocabulary is learned from (lang.file_role): what the code calls
+# things is in its code. A locale file, a readme or a data file teaches its prose and data
+# (month names from a locale file, version strings from release notes), not the names
+# other files use.
+LEARN_ROLES = frozenset(("source", "declarations"))
 # How many new terms a cycle may add: enough to shift vocabulary, few enough to stay on topic.
 MAX_LEARNED = 4
 # Learned terms shorter than this are mostly noise (get, set, val).
@@ -61,6 +66,12 @@ _CODE_NOISE = frozenset(
     import async await this self new var let def elif else try except finally raise assert
     super init str repr main test tests todo fixme xxx param params returns err res req next
     public private protected static final class interface extends implements package
+    """.split()
+    # Linters' and coverage tools' comment directives (``// eslint-disable-next-line``,
+    # ``# noqa``, ``//nolint``, ``/* istanbul ignore next */``): about the tools, never the task.
+    + """
+    eslint tslint jshint jslint pylint noqa nolint istanbul prettier clippy rubocop
+    nocov pragma disable
     """.split()
 )
 _WORD_IN_RAW_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{2,}")
@@ -105,9 +116,10 @@ def learn_vocabulary(
     ``presence`` (the index's, when there is one) makes a counter of how many of the
     sampled documents hold a term, from postings instead of the documents' texts; the
     terms are the same either way."""
-    sources = [s for s in scored if s.score >= LEARN_FROM_SCORE][:LEARN_MAX_FILES]
+    code = [s for s in scored if s.role in LEARN_ROLES]
+    sources = [s for s in code if s.score >= LEARN_FROM_SCORE][:LEARN_MAX_FILES]
     if not sources:
-        sources = [s for s in scored if s.score >= LEARN_FALLBACK_SCORE][:LEARN_MAX_FILES]
+        sources = [s for s in code if s.score >= LEARN_FALLBACK_SCORE][:LEARN_MAX_FILES]
     if not sources:
         return []
     known = set()
