@@ -114,6 +114,27 @@ def test_judgements_override_scores_and_enter_the_context(tmp_path, tree):
     assert out.state.scores["src/handlers/users.ts"].judged
 
 
+def test_the_files_to_judge_next_are_never_ones_the_query_left_out(tmp_path):
+    # weak.py was scored in cycle 1 and keeps its place in the ranking; the next call
+    # leaves it out (the loop's own exclude of a weak file, or the caller's), so the
+    # sentence that names the files to judge next must not send the caller to it.
+    root = write_tree(tmp_path / "repo", {
+        "src/core.py": "def frobnicate_widget(widget):\n    return widget.frob()\n" + "# widget frobnicate\n" * 6,
+        "src/helper.py": "from .core import frobnicate_widget\n\ndef help_widget(widget):\n"
+                         "    return frobnicate_widget(widget)\n",
+        "src/weak.py": "# a widget frobnicate_widget\n" + "y = 2\n" * 20,
+        "src/more.py": "def more(x):\n    return x  # widget\n",
+    })
+    first = run_cycle(str(root), LoopState(root=str(root)),
+                      request(tmp_path, task="frobnicate_widget breaks on a widget"), {}, ENV)
+    assert "src/weak.py" in first.state.scores
+    out = run_cycle(str(root), first.state, request(tmp_path, excludes=("src/weak.py",)), {"src/core.py": 1.0}, ENV)
+    assert out.view.decision.reason == "sufficient"
+    named = out.view.decision.why.split("judge the next: ")[1].split(", ")
+    assert named == ["src/helper.py"]  # weak.py the caller left out, more.py the loop did
+    assert "src/weak.py" in [rel for rel in out.state.scores]  # still remembered
+
+
 def test_rejudge_on_a_finished_loop_changes_scores_not_the_cycle(tmp_path, tree):
     st = LoopState(root=str(tree), max_cycles=1)
     out = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)

@@ -500,7 +500,12 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     scores = merge_scores(state, ev, p.judgements, p.cycle)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
-    unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged), NEXT_UNJUDGED))
+    # The files to judge next: the best the caller has not judged, less those this
+    # cycle's query left out (a file cycle 1 showed below 0.2 keeps its old place in the
+    # ranking, but the loop has set it aside).
+    left_out = frozenset(p.query.excludes)
+    unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
+                            NEXT_UNJUDGED))
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
