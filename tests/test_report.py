@@ -178,7 +178,7 @@ def _every_line_judged(text, keywords):
             if defined:
                 name = defined.group(1).lower()
                 worth = worth * 2 if any(n in name for n in found.values()) else worth + report.DEF_LINE_TIE
-            if report._HEADER_LINE_RE.match(lines[i]):
+            if report._is_header(lines, i):
                 worth *= report.HEADER_LINE_FACTOR
             if best is None or worth > best[0]:
                 best = (worth, i)
@@ -229,6 +229,25 @@ def test_import_lines_are_quoted_only_when_nothing_better_holds_the_names():
     got = summary_lines(text, kws)
     assert "L4: def iter_entry_points(self):" in got and "L5: return pkg_resources.iter(self)" in got
     assert "L2: import entry_points" not in got
+
+
+def test_the_items_of_a_multi_line_import_are_import_lines_too():
+    # TS ``import type {`` / Go ``import (`` / Python ``from x import (`` / Rust ``use a::{``:
+    # a name listed there says what the file imports, not where the task is in it.
+    kws = keywords_from_list(["ResolvedUrl", "EnvironmentModuleGraph"])
+    ts = "\n".join(["import type {", "  EnvironmentModuleGraph,", "  ResolvedUrl,", "} from './moduleGraph'", "",
+                    "export function urlOf(u: ResolvedUrl, g: EnvironmentModuleGraph) {", "  return g.get(u)", "}",
+                    "const none: ResolvedUrl = ['', '']", "let graph: EnvironmentModuleGraph"])
+    got = summary_lines(ts, kws)
+    assert "L6: export function urlOf(u: ResolvedUrl, g: EnvironmentModuleGraph) {" in got
+    assert not {"L2: EnvironmentModuleGraph,", "L3: ResolvedUrl,"} & set(got), got
+    from agentic_search.report import _is_header
+    go = ["import (", '\t"fmt"', '\tlog "example.com/log"', ")", "", "func f() {", '\tx := []string{', '\t\t"fmt",', "\t}"]
+    assert [_is_header(go, i) for i in range(len(go))] == [True, True, True, False, False, False, False, False, False]
+    py = ["from x import (", "    a,", "    b as c,", ")", "values = [", "    a,", "]"]
+    assert [_is_header(py, i) for i in range(len(py))] == [True, True, True, False, False, False, False]
+    rs = ["use std::{", "    io::Write,", "    fmt,", "};"]
+    assert [_is_header(rs, i) for i in range(len(rs))] == [True, True, True, False]
 
 
 def test_the_same_line_is_quoted_once():

@@ -53,6 +53,14 @@ _DEF_NAME_RE = re.compile(
 )
 _HEADER_LINE_RE = re.compile(
     r"^[ \t]*(?:package[ \t]|import[ \t{(*]|from[ \t]+[\w.]+[ \t]+import[ \t(]|#[ \t]*include|use[ \t]|using[ \t]|mod[ \t]+\w+;)")
+# A header line that opens a list of names over the next lines (``import {``, Go's
+# ``import (``, ``from x import (``, Rust's ``use a::{``, ``export {``), and a line that can
+# only be an item of such a list (a name, a path string, ``a as b``, ``a::b``, a comma):
+# the items are header lines too (``ResolvedUrl,`` names what the file imports).
+_HEADER_OPEN_RE = re.compile(r"^[ \t]*(?:import\b|from[ \t]+[\w.]+[ \t]+import\b|use[ \t]|export[ \t]*(?:type[ \t]*)?\{)[^;]*[{(][ \t]*$")
+_HEADER_ITEM_RE = re.compile(r"^[ \t]*(?:type[ \t]+)?(?:[\w$.*]+(?:::[\w$*{}]+)*(?:[ \t]+as[ \t]+[\w$]+)?|[\w.]*[ \t]*[\"'`][^\"'`]*[\"'`]),?[ \t]*(?:(?://|#).*)?$")
+# How far up a list item looks for the line that opens its list.
+HEADER_BLOCK_LINES = 200
 _ASSIGN_NAME_RE = re.compile(r"^(?:export[ \t]+)?(?:const|let|var)?[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*=[^=]", re.M)
 
 
@@ -131,7 +139,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             if i not in kinds:
                 m = _DEF_NAME_RE.match(lines[i])
                 kinds[i] = (0 if not m else 1 + any(n and n in m.group(1).lower() for n in hits[i].values()),
-                            _HEADER_LINE_RE.match(lines[i]) is not None)
+                            _is_header(lines, i))
             defined, header = kinds[i]
             worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
             if header:
@@ -150,6 +158,20 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             line = line[: SUMMARY_LINE_CHARS - 1] + "…"
         out.append(f"L{i + 1}: {line}")
     return out
+
+
+def _is_header(lines: Sequence[str], i: int) -> bool:
+    """Whether line ``i`` is a package, import or include line, or an item of an import
+    list that an earlier line opened (``import {`` ... ``  ResolvedUrl,``)."""
+    if _HEADER_LINE_RE.match(lines[i]):
+        return True
+    if not _HEADER_ITEM_RE.match(lines[i]):
+        return False
+    j = i - 1
+    stop = max(-1, i - HEADER_BLOCK_LINES)
+    while j > stop and _HEADER_ITEM_RE.match(lines[j]):
+        j -= 1
+    return j > stop and _HEADER_OPEN_RE.match(lines[j]) is not None
 
 
 def _spread(lines_holding: int) -> float:
