@@ -135,6 +135,22 @@ def test_the_files_to_judge_next_are_never_ones_the_query_left_out(tmp_path):
     assert "src/weak.py" in [rel for rel in out.state.scores]  # still remembered
 
 
+def test_the_state_keeps_the_best_scores_and_every_judged_file(tmp_path, monkeypatch):
+    # A tree where every file matches: the loop's memory is bounded, by the ranking's
+    # order, and a file the caller judged is never forgotten, however low.
+    from agentic_search import cycle
+    from agentic_search.state import ranked_scores
+    files = {f"src/m{i:02d}.py": "widget = 1\n" + "# widget\n" * i for i in range(12)}
+    root = write_tree(tmp_path / "repo", files)
+    whole = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, keywords=("widget",)), {}, ENV)
+    assert len(whole.state.scores) == 12
+    monkeypatch.setattr(cycle, "SCORES_KEPT", 3)
+    first = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, keywords=("widget",)), {}, ENV)
+    assert list(first.state.scores) == [rel for rel, _s, _e in ranked_scores(whole.state.scores)][:3]
+    out = run_cycle(str(root), first.state, request(tmp_path), {"src/m00.py": 0.1}, ENV)
+    assert out.state.scores["src/m00.py"].judged and len(out.state.scores) == 4
+
+
 def test_rejudge_on_a_finished_loop_changes_scores_not_the_cycle(tmp_path, tree):
     st = LoopState(root=str(tree), max_cycles=1)
     out = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)

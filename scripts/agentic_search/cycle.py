@@ -53,6 +53,12 @@ EXPAND_FROM_TOP = 3
 MAX_EXPAND = 5
 # Unjudged files a stop on the caller's judgement names: where a fix of several files goes on.
 NEXT_UNJUDGED = 2
+# Files the loop's memory (the state file) keeps scores of: the best by the ranking's
+# order, and every file the caller judged. Output shows the first 20 and later cycles
+# score every matching file again, so a file beyond these only ever showed as a weak
+# old entry; without the bound a tree of 100,000 matching files writes and reads a
+# state of that many entries on every cycle.
+SCORES_KEPT = 1000
 
 
 # What the index keeps per file for later cycles (index.FactStore kinds).
@@ -527,7 +533,18 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         related=expand_to if decision.action == "expand" else (), hints=hints,
         translated=_translations(p.query.keywords),
     )
-    return Outcome(view, next_state(state, p, nq, view, new_ids, scores))
+    return Outcome(view, next_state(state, p, nq, view, new_ids, kept_scores(scores, ranked, SCORES_KEPT)))
+
+
+def kept_scores(scores: Mapping[str, ScoreEntry], ranked: Sequence[tuple[str, float, ScoreEntry]],
+                keep: int = SCORES_KEPT) -> dict[str, ScoreEntry]:
+    """The scores the state keeps: the first ``keep`` files of ``ranked`` (the ranking of
+    ``scores``, state.ranked_scores) and every judged file."""
+    if len(scores) <= keep:
+        return dict(scores)
+    out = {rel: e for rel, _s, e in ranked[:keep]}
+    out.update((rel, e) for rel, e in scores.items() if e.judged)
+    return out
 
 
 def next_state(state: LoopState, p: Plan, nq: NextQuery, view: CycleView, new_ids: Sequence[str],
