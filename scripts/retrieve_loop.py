@@ -70,12 +70,16 @@ def _build_parser():
 
 
 def _write(text: str) -> None:
-    """Write to stdout as bytes in its encoding; ASCII escapes where it cannot encode."""
+    """Write to stdout as bytes in its encoding, a character it cannot encode as an escape.
+
+    Only such characters are escaped: a file name that is not UTF-8 (held as lone
+    surrogates) becomes ``\\udcff``, which inside a JSON string is JSON's own escape, so
+    the output stays JSON and every other character stays as it is (``café``)."""
     out = getattr(sys.stdout, "buffer", None)
     encoding = getattr(sys.stdout, "encoding", None) or "utf-8"
     try:
-        data = text.encode(encoding)
-    except (UnicodeEncodeError, LookupError):
+        data = text.encode(encoding, "backslashreplace")
+    except LookupError:
         data = text.encode("ascii", "backslashreplace")
     if out is None:
         sys.stdout.write(data.decode(encoding, "replace"))

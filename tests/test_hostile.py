@@ -532,6 +532,26 @@ def test_non_utf8_names_are_walked_and_kept_losslessly(tmp_path) -> None:
         assert read_entry(f).low == b"def handler(): pass\n"
 
 
+@pytest.mark.skipif(sys.platform == "darwin", reason="the file system refuses non-UTF-8 names")
+def test_a_non_utf8_file_name_leaves_the_output_json_and_other_text_as_it_is(tmp_path) -> None:
+    # The name is held as a lone surrogate: it must print as JSON's own escape, and only
+    # it - "café" and an emoji in a quoted line stay as they are (an earlier version
+    # escaped the whole output as Python does, "\xe9", which is not JSON).
+    tree = tmp_path / "t"
+    tree.mkdir()
+    (tree / "a.py").write_bytes("caf\u00e9 auth token \U0001f600\n".encode("utf-8"))
+    with open(os.fsencode(str(tree)) + b"/b\xffauth.py", "wb") as fh:
+        fh.write(b"auth token\n")
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(tree), "--state", str(tmp_path / "s.json"),
+                           "--task", "auth token", "--no-cache", "--full"], capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.decode("utf-8"))
+    assert sorted(r["id"] for r in out["ranking"]) == ["a.py", "b\udcffauth.py"]
+    summary = next(r["summary"] for r in out["results"] if r["id"] == "a.py")
+    assert "caf\u00e9 auth token \U0001f600" in summary
+
+
 @needs_git
 def test_random_non_ascii_trees_match_git(tmp_path) -> None:
     """'?' is one byte and '[é]' two bytes, as in git, on UTF-8 and non-UTF-8 names."""
