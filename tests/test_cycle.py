@@ -151,6 +151,37 @@ def test_the_state_keeps_the_best_scores_and_every_judged_file(tmp_path, monkeyp
     assert out.state.scores["src/m00.py"].judged and len(out.state.scores) == 4
 
 
+def _session_tree(tmp_path):
+    files = {f"src/n{i}.py": f"# notes about session handling {i}\nsession = None\n" for i in range(4)}
+    files["src/core.py"] = 'def session_timeout():\n    """session timeout expiry"""\n'
+    files["docs/guide.py"] = "# session expiry explained\n"
+    return write_tree(tmp_path / "repo", files)
+
+
+def test_a_file_deleted_or_edited_away_leaves_the_loops_memory(tmp_path):
+    # Files scored in cycle 1 and gone (or no longer matching) by cycle 2 must not stay in
+    # the ranking with their old scores: that would be a stale answer.
+    root = _session_tree(tmp_path)
+    first = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task="session expiry handling"), {}, ENV)
+    assert {"src/core.py", "src/n0.py"} <= set(first.state.scores)
+    (root / "src" / "core.py").unlink()
+    (root / "src" / "n0.py").write_text("x = 1\n")
+    out = run_cycle(str(root), first.state, request(tmp_path), {}, ENV)
+    assert "src/core.py" not in out.state.scores and "src/n0.py" not in out.state.scores
+    assert "src/n1.py" in out.state.scores
+
+
+def test_memory_of_files_outside_narrowed_patterns_stays_and_judgements_of_edited_files_too(tmp_path):
+    root = _session_tree(tmp_path)
+    first = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task="session expiry handling"),
+                      {"src/n1.py": 0.9, "src/n2.py": 0.8}, ENV)
+    (root / "src" / "n1.py").write_text("x = 1\n")      # edited away: the caller's judgement stands
+    (root / "src" / "n2.py").unlink()                    # gone: so is its judgement from the answer
+    out = run_cycle(str(root), first.state, request(tmp_path, patterns=("src/**",)), {}, ENV)
+    assert "docs/guide.py" in out.state.scores           # not walked, still there: kept
+    assert out.state.scores["src/n1.py"].judged and "src/n2.py" not in out.state.scores
+
+
 def test_rejudge_on_a_finished_loop_changes_scores_not_the_cycle(tmp_path, tree):
     st = LoopState(root=str(tree), max_cycles=1)
     out = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)

@@ -400,6 +400,22 @@ def test_calling_after_done_replays_the_final_answer_verbatim(tmp_path, router):
     assert state.read_bytes() == saved
 
 
+def test_a_finished_answer_replayed_leaves_out_files_deleted_since(tmp_path, router):
+    state = tmp_path / "s.json"
+    proc = run_cli("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "1")
+    final = json.loads(proc.stdout)
+    assert final["done"] and final["ranking"]
+    first = final["ranking"][0]["id"]
+    (router / first).unlink()
+    again = run_cli("--root", router, "--state", state)
+    assert again.returncode == 0 and again.stderr.count("\n") == 1
+    assert "no longer exist" in again.stderr
+    out = json.loads(again.stdout)
+    assert first not in all_ids(out)
+    assert first not in final["why"] or out["why"].endswith(f"since then {first} no longer exists")
+    assert [r["id"] for r in out["ranking"]] == [r["id"] for r in final["ranking"] if r["id"] != first]
+
+
 def test_max_cycles_1_is_done_after_the_first_cycle(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--max-cycles", "1")
     assert (out["cycle"], out["max_cycles"], out["done"]) == (1, 1, True)

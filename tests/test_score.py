@@ -335,6 +335,9 @@ def test_no_matches_scores_nothing() -> None:
     ("contrib/linux-kernel/lib/decompress.c", "contrib"), ("django/contrib/admin/options.py", "source"),
     ("caddytest/integration/caddyfile_adapt/proxy.caddyfiletest", "test"), ("fuzzer/timeout.test", "test"),
     ("src/latest.py", "source"), ("src/pytest/__init__.py", "source"),
+    ("js_tests/admin/core.test.js", "test"), ("js_tests/qunit/qunit.js", "test"),
+    ("tests/installation_tests/find/main.cpp", "test"), ("src/unit_test/a.go", "test"),
+    ("lib/contest/a.py", "source"), ("src/my_test_helpers/a.py", "source"),
 ])
 def test_roles_per_ecosystem(rel, role) -> None:
     assert file_role(rel)[0] == role

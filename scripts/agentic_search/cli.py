@@ -14,7 +14,7 @@ import sys
 from typing import Any, Optional
 
 from .index import open_index
-from .cycle import CycleError, Env, rejudge, run_cycle
+from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
 from .records import CycleView
@@ -120,13 +120,17 @@ def _judged_on(state: LoopState, judgements: dict) -> bool:
 
 def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
             ascii_only: bool) -> tuple[dict[str, Any], str]:
-    """A finished loop: its final answer again, with new judgements applied (saved)."""
+    """A finished loop: its final answer again, with new judgements applied (saved), less
+    the files that no longer exist."""
+    state, lost = without_vanished(state)
     if judgements:
         state = rejudge(state, judgements)
         _save(request, state)
     else:
         more = "" if state.cycle < state.max_cycles else " or raise --max-cycles"
-        print(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer. "
+        left = "" if not lost else " (1 of its files no longer exists and is left out)" if lost == 1 \
+            else f" ({lost} of its files no longer exist and are left out)"
+        print(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer{left}. "
               f"Pass --reset to start over{more}.", file=sys.stderr)
     view: CycleView = state.last
     out = to_output(view, state, request.limit, detail, judged_now=tuple(judgements))

@@ -19,6 +19,7 @@ No stage touches the state file; :mod:`.cli` loads and saves it.
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -471,6 +472,26 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     return apply_judgements(scores, judgements, cycle_no)
 
 
+def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched, root: str) -> dict[str, ScoreEntry]:
+    """The loop's memory less what the tree no longer supports: a file this cycle read
+    that now matches nothing (its evidence was edited away; a file the caller judged
+    keeps the judgement), and a file that no longer exists (judged or not). A file the
+    walk did not reach but that exists (outside narrowed patterns, ignored since) keeps
+    its entry."""
+    walked = set(d.walked_rels)
+    scored = {s.rel for s in ev.scored}
+    out: dict[str, ScoreEntry] = {}
+    for rel, e in scores.items():
+        if rel in ev.matches or rel in scored:
+            out[rel] = e
+        elif rel in walked:
+            if e.judged:
+                out[rel] = e
+        elif os.path.lexists(os.path.join(root, *rel.split("/"))):
+            out[rel] = e
+    return out
+
+
 def apply_judgements(scores: Mapping[str, ScoreEntry], judgements: Mapping[str, float],
                      cycle_no: int) -> dict[str, ScoreEntry]:
     """The caller's scores replace the heuristic ones, with the reason saying so."""
@@ -503,7 +524,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
-    scores = merge_scores(state, ev, p.judgements, p.cycle)
+    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle), ev, d, root)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
     # The files to judge next: the best the caller has not judged, less those this
@@ -562,6 +583,28 @@ def next_state(state: LoopState, p: Plan, nq: NextQuery, view: CycleView, new_id
                                               view.results[0].score if view.results else 0.0),),
         last=view,
     )
+
+
+def without_vanished(state: LoopState) -> tuple[LoopState, int]:
+    """A finished loop's answer less the files that no longer exist under its root (its
+    memory and its last results), and how many went. Files changed since are shown as
+    scored: a finished answer is replayed, not searched again (``--reset`` does that)."""
+    def gone(rel: str) -> bool:
+        return not os.path.lexists(os.path.join(state.root, *rel.split("/")))
+
+    lost = {rel for rel in state.scores if gone(rel)}
+    last = state.last
+    if last is not None:
+        lost.update(r.id for r in last.results if gone(r.id))
+    if not lost:
+        return state, 0
+    if last is not None:
+        named = sorted(rel for rel in lost if rel in last.decision.why)
+        decision = last.decision if not named else \
+            replace(last.decision, why=f"{last.decision.why}; since then {', '.join(named)} no longer exist"
+                    if len(named) > 1 else f"{last.decision.why}; since then {named[0]} no longer exists")
+        last = replace(last, results=tuple(r for r in last.results if r.id not in lost), decision=decision)
+    return state.with_(scores={rel: e for rel, e in state.scores.items() if rel not in lost}, last=last), len(lost)
 
 
 def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:

@@ -440,8 +440,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Tests as each ecosystem lays them out: tests/ and test/ (Python, Rust crates' tests/,
     # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
     # and the fixtures beside them (Go's testdata/, fixtures/, __mocks__/); a file whose
-    # type says test (``fuzzer-timeout.test``, caddy's ``*.caddyfiletest`` adapter cases).
-    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$"), 0.3),
+    # type says test (``fuzzer-timeout.test``, caddy's ``*.caddyfiletest`` adapter cases);
+    # a directory named for the tests of one kind (``js_tests/``, ``unit_tests/``,
+    # ``installation_tests/``).
+    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``): the types of code that lives
     # elsewhere; a fix lands in the implementation and changes its declaration only when
     # it changes the API. DECLARATION_FACTOR says how much less they count.
