@@ -207,6 +207,19 @@ def test_judgements_on_a_finished_loop_reorder_its_results_and_its_sentence(tmp_
     assert second in again.last.decision.why and again.last.decision.confidence == 0.9
 
 
+def test_a_finished_loops_confidence_follows_the_file_that_leads_after_judgements(tmp_path, tree):
+    # The tool's confidence was for its own first file: once the caller judges that file
+    # down and an unjudged file leads, the confidence is the new leader's, never the old.
+    out = run_cycle(str(tree), LoopState(root=str(tree), max_cycles=1),
+                    request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)
+    first = out.view.results[0].id
+    down = rejudge(out.state, {first: 0.1})
+    leader = down.last.results[0]
+    assert leader.id != first and down.last.decision.confidence == round(leader.score, 3)
+    up_then_down = rejudge(rejudge(out.state, {first: 0.9}), {first: 0.1})
+    assert up_then_down.last.decision.confidence == round(up_then_down.last.results[0].score, 3) != 0.9
+
+
 def test_judge_paths_are_checked_in_one_place(tmp_path, tree):
     (tmp_path / "outside.py").write_text("x\n")
     with pytest.raises(RequestError, match="outside the root"):

@@ -617,11 +617,13 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
         results = sorted((r.with_score(merged[r.id], Signal(SignalKind.JUDGED, value=merged[r.id]).text()
                                        + "; " + r.reason)
                           if r.id in judgements else r for r in last.results), key=lambda r: (-r.score, r.id))
-        last = replace(last, results=tuple(results), decision=_rejudged(last.decision, results, merged))
+        was_first = last.results[0].id if last.results else ""
+        last = replace(last, results=tuple(results), decision=_rejudged(last.decision, results, merged, was_first))
     return state.with_(scores=apply_judgements(state.scores, merged, state.cycle), judgements=merged, last=last)
 
 
-def _rejudged(decision: Decision, results: Sequence[ResultView], judged: Mapping[str, float]) -> Decision:
+def _rejudged(decision: Decision, results: Sequence[ResultView], judged: Mapping[str, float],
+              was_first: str = "") -> Decision:
     """A finished loop's decision once the caller judged files: the sentence says what the
     judgements made of the ranking, and a judged first file's score is the confidence."""
     if not results:
@@ -630,7 +632,11 @@ def _rejudged(decision: Decision, results: Sequence[ResultView], judged: Mapping
     if best.id in judged:
         why = f"after your judgements {best.id} leads (judged {judged[best.id]:g}); read the context"
         return replace(decision, why=why, confidence=round(judged[best.id], 3))
-    return replace(decision, why=f"after your judgements {best.id} leads ({best.score:g}); read the context")
+    # A file the caller did not judge leads now: the old confidence was the estimate for
+    # the file the caller overruled; the new leader's rubric score is the same estimate.
+    confidence = decision.confidence if best.id == was_first else round(best.score, 3)
+    return replace(decision, why=f"after your judgements {best.id} leads ({best.score:g}); read the context",
+                   confidence=confidence)
 
 
 def final_decision(state: LoopState) -> Optional[Decision]:
