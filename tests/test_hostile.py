@@ -586,3 +586,33 @@ def test_byte_wise_question_mark_and_class() -> None:
     assert parse_ignore_file("caf??\n", ".gitignore", "").last_match("café", False) is not None
     assert parse_ignore_file("caf[é][é]\n", ".gitignore", "").last_match("café", False) is not None
     assert compile_glob("a*b*c*d*e*f").fullmatch("ab" * 2000) in (None, False)
+
+
+def test_gitdir_pointer_outside_the_root_is_not_followed(tmp_path) -> None:
+    """A .git file naming a directory outside the root: its info/exclude is never read."""
+    elsewhere = write_tree(tmp_path / "elsewhere", {"info/exclude": "*.py\n"})
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", "b.txt": "y\n"})
+    (root / ".git").write_text(f"gitdir: {elsewhere}\n")
+    assert rels(walk(str(root))) == ["a.py", "b.txt"]
+    (root / ".git").write_text("gitdir: ../elsewhere\n")  # relative, same place
+    assert rels(walk(str(root))) == ["a.py", "b.txt"]
+
+
+def test_gitdir_pointer_inside_the_root_is_followed(tmp_path) -> None:
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", "b.txt": "y\n", "gd/info/exclude": "*.py\n"})
+    (root / ".git").write_text("gitdir: gd\n")
+    assert rels(walk(str(root))) == ["b.txt", "gd/info/exclude"]
+
+
+def test_commondir_outside_the_root_is_not_followed(tmp_path) -> None:
+    common = write_tree(tmp_path / "common", {"info/exclude": "*.py\n"})
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", "gd/commondir": f"{common}\n"})
+    (root / ".git").write_text("gitdir: gd\n")
+    assert rels(walk(str(root))) == ["a.py", "gd/commondir"]
+
+
+def test_symlinked_git_info_outside_the_root_is_not_followed(tmp_path) -> None:
+    outside = write_tree(tmp_path / "outside", {"exclude": "*.py\n"})
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", ".git/HEAD": ""})
+    os.symlink(str(outside), str(root / ".git" / "info"))
+    assert rels(walk(str(root))) == ["a.py"]

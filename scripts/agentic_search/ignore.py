@@ -52,7 +52,9 @@ itself.
 What is read: ``.gitignore`` files, ``info/exclude``, a ``.git`` file and
 ``commondir`` -- only regular files (never a FIFO, socket or device, never
 through a symlink, at most MAX_IGNORE_BYTES).  A ``.git`` above the root owned
-by another user is not a work tree here (git's "dubious ownership").
+by another user is not a work tree here (git's "dubious ownership").  A ``gitdir:``
+pointer and a ``commondir`` are followed only when they resolve inside the searched
+root, and the root's ``info/exclude`` must too: nothing outside the tree is read.
 
 Example::
 
@@ -855,7 +857,8 @@ def _owned_well(dot_git: str, at_root: bool) -> bool:
             return False
     except OSError:
         return False
-    git_dir = _git_dir(os.path.dirname(dot_git), common=False)
+    top = os.path.dirname(dot_git)
+    git_dir = _git_dir(top, top if at_root else None, common=False)
     if git_dir is None or git_dir == dot_git:
         return True
     try:
@@ -873,10 +876,18 @@ def _small_text(path: str) -> Optional[str]:
     return data.decode("utf-8", "replace")
 
 
-def _git_dir(top: str, common: bool = True) -> Optional[str]:
+def _within(path: str, root_real: str) -> bool:
+    """Whether ``path``, resolved, is ``root_real`` or below it."""
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def _git_dir(top: str, root_real: Optional[str], common: bool = True) -> Optional[str]:
     """The git directory of the work tree at ``top`` (a ``.git`` dir or ``gitdir:`` file).
 
     With ``common``, a linked worktree's common directory (where info/exclude is).
+    A ``gitdir:`` pointer (and a ``commondir``) is followed only when it resolves inside
+    ``root_real`` (the searched root; None: never): nothing outside the tree is read.
     """
     dot_git = os.path.join(top, GIT_DIR_NAME)
     try:
@@ -887,16 +898,19 @@ def _git_dir(top: str, common: bool = True) -> Optional[str]:
         return dot_git
     text = _small_text(dot_git)
     first = text.split("\n", 1)[0].strip() if text is not None else ""
-    if not first.startswith("gitdir:"):
+    if not first.startswith("gitdir:") or root_real is None:
         return None
     git_dir = os.path.join(top, first[len("gitdir:"):].strip())
+    if not _within(git_dir, root_real):
+        return None
     if not common:
         return git_dir
     # A linked worktree keeps info/exclude in the common directory.
     shared = _small_text(os.path.join(git_dir, "commondir"))
     if shared is None:
         return git_dir
-    return os.path.normpath(os.path.join(git_dir, shared.strip()))
+    common_dir = os.path.normpath(os.path.join(git_dir, shared.strip()))
+    return common_dir if _within(common_dir, root_real) else None
 
 
 def root_rules(root: str) -> Tuple[IgnoreRules, str]:
@@ -914,10 +928,11 @@ def root_rules(root: str) -> Tuple[IgnoreRules, str]:
     rules = IgnoreRules()
     if top is None:
         return rules, ""
-    git_dir = _git_dir(top)
-    if git_dir is not None:
-        exclude = read_ignore_file(os.path.join(git_dir, "info", "exclude"),
-                                   f"{GIT_DIR_NAME}/info/exclude", "")
+    git_dir = _git_dir(top, real)
+    exclude_path = None if git_dir is None else os.path.join(git_dir, "info", "exclude")
+    # At the root, info/exclude must resolve inside it (a symlinked .git/info is not followed out).
+    if exclude_path is not None and (top != real or _within(exclude_path, real)):
+        exclude = read_ignore_file(exclude_path, f"{GIT_DIR_NAME}/info/exclude", "")
         rules = rules.child(exclude)
     prefix = os.path.relpath(real, top).replace(os.sep, "/")
     if prefix == ".":
