@@ -609,3 +609,69 @@ def test_byte_wise_question_mark_and_class() -> None:
     assert parse_ignore_file("caf??\n", ".gitignore", "").last_match("café", False) is not None
     assert parse_ignore_file("caf[é][é]\n", ".gitignore", "").last_match("café", False) is not None
     assert compile_glob("a*b*c*d*e*f").fullmatch("ab" * 2000) in (None, False)
+
+
+def test_gitdir_pointer_outside_the_root_is_not_followed(tmp_path) -> None:
+    """A .git file naming a directory outside the root: its info/exclude is never read."""
+    elsewhere = write_tree(tmp_path / "elsewhere", {"info/exclude": "*.py\n"})
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", "b.txt": "y\n"})
+    (root / ".git").write_text(f"gitdir: {elsewhere}\n")
+    assert rels(walk(str(root))) == ["a.py", "b.txt"]
+    (root / ".git").write_text("gitdir: ../elsewhere\n")  # relative, same place
+    assert rels(walk(str(root))) == ["a.py", "b.txt"]
+
+
+def test_gitdir_pointer_inside_the_root_is_followed(tmp_path) -> None:
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", "b.txt": "y\n", "gd/info/exclude": "*.py\n"})
+    (root / ".git").write_text("gitdir: gd\n")
+    assert rels(walk(str(root))) == ["b.txt", "gd/info/exclude"]
+
+
+def test_commondir_outside_the_root_is_not_followed(tmp_path) -> None:
+    common = write_tree(tmp_path / "common", {"info/exclude": "*.py\n"})
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", "gd/commondir": f"{common}\n"})
+    (root / ".git").write_text("gitdir: gd\n")
+    assert rels(walk(str(root))) == ["a.py", "gd/commondir"]
+
+
+def test_symlinked_git_info_outside_the_root_is_not_followed(tmp_path) -> None:
+    outside = write_tree(tmp_path / "outside", {"exclude": "*.py\n"})
+    root = write_tree(tmp_path / "root", {"a.py": "x\n", ".git/HEAD": ""})
+    os.symlink(str(outside), str(root / ".git" / "info"))
+    assert rels(walk(str(root))) == ["a.py"]
+
+
+def test_pathological_gitignore_is_cut_and_stays_fast(tmp_path, capsys) -> None:
+    """200,000 lines like ``*123*a*`` (2.4 MB): minutes and 2.3 GB before; now cut, one line."""
+    root = write_tree(tmp_path, {f"sub/f{i}.py": "x\n" for i in range(50)})
+    (root / ".gitignore").write_text("\n".join("*%d*a*" % i for i in range(200000)))
+    with deadline(20):
+        result = walk(str(root))
+    assert len(result.files) == 50 and dict(result.skipped)["bad_ignore_file"] == 1
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and str(root / ".gitignore") in err[0] and "cut at line 101" in err[0]
+
+
+@pytest.mark.parametrize("cap, lines", [
+    ("MAX_IGNORE_PATTERNS", ["a.py", "b.py", "c.py"]),
+    ("MAX_IGNORE_WILDCARD", ["a*.py", "b*.py", "c*.py"]),
+    ("MAX_IGNORE_LEADING_WILDCARD", ["*a.py", "*b.py", "*c.py"]),
+    ("MAX_IGNORE_LINEAR", ["*a*.p*", "*b*.p*", "*c*.p*"]),
+])
+def test_ignore_file_lines_past_a_cap_are_not_applied(tmp_path, monkeypatch, capsys, cap, lines) -> None:
+    from agentic_search import ignore
+    monkeypatch.setattr(ignore, cap, 2)
+    root = write_tree(tmp_path, {".gitignore": "# two kept\n" + "\n".join(lines) + "\n",
+                                 "a.py": "", "b.py": "", "c.py": ""})
+    assert rels(walk(str(root))) == ["c.py"]
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cut at line 4" in err and ".gitignore" in err
+
+
+def test_ignore_file_is_read_up_to_a_byte_cap_in_whole_lines(tmp_path, monkeypatch, capsys) -> None:
+    from agentic_search import ignore
+    monkeypatch.setattr(ignore, "MAX_IGNORE_READ_BYTES", 12)
+    root = write_tree(tmp_path, {".gitignore": "a.py\nb.py\nc.py\n", "a.py": "", "b.py": "", "c.py": ""})
+    assert rels(walk(str(root))) == ["c.py"]  # 12 bytes end inside 'c.py': that line is dropped
+    assert "cut after 12 bytes" in capsys.readouterr().err
+    assert rels(walk(str(root))) == ["c.py"] and capsys.readouterr().err == ""  # said once

@@ -399,6 +399,23 @@ def _truncate(p: Path) -> None:
     p.write_bytes(p.read_bytes()[:-9])
 
 
+def _overwrite_store_data(p: Path) -> None:
+    """The needle store's answers (after its header) overwritten with 01 00 00 00 repeated."""
+    data = p.read_bytes()
+    nl = data.index(b"\n")
+    base = nl + 1 + int(data[:nl].split(b" ")[2])
+    body = len(data) - base
+    assert body > 0
+    p.write_bytes(data[:base] + (b"\x01\0\0\0" * (body // 4 + 1))[:body])
+
+
+def _shift_fact_digits(p: Path) -> None:
+    """Every digit of the fact lines moved by one: file numbers and values name others."""
+    first, _, body = p.read_bytes().partition(b"\n")
+    assert body
+    p.write_bytes(first + b"\n" + body.translate(bytes.maketrans(b"0123456789", b"1234567890")))
+
+
 def _edit_manifest(change: Callable[[dict], None]) -> Callable[[Path], None]:
     def damage(d: Path) -> None:
         p = d / index_mod.MANIFEST
@@ -423,7 +440,9 @@ DAMAGE = {
     "garbage needle store": (lambda d: _garbage(d / index_mod.STORE_NAME), True),
     "truncated needle store": (lambda d: _truncate(d / index_mod.STORE_NAME), True),
     "garbage fact store": (lambda d: _garbage(d / index_mod.FACTS_NAME), True),
-    "truncated fact store": (lambda d: _truncate(d / index_mod.FACTS_NAME), False),
+    "truncated fact store": (lambda d: _truncate(d / index_mod.FACTS_NAME), True),
+    "overwritten needle store data": (lambda d: _overwrite_store_data(d / index_mod.STORE_NAME), True),
+    "shifted fact store digits": (lambda d: _shift_fact_digits(d / index_mod.FACTS_NAME), True),
 }
 
 

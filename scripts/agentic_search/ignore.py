@@ -51,8 +51,15 @@ itself.
 
 What is read: ``.gitignore`` files, ``info/exclude``, a ``.git`` file and
 ``commondir`` -- only regular files (never a FIFO, socket or device, never
-through a symlink, at most MAX_IGNORE_BYTES).  A ``.git`` above the root owned
-by another user is not a work tree here (git's "dubious ownership").
+through a symlink, none larger than MAX_IGNORE_BYTES).  Of an ignore file at most
+MAX_IGNORE_READ_BYTES are read, and at most MAX_IGNORE_PATTERNS patterns kept
+(MAX_IGNORE_WILDCARD with a wildcard, MAX_IGNORE_LEADING_WILDCARD of them
+starting with one, MAX_IGNORE_LINEAR with several): the lines
+past a cap are not applied, with one line on stderr naming the file, so the
+matching cost per name stays bounded.  A ``.git`` above the root owned
+by another user is not a work tree here (git's "dubious ownership").  A ``gitdir:``
+pointer and a ``commondir`` are followed only when they resolve inside the searched
+root, and the root's ``info/exclude`` must too: nothing outside the tree is read.
 
 Example::
 
@@ -65,10 +72,12 @@ Example::
 """
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
@@ -79,6 +88,22 @@ GIT_DIR_NAME = ".git"  # marks a work-tree top; never descended into
 _NEVER = r"(?!)"  # regex that matches nothing: what git's WM_ABORT_ALL amounts to
 # git (2.39+) ignores a .gitignore larger than this (dir.c PATTERN_MAX_FILE_SIZE).
 MAX_IGNORE_BYTES = 100 * 1024 * 1024
+# What is read of one ignore file at most; the rest is cut (one line on stderr). Real
+# ignore files are far smaller: GitHub's largest templates (VisualStudio, Unity) hold
+# about 400 lines, 7 KB; big monorepos' root .gitignore a few hundred lines.
+MAX_IGNORE_READ_BYTES = 1024 * 1024
+# Patterns kept of one ignore file: past them each name would be tried against more
+# alternatives than any hand-written file holds (lines after the cut are not applied).
+MAX_IGNORE_PATTERNS = 20_000
+# Patterns with a wildcard kept per file: a name is tried against each regex alternative
+# in turn, about 1 us each (10,000: 9 ms a name, the most one file may cost).
+MAX_IGNORE_WILDCARD = 10_000
+# Of those, patterns starting with a wildcard (``*.log``, ``*123a``): real files hold a
+# few dozen; a file of thousands is generated, not written.
+MAX_IGNORE_LEADING_WILDCARD = 1000
+# Patterns with several wildcards (``*a*b*``) kept per file: each is a Python-level
+# automaton run on every name (20,000 of them: 16 s on 50 files), so few are allowed.
+MAX_IGNORE_LINEAR = 100
 # A .git file ("gitdir: ...") or commondir is one short line; more is not one.
 MAX_GIT_FILE_BYTES = 64 * 1024
 # Unbounded wildcards a backtracking regex may hold; more go to the linear matcher.
@@ -647,15 +672,40 @@ class IgnoreFile:
 
 
 def parse_ignore_file(text: str, source: str, base: str) -> IgnoreFile:
-    """Parse the text of an ignore file whose patterns are relative to ``base``."""
+    """Parse the text of an ignore file whose patterns are relative to ``base``
+    (bounded: see :func:`parse_bounded`)."""
+    return parse_bounded(text, source, base)[0]
+
+
+def parse_bounded(text: str, source: str, base: str) -> Tuple[IgnoreFile, Optional[str]]:
+    """The ignore file, and where and why it was cut (None when whole): the lines from the
+    one that would exceed MAX_IGNORE_PATTERNS, MAX_IGNORE_WILDCARD (of which
+    MAX_IGNORE_LEADING_WILDCARD start with one) or MAX_IGNORE_LINEAR on are dropped, so the matching cost per name stays bounded."""
     if text.startswith("\ufeff"):
         text = text[1:]
     patterns = []
+    linear = wild = leading = 0
     for lineno, line in enumerate(text.split("\n"), 1):
         pat = parse_pattern(line, source, lineno)
-        if pat is not None:
-            patterns.append(pat)
-    return IgnoreFile(source, base, tuple(patterns))
+        if pat is None:
+            continue
+        if len(patterns) >= MAX_IGNORE_PATTERNS:
+            return IgnoreFile(source, base, tuple(patterns)), f"cut at line {lineno}: more than {MAX_IGNORE_PATTERNS} patterns"
+        tokens = _tokens(pat.glob, pat.anchored)
+        if tokens is not None and _risky(tokens, not pat.anchored):
+            linear += 1
+            if linear > MAX_IGNORE_LINEAR:
+                return IgnoreFile(source, base, tuple(patterns)), (
+                    f"cut at line {lineno}: more than {MAX_IGNORE_LINEAR} patterns with several wildcards")
+        elif tokens is not None and any(t[2] is None for t in tokens):
+            wild += 1
+            leading += tokens[0][2] is None
+            if wild > MAX_IGNORE_WILDCARD or leading > MAX_IGNORE_LEADING_WILDCARD:
+                what = "with a wildcard" if wild > MAX_IGNORE_WILDCARD else "starting with a wildcard"
+                cap = MAX_IGNORE_WILDCARD if wild > MAX_IGNORE_WILDCARD else MAX_IGNORE_LEADING_WILDCARD
+                return IgnoreFile(source, base, tuple(patterns)), f"cut at line {lineno}: more than {cap} patterns {what}"
+        patterns.append(pat)
+    return IgnoreFile(source, base, tuple(patterns)), None
 
 
 def read_ignore_file(path: str, source: str, base: str) -> Optional[IgnoreFile]:
@@ -670,7 +720,9 @@ def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[Ignore
     Absent, unreadable and symlinked files are silently absent (git does not
     follow an in-tree .gitignore symlink); a FIFO, socket or device is never
     opened for reading and one larger than MAX_IGNORE_BYTES is never read --
-    those two come back with a reason, for the walk to count.
+    those two come back with a reason, for the walk to count.  A file cut at a cap
+    (:func:`parse_bounded`, MAX_IGNORE_READ_BYTES) comes back with what was kept and
+    the reason, said once on stderr.
     Bytes are decoded as UTF-8 with ``surrogateescape``, the way Python decodes
     file names, so non-UTF-8 patterns still match the names they were written for.
     """
@@ -685,12 +737,43 @@ def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[Ignore
     if st.st_size > MAX_IGNORE_BYTES:
         return None, f"{st.st_size} bytes > {MAX_IGNORE_BYTES}: not read (as git)"
     try:
-        data, _ = fsafe.read_checked(path, expect=fsafe.identity(st), max_bytes=MAX_IGNORE_BYTES)
+        data = _read_head(path, st)
     except fsafe.UnsafeFile as exc:
         return None, f"{exc.strerror}: not read"
     except OSError:
         return None, None
-    return parse_ignore_file(data.decode("utf-8", "surrogateescape"), source, base), None
+    cut = None
+    if len(data) > MAX_IGNORE_READ_BYTES:  # keep whole lines only
+        data = data[:data.rfind(b"\n", 0, MAX_IGNORE_READ_BYTES) + 1]
+        cut = f"cut after {MAX_IGNORE_READ_BYTES} bytes"
+    found, cut_lines = parse_bounded(data.decode("utf-8", "surrogateescape"), source, base)
+    cut = cut_lines or cut
+    if cut is not None:
+        _warn_cut(path, cut)
+    return found, cut
+
+
+def _read_head(path: str, st: os.stat_result) -> bytes:
+    """The first MAX_IGNORE_READ_BYTES + 1 bytes of the regular file the lstat saw."""
+    fd = os.open(path, fsafe.OPEN_FLAGS)
+    try:
+        now = os.fstat(fd)
+        if not stat.S_ISREG(now.st_mode) or fsafe.identity(now) != fsafe.identity(st):
+            raise fsafe.UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", path)
+        return fsafe.read_fd(fd, min(now.st_size, MAX_IGNORE_READ_BYTES), MAX_IGNORE_READ_BYTES)
+    finally:
+        os.close(fd)
+
+
+_cut_warned: set = set()  # ignore files already reported as cut (one line per file and process)
+
+
+def _warn_cut(path: str, why: str) -> None:
+    """One line on stderr: an ignore file was cut, the lines after the cut are not applied."""
+    if path in _cut_warned:
+        return
+    _cut_warned.add(path)
+    sys.stderr.write(f"retrieve_loop.py: ignore file {path}: {why}; the rest is not applied\n")
 
 
 # --------------------------------------------------------------------------- #
@@ -855,7 +938,8 @@ def _owned_well(dot_git: str, at_root: bool) -> bool:
             return False
     except OSError:
         return False
-    git_dir = _git_dir(os.path.dirname(dot_git), common=False)
+    top = os.path.dirname(dot_git)
+    git_dir = _git_dir(top, top if at_root else None, common=False)
     if git_dir is None or git_dir == dot_git:
         return True
     try:
@@ -873,10 +957,18 @@ def _small_text(path: str) -> Optional[str]:
     return data.decode("utf-8", "replace")
 
 
-def _git_dir(top: str, common: bool = True) -> Optional[str]:
+def _within(path: str, root_real: str) -> bool:
+    """Whether ``path``, resolved, is ``root_real`` or below it."""
+    real = os.path.realpath(path)
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
+def _git_dir(top: str, root_real: Optional[str], common: bool = True) -> Optional[str]:
     """The git directory of the work tree at ``top`` (a ``.git`` dir or ``gitdir:`` file).
 
     With ``common``, a linked worktree's common directory (where info/exclude is).
+    A ``gitdir:`` pointer (and a ``commondir``) is followed only when it resolves inside
+    ``root_real`` (the searched root; None: never): nothing outside the tree is read.
     """
     dot_git = os.path.join(top, GIT_DIR_NAME)
     try:
@@ -887,16 +979,19 @@ def _git_dir(top: str, common: bool = True) -> Optional[str]:
         return dot_git
     text = _small_text(dot_git)
     first = text.split("\n", 1)[0].strip() if text is not None else ""
-    if not first.startswith("gitdir:"):
+    if not first.startswith("gitdir:") or root_real is None:
         return None
     git_dir = os.path.join(top, first[len("gitdir:"):].strip())
+    if not _within(git_dir, root_real):
+        return None
     if not common:
         return git_dir
     # A linked worktree keeps info/exclude in the common directory.
     shared = _small_text(os.path.join(git_dir, "commondir"))
     if shared is None:
         return git_dir
-    return os.path.normpath(os.path.join(git_dir, shared.strip()))
+    common_dir = os.path.normpath(os.path.join(git_dir, shared.strip()))
+    return common_dir if _within(common_dir, root_real) else None
 
 
 def root_rules(root: str) -> Tuple[IgnoreRules, str]:
@@ -914,10 +1009,11 @@ def root_rules(root: str) -> Tuple[IgnoreRules, str]:
     rules = IgnoreRules()
     if top is None:
         return rules, ""
-    git_dir = _git_dir(top)
-    if git_dir is not None:
-        exclude = read_ignore_file(os.path.join(git_dir, "info", "exclude"),
-                                   f"{GIT_DIR_NAME}/info/exclude", "")
+    git_dir = _git_dir(top, real)
+    exclude_path = None if git_dir is None else os.path.join(git_dir, "info", "exclude")
+    # At the root, info/exclude must resolve inside it (a symlinked .git/info is not followed out).
+    if exclude_path is not None and (top != real or _within(exclude_path, real)):
+        exclude = read_ignore_file(exclude_path, f"{GIT_DIR_NAME}/info/exclude", "")
         rules = rules.child(exclude)
     prefix = os.path.relpath(real, top).replace(os.sep, "/")
     if prefix == ".":

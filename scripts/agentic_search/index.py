@@ -48,7 +48,9 @@ file whose mtime or ctime lay within :data:`RACY_WINDOW_NS` of its read is not r
 cycle indexes it. When there are more than :data:`MAX_SEGMENTS` segments they are merged
 into one. A file that is not ours (owner, mode, symlink), of another format, version,
 root or matcher (a hash of match.py, lang.py and this file), or damaged is not used and is
-rebuilt, with one line on stderr.
+rebuilt, with one line on stderr; the two stores carry a CRC-32 of their contents (each
+answer's, the fact file's), so that damage inside them is caught too. Segment files are
+checked for their structure only (sizes, offsets, tables), not their bytes.
 
 Example::
 
@@ -68,6 +70,7 @@ import re
 import stat as stat_mod
 import sys
 import time
+import zlib
 from array import array
 from bisect import bisect_right
 from collections import Counter
@@ -619,8 +622,9 @@ class NeedleStore(_Rewritten):
     occurs in, how often, and (when asked for) what each defines of it.
 
     One file, ``needles.idx``, beside the segments: a first line (magic, version, header
-    length), a JSON header mapping each segment to its needles and where their arrays
-    sit, then the arrays. A segment never changes, so an answer stays true as long as its
+    length), a JSON header mapping each segment to its needles, where their arrays sit
+    and their CRC-32, then the arrays. An answer whose bytes fail their CRC means the
+    file is damaged: it is dropped whole (one line on stderr) and rebuilt. A segment never changes, so an answer stays true as long as its
     segment lives; answers of merged-away segments are dropped, and the least recently
     used beyond :data:`STORE_MAX_ENTRIES` or :data:`STORE_MAX_MB` too. Rewritten whole
     (temporary file, rename) by a save that added answers, under the index's lock.
@@ -665,11 +669,14 @@ class NeedleStore(_Rewritten):
                 size = st.st_size - base
                 entries = {}
                 for seg, needles in head["segments"].items():
-                    for hexed, (off, n, m) in needles.items():
-                        if not (isinstance(off, int) and isinstance(n, int) and isinstance(m, int)) \
-                                or off < 0 or n < 0 or m < -1 or off + _entry_bytes(n, m) > size:
+                    for hexed, entry in needles.items():
+                        if not (isinstance(entry, list) and len(entry) == 4
+                                and all(isinstance(v, int) for v in entry)):
+                            raise ValueError("malformed entry")
+                        off, n, m, _crc = entry
+                        if off < 0 or n < 0 or m < -1 or off + _entry_bytes(n, m) > size:
                             raise ValueError("entry outside the data")
-                        entries[(seg, hexed)] = [off, n, m]
+                        entries[(seg, hexed)] = entry
                 self._entries, self._data_base, self._fd = entries, base, fd
                 return
         except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError,
@@ -688,10 +695,10 @@ class NeedleStore(_Rewritten):
         e = self._entries.get(key)
         if e is None:
             return None
-        off, n, m = e
-        data = os.pread(self._fd, _entry_bytes(n, m), self._data_base + off)
-        if len(data) != _entry_bytes(n, m):
+        data = self._blob(e)
+        if data is None:
             return None
+        n, m = e[1], e[2]
         files, counts = array("I"), array("I")
         files.frombytes(data[:4 * n])
         counts.frombytes(data[4 * n:8 * n])
@@ -703,6 +710,20 @@ class NeedleStore(_Rewritten):
             defined = dict(zip(dfiles, dvals))
         self._used.append(key)
         return dict(zip(files, counts)), defined
+
+    def _blob(self, e: list) -> Optional[bytes]:
+        """An entry's bytes when they are whole and pass their CRC; else None (a failed CRC
+        drops every stored answer: the file is damaged, it is rebuilt)."""
+        off, n, m, crc = e
+        data = os.pread(self._fd, _entry_bytes(n, m), self._data_base + off)
+        if len(data) != _entry_bytes(n, m):
+            return None
+        if zlib.crc32(data) != crc:
+            _warn(self.path, "damaged (an answer fails its checksum); rebuilt")
+            self._entries, self._used = {}, []
+            self.close()
+            return None
+        return data
 
     def put(self, seg: str, needle: bytes, found: dict[int, int], defined: Optional[dict[int, float]]) -> None:
         """Keep an answer for the next save."""
@@ -722,7 +743,7 @@ class NeedleStore(_Rewritten):
 
         def add(key: tuple[str, str], blob: bytes, n: int, m: int) -> None:
             nonlocal pos, kept, budget
-            heads.setdefault(key[0], {})[key[1]] = [pos, n, m]
+            heads.setdefault(key[0], {})[key[1]] = [pos, n, m, zlib.crc32(blob)]
             pieces.append(blob)
             pos += len(blob)
             kept += 1
@@ -744,12 +765,9 @@ class NeedleStore(_Rewritten):
             if key in self._new or key[0] not in live_set or kept >= STORE_MAX_ENTRIES or budget <= 0:
                 continue
             e = self._entries.get(key)
-            if e is None:
-                continue
-            off, n, m = e
-            blob = os.pread(self._fd, _entry_bytes(n, m), self._data_base + off)
-            if len(blob) == _entry_bytes(n, m):
-                add(key, blob, n, m)
+            blob = None if e is None else self._blob(e)
+            if blob is not None:
+                add(key, blob, e[1], e[2])
         head = json.dumps({"root": self._root, "matcher": self._fingerprint, "segments": heads},
                           separators=(",", ":")).encode("ascii")
         first = b"%s %d %d\n" % (STORE_MAGIC, FORMAT_VERSION, len(head))
@@ -798,8 +816,8 @@ class FactStore(_Rewritten):
     the names it defines, most used first (``names``). A segment never changes, so a fact
     stays true while its segment lives.
 
-    One text file, ``facts.idx``: a first line (magic, version, fingerprint), then a line
-    per fact, ``segment TAB file TAB kind TAB qualifier TAB json`` (ASCII JSON holds no
+    One text file, ``facts.idx``: a first line (magic, version, fingerprint, the CRC-32 of
+    the rest: a damaged file is dropped with one line on stderr), then a line per fact, ``segment TAB file TAB kind TAB qualifier TAB json`` (ASCII JSON holds no
     tab or newline). Rewritten whole (temporary file, rename) by a save that added facts,
     under the index's lock: the facts used or made this cycle first, then the others, at
     most :data:`FACTS_MAX_ENTRIES`; facts of segments no longer live are dropped."""
@@ -815,7 +833,8 @@ class FactStore(_Rewritten):
         self.disabled = False  # the index's manifest was refused: start afresh
 
     def _head(self) -> Optional[bytes]:
-        """The first line of this version's file; None when the code cannot be hashed."""
+        """The first line of this version's file, the CRC left out (``magic version
+        fingerprint`` and a newline); None when the code cannot be hashed."""
         if self._fingerprint is None:
             self._fingerprint = facts_fingerprint(self._matcher) or ""
         if not self._fingerprint:
@@ -840,13 +859,16 @@ class FactStore(_Rewritten):
             return
         finally:
             os.close(fd)
-        lines = data.split(b"\n")
-        if lines[0] + b"\n" != head:
-            if not lines[0].startswith(FACTS_MAGIC + b" "):
+        first, _, body = data.partition(b"\n")
+        if not first.startswith(head[:-1] + b" "):
+            if not first.startswith(FACTS_MAGIC + b" "):
                 _warn(self.path, "not a fact store; rebuilt")
             return  # (another version's facts are simply made again)
+        if first[len(head):] != _crc_hex(body):
+            _warn(self.path, "damaged (fails its checksum); rebuilt")
+            return
         entries = {}
-        for line in lines[1:]:
+        for line in body.split(b"\n"):
             parts = line.split(b"\t", 4)
             if len(parts) == 5 and parts[1].isdigit():
                 try:
@@ -897,7 +919,7 @@ class FactStore(_Rewritten):
         head = self._head()
         if head is None:
             return
-        pieces = [head]
+        pieces = []
         kept = 0
         for key in order:
             if kept >= FACTS_MAX_ENTRIES:
@@ -910,7 +932,13 @@ class FactStore(_Rewritten):
             pieces.append(b"%s\t%d\t%s\t%s\t%s\n" % (key[0].encode("ascii"), key[1], key[2].encode("ascii"),
                                                      key[3].encode("ascii"), raw))
             kept += 1
-        atomic_write(self.path, pieces, fsync=False, prefix=TMP_PREFIX)
+        body = b"".join(pieces)
+        atomic_write(self.path, [head[:-1] + b" " + _crc_hex(body) + b"\n", body], fsync=False, prefix=TMP_PREFIX)
+
+
+def _crc_hex(data: bytes) -> bytes:
+    """The CRC-32 of ``data`` as 8 hex digits: what a fact store's first line ends with."""
+    return b"%08x" % zlib.crc32(data)
 
 
 # ---------------------------------------------------------------------- the index

@@ -30,7 +30,8 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
 
 A directory's ``.gitignore`` that is a FIFO, socket, device or larger than
 ignore.MAX_IGNORE_BYTES is not read (``bad_ignore_file``); a symlinked one is
-not read either, as in git.  Names that are not UTF-8 are kept losslessly
+not read either, as in git.  One cut at ignore.py's caps (bytes read, patterns kept)
+applies its first lines and is counted as ``bad_ignore_file`` too.  Names that are not UTF-8 are kept losslessly
 (``surrogateescape``, the way ``os`` decodes them).
 
 Each file found carries the device, inode and ctime the walk saw: match.py
