@@ -1,0 +1,133 @@
+"""Refused calls: bounded flags, paths that cannot hold a state, inputs that are not
+files, patterns that climb out of the root, ids that are not ids. Each is one line on
+stderr with the documented exit code, never a traceback or a hang, and a refused call
+leaves nothing behind (no state, no lock, no directory it made)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import hints
+import retrieve_loop
+from agentic_search.request import MAX_MAX_CYCLES, MAX_MAX_FILE_KB
+from agentic_search.state import LOCK_SUFFIX, StateError, locked
+from _trees import write_tree
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+LOOP = SCRIPTS / "retrieve_loop.py"
+HINTS = SCRIPTS / "hints.py"
+# A FIFO with no writer blocks a reader forever: a call that waits on one is killed here.
+HANG_SECONDS = 20
+
+
+def run(script: Path, *args, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(script), *map(str, args)], input=stdin,
+                          capture_output=True, timeout=HANG_SECONDS)
+
+
+def assert_one_line(proc: subprocess.CompletedProcess, prefix: str, needle: str, code: int) -> None:
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == code, err
+    assert proc.stdout == b""
+    assert err.startswith(prefix + ": error: ") and err.count("\n") == 1 and err.endswith("\n"), err
+    assert needle in err, err
+
+
+@pytest.fixture
+def loop_refuses(capsys):
+    """Run retrieve_loop.py in-process (a refusal costs no interpreter start) and check
+    the refusal: the exit code, nothing on stdout, one line on stderr naming ``needle``."""
+    def check(*args, needle: str, code: int = 1) -> None:
+        got = retrieve_loop.main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        assert (got, out) == (code, ""), err
+        assert err.startswith("retrieve_loop.py: error: ") and err.count("\n") == 1, err
+        assert needle in err, err
+    return check
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "T", {"a.py": "def token():\n    return 1\n"})
+
+
+# --------------------------------------------------------------------------- 1. bounded flags
+
+
+@pytest.mark.parametrize("flag, value, most", [
+    ("--max-cycles", "9007199254740993", MAX_MAX_CYCLES),
+    ("--max-cycles", str(MAX_MAX_CYCLES + 1), MAX_MAX_CYCLES),
+    ("--max-file-kb", "9999999999999999999", MAX_MAX_FILE_KB),
+])
+def test_a_flag_beyond_its_bound_is_a_usage_error_and_writes_no_state(tmp_path, tree, flag, value, most, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", flag, value,
+                 needle=f"{flag} {value}: must be at most {most}", code=2)
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_the_largest_bounds_are_accepted_and_the_state_loads_again(tmp_path, tree):
+    state = tmp_path / "s.json"
+    args = ("--root", tree, "--state", state)
+    first = run(LOOP, *args, "--task", "token", "--max-cycles", MAX_MAX_CYCLES, "--max-file-kb", MAX_MAX_FILE_KB)
+    assert first.returncode == 0, first.stderr
+    again = run(LOOP, *args)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["max_cycles"] == MAX_MAX_CYCLES
+
+
+# --------------------------------------------------------------------------- 5. patterns and root
+
+
+@pytest.mark.parametrize("pattern, needle", [
+    ("/etc/*", "is absolute"),
+    ("../**", "has a '..' part"),
+    ("src/../../*", "has a '..' part"),
+    ("src/{a,..}/*", "has a '..' part"),
+    ("..", "has a '..' part"),
+])
+def test_patterns_leaving_the_root_are_usage_errors(tmp_path, tree, pattern, needle, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", "--patterns", pattern,
+                 needle=f"--patterns {pattern!r}: {needle}", code=2)
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_dots_inside_a_name_are_not_a_parent(tmp_path, tree):
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task", "token",
+               "--patterns", "a..*", "*..py", "**/*.py")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_an_empty_root_is_a_usage_error(tmp_path, loop_refuses):
+    loop_refuses("--root", "", "--state", tmp_path / "s.json", "--task", "token", needle="--root '': empty",
+                 code=2)
+    assert listing(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- 3. a task file that is not a file
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+def test_task_file_fifo_is_refused_not_waited_on(tmp_path, tree, fifo):
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task-file", fifo)  # a hang times out
+    assert_one_line(proc, "retrieve_loop.py", f"--task-file {fifo}: not a regular file", 1)
+    assert not (tmp_path / "s.json").exists()
