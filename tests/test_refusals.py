@@ -131,3 +131,78 @@ def test_task_file_fifo_is_refused_not_waited_on(tmp_path, tree, fifo):
     proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task-file", fifo)  # a hang times out
     assert_one_line(proc, "retrieve_loop.py", f"--task-file {fifo}: not a regular file", 1)
     assert not (tmp_path / "s.json").exists()
+
+
+# --------------------------------------------------------------------------- 2, 4. state paths
+
+
+def test_a_state_below_a_regular_file_is_one_line(tmp_path, tree, loop_refuses):
+    (tmp_path / "o1.json").write_text("{}")
+    loop_refuses("--root", tree, "--state", tmp_path / "o1.json" / "s.json", "--task", "token",
+                 needle="o1.json/s.json: a part of its directory is a file")
+    loop_refuses("--root", tree, "--state", tmp_path / "o1.json" / "d" / "s.json", "--task", "token",
+                 needle="a part of its directory is a file")
+    assert listing(tmp_path) == ["T", "T/a.py", "o1.json"]
+
+
+def test_a_call_refused_before_the_lock_leaves_no_directory_and_no_lock(tmp_path, tree, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "NEW" / "deeper" / "s.json", "--task", "",
+                 needle="no keywords and no task")
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_a_call_refused_under_the_lock_removes_what_it_made(tmp_path, tree, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "NEW" / "s.json", "--task", "token",
+                 "--patterns", "{a,b}" * 16, needle="more than")
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_a_refused_call_keeps_the_directory_and_lock_that_were_there(tmp_path, tree, loop_refuses):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / ("s.json" + LOCK_SUFFIX)).write_text("")
+    loop_refuses("--root", tree, "--state", tmp_path / "old" / "s.json", "--task", "token",
+                 "--patterns", "{a,b}" * 16, needle="more than")
+    assert listing(tmp_path) == ["T", "T/a.py", "old", "old/s.json.lock"]
+
+
+def test_a_device_as_state_is_refused_without_a_lock_beside_it(loop_refuses):
+    if os.path.lexists("/dev/null" + LOCK_SUFFIX):
+        pytest.skip("/dev/null.lock exists already")
+    loop_refuses("--root", ".", "--state", "/dev/null", "--task", "token", needle="not a regular file")
+    assert not os.path.lexists("/dev/null" + LOCK_SUFFIX)
+
+
+def test_a_saved_state_keeps_its_lock_and_directory(tmp_path, tree):
+    state = tmp_path / "NEW" / "s.json"
+    assert run(LOOP, "--root", tree, "--state", state, "--task", "token").returncode == 0
+    assert sorted(os.listdir(state.parent)) == ["s.json", "s.json" + LOCK_SUFFIX]
+
+
+def test_a_waiter_on_a_lock_its_creator_removed_still_excludes_others(tmp_path):
+    """The creator of a lock removes it when it leaves no state; the waiter then holds a
+    removed file, so it takes the new one, and a third caller still has to wait."""
+    path = str(tmp_path / "NEW" / "s.json")
+    events: list[str] = []
+    inside = threading.Event()
+    leave = threading.Event()
+
+    def waiter() -> None:
+        with locked(path, "s.json", wait=10):
+            events.append("waiter in")
+            inside.set()
+            leave.wait(10)
+
+    with locked(path, "s.json"):
+        t = threading.Thread(target=waiter)
+        t.start()
+        time.sleep(0.2)
+        events.append("first out")
+    assert inside.wait(10)
+    assert os.path.exists(path + LOCK_SUFFIX)
+    with pytest.raises(StateError, match="another process"):
+        with locked(path, "s.json", wait=0.2):
+            pass
+    leave.set()
+    t.join(10)
+    assert events == ["first out", "waiter in"]
+    assert listing(tmp_path) == []
