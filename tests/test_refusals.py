@@ -206,3 +206,63 @@ def test_a_waiter_on_a_lock_its_creator_removed_still_excludes_others(tmp_path):
     t.join(10)
     assert events == ["first out", "waiter in"]
     assert listing(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- 3. hints input that is not a file, or too large
+
+
+@pytest.mark.parametrize("where", ["fifo", "/dev/zero"])
+def test_hints_input_that_is_not_a_regular_file_is_refused(fifo, where):
+    path = fifo if where == "fifo" else where
+    assert_one_line(run(HINTS, "--input", path), "hints.py", f"--input {path}: not a regular file", 1)
+
+
+def test_hints_input_dash_reads_stdin():
+    proc = run(HINTS, "--input", "-", stdin=b'{"results": [{"id": "a", "title": "t", "score": 0.9}]}')
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["max_score"] == 0.9
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_hints_input_beyond_the_cap_is_one_line(tmp_path, monkeypatch, capsys, how):
+    import io
+
+    monkeypatch.setattr(hints, "MAX_INPUT_BYTES", 64)
+    data = json.dumps({"results": [{"id": f"r{i}", "title": "t", "score": 0.5} for i in range(10)]}).encode()
+    path = tmp_path / "in.json"
+    path.write_bytes(data)
+    if how == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert hints.main(["--input", str(path)] if how == "file" else []) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "larger than" in err, err
+
+
+def test_hints_input_cap_holds_half_a_million_results():
+    """The cap's reason: 500,000 results as retrieve_loop.py hands them to hints."""
+    one = {"id": "src/agentic_search/module_name.py", "title": "module_name.py \u2014 Alpha, beta_gamma, Delta",
+           "summary": "class Alpha:\n    def beta_gamma(self, value: int) -> str:\ndef delta_epsilon(items):",
+           "tags": ["Alpha", "beta_gamma", "Delta", "epsilon", "Zeta"], "score": 0.873,
+           "related": [f"src/agentic_search/neighbour_{i}.py" for i in range(10)]}
+    assert 500_000 * (len(json.dumps(one)) + 2) < hints.MAX_INPUT_BYTES
+
+
+# --------------------------------------------------------------------------- 6. ids
+
+
+@pytest.mark.parametrize("ident, shown", [
+    ("NaN", "nan"), ("-Infinity", "-inf"), ('{"k": 1}', "an object"), ("[1]", "an array"), ("true", "true"),
+])
+def test_hints_id_that_is_not_a_string_or_a_finite_number_is_refused(ident, shown):
+    stdin = '{"results": [{"id": "a", "score": 0.5}, {"id": %s, "score": 0.4}]}' % ident
+    proc = run(HINTS, stdin=stdin.encode())
+    assert_one_line(proc, "hints.py", "results[1].id: expected a string or a finite number", 1)
+    assert shown in proc.stderr.decode()
+
+
+def test_hints_number_and_missing_ids_still_work():
+    out = hints.compute_hints([{"id": 7, "title": "x", "score": 0.9, "related": ["8", "1.5"]},
+                               {"id": 1.5, "title": "z", "score": 0.3}, {"title": "y", "score": 0.2}], ["x"])
+    assert out["related_ids"] == ["8"] and out["new_ids"] == ["7", "1.5"]
+    with pytest.raises(hints.HintsInputError, match=r"results\[0\]\.id"):
+        hints.compute_hints([{"id": {"k": 1}, "score": 0.9}], ["x"])
