@@ -61,6 +61,10 @@ _MAX_BROADEN_ATTEMPTS = 64
 # Characters of result text searched for gap keywords, all keywords together (about a
 # second): keywords past it are not reported as gaps (a gap is a claim, never a guess).
 _MAX_GAP_SCAN_CHARS = 500_000_000
+# Bytes of CLI input read: 500,000 results of the seed's contract as retrieve_loop.py
+# builds them (id, title, summary, tags, score, related; about 600 bytes each, measured
+# on this repository) are about 300 MB; an input beyond this is not a result list.
+MAX_INPUT_BYTES = 512 * 1024 * 1024
 # Longest rendering of a bad value in an error message.
 _SHOWN_CHARS = 40
 # Invisible characters that steer a terminal or reorder text: escaped in --text output.
@@ -198,6 +202,20 @@ def _as_score(value: object, where: str) -> float:
     return score
 
 
+def _as_id(value: object, index: int) -> str:
+    """A result id that is not a string: missing or null is "", a finite number its
+    decimal string; anything else (NaN, a boolean, an object, a list) is refused."""
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        try:
+            if math.isfinite(value):
+                return str(value)
+        except (OverflowError, ValueError):  # beyond a float, or Python's digit limit
+            pass
+    raise HintsInputError(f"results[{index}].id: expected a string or a finite number, got {_describe(value)}")
+
+
 def _parse_results(results: object) -> _Results:
     """Parse result items tolerantly; raise HintsInputError for what cannot be read."""
     if results is None:
@@ -210,7 +228,7 @@ def _parse_results(results: object) -> _Results:
             raise HintsInputError(f"results[{index}]: expected an object, got {_describe(raw)}")
         get = raw.get
         ident = get("id")
-        ids.append("" if ident is None else (ident if type(ident) is str else str(ident)).strip())
+        ids.append(ident.strip() if type(ident) is str else _as_id(ident, index))
         score = get("score")
         if type(score) is not float or score - score != 0.0:  # not already a finite float
             score = _as_score(score, f"results[{index}].score")
@@ -673,7 +691,7 @@ _HELP_EPILOG = """\
 input (a JSON object):
   keywords     list of strings; when absent, "query" (a string) is split on whitespace
   query        string, used only when "keywords" is absent
-  results      list of result items: {"id", "title", "score"} required,
+  results      list of result items: {"id" (string or number), "title", "score"} required,
                "summary", "tags", "related", "text" optional; tags/related may be
                a comma- or newline-separated string; score may be a numeric string
   seen_ids     optional: ids seen in earlier rounds (list or comma-separated string)
@@ -719,7 +737,7 @@ def _build_parser():
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--input", metavar="FILE",
-                        help="read the input JSON from FILE instead of stdin")
+                        help="read the input JSON from FILE instead of stdin ('-': stdin)")
     parser.add_argument("--sufficient-score", metavar="X", type=_finite_float,
                         default=SUFFICIENT_SCORE,
                         help=f"threshold for 'sufficient' (default: {SUFFICIENT_SCORE})")
@@ -729,16 +747,20 @@ def _build_parser():
 
 
 def _read_input(path: str | None) -> str:
-    if path is None:
-        data = sys.stdin.buffer.read()
-        where = "input"
-    else:
+    """The CLI input's text: stdin (no --input, or ``--input -``) or a regular file, at
+    most MAX_INPUT_BYTES; HintsInputError otherwise (a FIFO or device is never read)."""
+    if path is None or path == "-":
+        where = "input" if path is None else "--input -"
         try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError as error:
-            raise HintsInputError(f"--input {path}: cannot read: {error.strerror or error}") from None
+            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+        except (OSError, ValueError) as error:
+            raise HintsInputError(f"{where}: cannot read: {getattr(error, 'strerror', None) or error}") from None
+    else:
         where = f"--input {path}"
+        data = _read_regular(path, where)
+    if len(data) > MAX_INPUT_BYTES:
+        raise HintsInputError(f"{where}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; "
+                              "not a result list")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -746,6 +768,29 @@ def _read_input(path: str | None) -> str:
     if not text.strip():
         raise HintsInputError(f"{where}: empty; expected a JSON object")
     return text
+
+
+def _read_regular(path: str, where: str) -> bytes:
+    """At most MAX_INPUT_BYTES + 1 bytes of the regular file ``path``; opened without
+    blocking, so a FIFO with no writer is refused, not waited on."""
+    import stat
+
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as error:
+        raise HintsInputError(f"{where}: cannot read: {error.strerror or error}") from None
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise HintsInputError(f"{where}: cannot read: Is a directory")
+        raise HintsInputError(f"{where}: not a regular file (a FIFO or device); "
+                              "pass a file, or - for stdin")
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            return handle.read(MAX_INPUT_BYTES + 1)
+        except OSError as error:
+            raise HintsInputError(f"{where}: cannot read: {error.strerror or error}") from None
 
 
 def _load_payload(text: str) -> dict:
@@ -823,7 +868,7 @@ def main(argv: list[str] | None = None) -> int:
             print("hints.py: error: no input: pipe a JSON object on stdin or pass --input FILE",
                   file=sys.stderr)
             return 2
-        if sys.stdin is None and args.input is None:
+        if sys.stdin is None and args.input in (None, "-"):
             raise HintsInputError("input: no stdin; pass --input FILE")
         hints = hints_from_payload(_load_payload(_read_input(args.input)), args.sufficient_score)
     except HintsInputError as error:

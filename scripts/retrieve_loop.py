@@ -46,16 +46,16 @@ def _build_parser():
     p.add_argument("--root", default=None, help="the tree to search (first call; later calls take it from --state)")
     p.add_argument("--state", required=True, help="the loop's state file (created on the first call)")
     p.add_argument("--task", default="", help="free text: an issue, bug report or stack trace")
-    p.add_argument("--task-file", default=None, help="read the task text from a file ('-' for stdin)")
+    p.add_argument("--task-file", default=None, help="read the task text from a regular file ('-' for stdin)")
     p.add_argument("--keywords", nargs="+", default=[], metavar="K", help="keywords to search (added to the query)")
-    p.add_argument("--patterns", nargs="+", default=[], metavar="GLOB", help="globs selecting files (default: all)")
+    p.add_argument("--patterns", nargs="+", default=[], metavar="GLOB", help="globs selecting files, relative to --root (default: all)")
     p.add_argument("--exclude", nargs="+", default=[], metavar="GLOB", help="globs or paths to leave out")
     p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
-    p.add_argument("--max-cycles", type=int, default=None, help="cycle limit (default 3)")
+    p.add_argument("--max-cycles", type=int, default=None, help="cycle limit (default 3, at most 1000)")
     p.add_argument("--limit", type=int, default=None,
                    help="at most this many entries in results, ranking and context (default 20)")
     p.add_argument("--max-file-kb", type=int, default=None, metavar="KB",
-                   help="skip files larger than this (default 2048; kept for later calls)")
+                   help="skip files larger than this (default 2048, at most 1048576; kept for later calls)")
     p.add_argument("--reset", action="store_true", help="start over, discarding the state file")
     p.add_argument("--text", action="store_true", help="print a human-readable report instead of JSON")
     p.add_argument("--full", action="store_true",

@@ -34,6 +34,7 @@ def _hints_module():
 
 
 ROOT_REQUIRED = "--root DIR is required on the first call (later calls take it from --state)"
+NO_QUERY = "no keywords and no task: pass --task TEXT or --keywords K ..."
 
 
 def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str]:
@@ -41,15 +42,30 @@ def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str
 
     What can be told wrong without the state is told before its lock is taken: a call
     refused for its arguments leaves nothing behind (no lock file, no directory)."""
-    if request.root is None and (request.reset or not os.path.lexists(request.state_path)):
-        raise UsageError(ROOT_REQUIRED)
-    if request.root is not None:
-        check_root(request.root, request.root)
     try:
+        _check_before_the_lock(request)
         with locked(request.state_path, request.state_shown):
             return _run_locked(request, ascii_only)
     except StateError as exc:
         raise RequestError(str(exc)) from None
+
+
+def _check_before_the_lock(request: Request) -> None:
+    """Every check that needs neither the lock nor the state's content (each is made
+    again under the lock where the state decides it)."""
+    fresh = request.reset or not os.path.lexists(request.state_path)
+    if request.root is None and fresh:
+        raise UsageError(ROOT_REQUIRED)
+    check_writable_target(request.state_path, request.state_shown)
+    if request.root is not None:
+        check_root(request.root, request.root)
+        resolve_judgements(request.root, request.judgements, _own_files(request))
+    if fresh and not request.task.strip() and not request.keywords:
+        raise RequestError(NO_QUERY)
+
+
+def _own_files(request: Request) -> tuple[str, str]:
+    return request.state_path, request.state_path + LOCK_SUFFIX
 
 
 def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
@@ -68,11 +84,11 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
-    own = (request.state_path, request.state_path + LOCK_SUFFIX)
+    own = _own_files(request)
     judgements = resolve_judgements(root, request.judgements, own)
     if state is None:
         if not request.task.strip() and not request.keywords:
-            raise RequestError("no keywords and no task: pass --task TEXT or --keywords K ...")
+            raise RequestError(NO_QUERY)
         state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES)
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)

@@ -24,7 +24,10 @@ Example::
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 import sys
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -35,6 +38,15 @@ DEFAULT_LIMIT = 20
 DEFAULT_MAX_CYCLES = 3
 # A task file longer than this is not an issue text (a log, a binary): refused.
 MAX_TASK_BYTES = 4 * 1024 * 1024
+# A loop is a few cycles, one call each: a limit beyond this is a typo (the state
+# keeps a history entry per cycle, and its integers must stay exact in JSON).
+MAX_MAX_CYCLES = 1000
+# A file beyond 1 GiB is not source to search (a disk image, a dump), and each file
+# read is held in memory whole: the largest --max-file-kb accepted.
+MAX_MAX_FILE_KB = 1024 * 1024
+# A --patterns glob names files inside the root: these split it into the parts that
+# must not climb out of it (directory separators, brace alternatives).
+_PATTERN_PARTS = re.compile(r"[/{},]")
 
 
 class RequestError(Exception):
@@ -94,10 +106,24 @@ def parse_judge(value: str) -> Judgement:
     return Judgement(path, score)
 
 
-def _at_least_one(flag: str, value: Optional[int]) -> Optional[int]:
+def _at_least_one(flag: str, value: Optional[int], most: Optional[int] = None) -> Optional[int]:
+    """``value`` when in 1..most; RequestError below 1, UsageError above ``most``."""
     if value is not None and value < 1:
         raise RequestError(f"{flag} {value}: must be at least 1")
+    if value is not None and most is not None and value > most:
+        raise UsageError(f"{flag} {value}: must be at most {most}")
     return value
+
+
+def check_patterns(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    """--patterns globs, each relative to the root: an absolute one or one with a ``..``
+    part would select files outside the tree, which the walk never visits (UsageError)."""
+    for pattern in patterns:
+        if pattern.startswith("/") or os.path.isabs(pattern):
+            raise UsageError(f"--patterns {pattern!r}: is absolute; patterns are relative to --root")
+        if ".." in _PATTERN_PARTS.split(pattern):
+            raise UsageError(f"--patterns {pattern!r}: has a '..' part; patterns select files inside --root")
+    return patterns
 
 
 def _read_task(task: str, task_file: Optional[str]) -> str:
@@ -111,8 +137,10 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
             extra = sys.stdin.buffer.read(MAX_TASK_BYTES + 1) if hasattr(sys.stdin, "buffer") else \
                 sys.stdin.read(MAX_TASK_BYTES + 1).encode("utf-8", "surrogateescape")
         else:
-            with open(task_file, "rb") as fh:
-                extra = fh.read(MAX_TASK_BYTES + 1)
+            extra = read_regular(task_file, MAX_TASK_BYTES + 1)
+    except NotRegularError:
+        raise RequestError(f"--task-file {task_file}: not a regular file (a FIFO or device); "
+                           "pass a file, or '-' for standard input") from None
     except (OSError, ValueError) as exc:
         reason = getattr(exc, "strerror", None) or str(exc)
         raise RequestError(f"--task-file {task_file}: cannot read: {reason}") from None
@@ -120,6 +148,24 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
         raise RequestError(f"--task-file {task_file}: larger than {MAX_TASK_BYTES // (1024 * 1024)} MiB")
     text = extra.decode("utf-8", errors="replace")
     return (task + "\n" + text).strip() if task else text
+
+
+class NotRegularError(OSError):
+    """The path names a FIFO, socket or device, not a regular file."""
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file at ``path``; NotRegularError for any
+    other kind (opened without blocking, so a FIFO with no writer never hangs)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        raise NotRegularError(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(limit)
 
 
 def from_args(args: Any) -> Request:
@@ -130,18 +176,20 @@ def from_args(args: Any) -> Request:
     state_path = os.path.abspath(state)
     if os.path.isdir(state_path):
         raise RequestError(f"--state {state}: is a directory, not a state file")
+    if args.root is not None and not args.root:
+        raise UsageError("--root '': empty; pass the directory to search (. for the current one)")
     return Request(
         state_path=state_path,
         state_shown=state,
         root=os.path.abspath(args.root) if args.root is not None else None,
         task=_read_task(args.task or "", args.task_file),
         keywords=tuple(args.keywords),
-        patterns=tuple(args.patterns),
+        patterns=check_patterns(tuple(args.patterns)),
         excludes=tuple(args.exclude),
         judgements=tuple(parse_judge(v) for v in args.judge),
-        max_cycles=_at_least_one("--max-cycles", args.max_cycles),
+        max_cycles=_at_least_one("--max-cycles", args.max_cycles, MAX_MAX_CYCLES),
         limit=_at_least_one("--limit", args.limit) or DEFAULT_LIMIT,
-        max_file_kb=_at_least_one("--max-file-kb", args.max_file_kb),
+        max_file_kb=_at_least_one("--max-file-kb", args.max_file_kb, MAX_MAX_FILE_KB),
         reset=bool(args.reset),
         text=bool(args.text),
         full=bool(args.full),

@@ -250,6 +250,9 @@ def _regular_or_absent(path: str, shown: str) -> bool:
         st = os.stat(path)
     except FileNotFoundError:
         return False
+    except NotADirectoryError:
+        raise StateError(f"{shown}: a part of its directory is a file, not a directory; "
+                         "choose another --state") from None
     except OSError as exc:
         raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
     if stat.S_ISDIR(st.st_mode):
@@ -324,7 +327,9 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
 
     A second process on the same state waits up to ``wait`` seconds, then gets a
     StateError; without ``fcntl`` (not POSIX) there is no lock. The lock file is
-    opened without following a link and must be a regular file.
+    opened without following a link and must be a regular file. A call that leaves no
+    state behind (refused before one was written), or fails, removes the lock file and
+    the directories it created for them, never one that was there before.
     """
     try:
         import fcntl
@@ -332,29 +337,134 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
         yield
         return
     lock_path = path + LOCK_SUFFIX
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    made = make_parents(path, shown)
+    fd, created, failed = -1, False, False
     try:
-        fd = os.open(lock_path, flags, 0o600)
+        fd, created = _acquire(fcntl, lock_path, shown, wait, made)
+        yield
+    except BaseException:
+        failed = True
+        raise
+    finally:
+        nothing_saved = not os.path.lexists(path)
+        if fd >= 0:
+            if created and (failed or nothing_saved):
+                _unlink_quietly(lock_path)  # still held: a waiter sees it gone and takes a new one
+            os.close(fd)  # closing releases the lock
+        if nothing_saved:
+            _remove_made(made)
+
+
+def make_parents(path: str, shown: str) -> list[str]:
+    """Create the missing directories above ``path``; returns them, outermost first.
+    StateError when one cannot be made (a regular file where a directory must be)."""
+    directory = os.path.dirname(os.path.abspath(path))
+    missing: list[str] = []
+    while not os.path.lexists(directory):
+        missing.append(directory)
+        parent = os.path.dirname(directory)
+        if parent == directory:
+            break
+        directory = parent
+    if not os.path.isdir(directory):
+        raise StateError(f"{shown}: cannot create the state's directory: {directory} is not a directory")
+    made: list[str] = []
+    for new in reversed(missing):
+        try:
+            os.mkdir(new)
+        except FileExistsError:  # another process made it: not ours to remove
+            if os.path.isdir(new):
+                continue
+            _remove_made(made)
+            raise StateError(f"{shown}: cannot create the state's directory: {new} is not a directory") from None
+        except OSError as exc:
+            _remove_made(made)
+            raise StateError(f"{shown}: cannot create the state's directory {new}: {exc.strerror or exc}") from None
+        made.append(new)
+    return made
+
+
+def _remove_made(made: list[str]) -> None:
+    """Remove the directories this call created, innermost first, each only if empty."""
+    for directory in reversed(made):
+        try:
+            os.rmdir(directory)
+        except OSError:  # another process put something there: keep it
+            return
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+_LOCK_FLAGS = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
+def _open_lock(lock_path: str, shown: str) -> tuple[int, bool]:
+    """(descriptor, created by this call) of the lock file, or (-1, False) when it
+    vanished between two looks (its creator removed it: look again)."""
+    try:
+        return os.open(lock_path, _LOCK_FLAGS | os.O_CREAT | os.O_EXCL, 0o600), True
+    except FileExistsError:
+        pass
     except OSError as exc:
         raise StateError(f"{shown}{LOCK_SUFFIX}: cannot open the state's lock: {exc.strerror or exc}") from None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock is not a regular file")
-        deadline = time.monotonic() + wait
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError:
-                if time.monotonic() >= deadline:
-                    raise StateError(
-                        f"{shown}: another process has been running a cycle on this state for "
-                        f"{wait:g} s; try again, or use another --state") from None
-                time.sleep(LOCK_POLL_SECONDS)
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
+        return os.open(lock_path, _LOCK_FLAGS), False
+    except FileNotFoundError:
+        return -1, False
+    except OSError as exc:
+        raise StateError(f"{shown}{LOCK_SUFFIX}: cannot open the state's lock: {exc.strerror or exc}") from None
+
+
+def _acquire(fcntl: Any, lock_path: str, shown: str, wait: float, made: list[str]) -> tuple[int, bool]:
+    """Open and lock the lock file, waiting up to ``wait`` seconds; (descriptor, created).
+    A lock file removed by its creator while this call waited is opened anew."""
+    deadline = time.monotonic() + wait
+    while True:
+        if not os.path.isdir(os.path.dirname(os.path.abspath(lock_path))):
+            made += make_parents(lock_path, shown)  # removed by a refused call's clean-up
+        fd, created = _open_lock(lock_path, shown)
+        if fd < 0:
+            if time.monotonic() >= deadline:
+                raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock keeps vanishing; try again")
+            continue
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock is not a regular file")
+            _flock_until(fcntl, fd, deadline, shown, wait)
+            if _is_at(fd, lock_path):
+                return fd, created
+        except BaseException:
+            os.close(fd)
+            raise
+        os.close(fd)
+
+
+def _flock_until(fcntl: Any, fd: int, deadline: float, shown: str, wait: float) -> None:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return
+        except OSError:
+            if time.monotonic() >= deadline:
+                raise StateError(
+                    f"{shown}: another process has been running a cycle on this state for "
+                    f"{wait:g} s; try again, or use another --state") from None
+            time.sleep(LOCK_POLL_SECONDS)
+
+
+def _is_at(fd: int, path: str) -> bool:
+    """True when the locked file is still the one at ``path`` (not removed meanwhile)."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    mine = os.fstat(fd)
+    return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
 
 
 def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str = ".agentic-search-") -> None:

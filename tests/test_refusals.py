@@ -1,0 +1,268 @@
+"""Refused calls: bounded flags, paths that cannot hold a state, inputs that are not
+files, patterns that climb out of the root, ids that are not ids. Each is one line on
+stderr with the documented exit code, never a traceback or a hang, and a refused call
+leaves nothing behind (no state, no lock, no directory it made)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+import hints
+import retrieve_loop
+from agentic_search.request import MAX_MAX_CYCLES, MAX_MAX_FILE_KB
+from agentic_search.state import LOCK_SUFFIX, StateError, locked
+from _trees import write_tree
+
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
+LOOP = SCRIPTS / "retrieve_loop.py"
+HINTS = SCRIPTS / "hints.py"
+# A FIFO with no writer blocks a reader forever: a call that waits on one is killed here.
+HANG_SECONDS = 20
+
+
+def run(script: Path, *args, stdin: bytes = b"") -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(script), *map(str, args)], input=stdin,
+                          capture_output=True, timeout=HANG_SECONDS)
+
+
+def assert_one_line(proc: subprocess.CompletedProcess, prefix: str, needle: str, code: int) -> None:
+    err = proc.stderr.decode("utf-8")
+    assert proc.returncode == code, err
+    assert proc.stdout == b""
+    assert err.startswith(prefix + ": error: ") and err.count("\n") == 1 and err.endswith("\n"), err
+    assert needle in err, err
+
+
+@pytest.fixture
+def loop_refuses(capsys):
+    """Run retrieve_loop.py in-process (a refusal costs no interpreter start) and check
+    the refusal: the exit code, nothing on stdout, one line on stderr naming ``needle``."""
+    def check(*args, needle: str, code: int = 1) -> None:
+        got = retrieve_loop.main([str(a) for a in args])
+        out, err = capsys.readouterr()
+        assert (got, out) == (code, ""), err
+        assert err.startswith("retrieve_loop.py: error: ") and err.count("\n") == 1, err
+        assert needle in err, err
+    return check
+
+
+def listing(directory: Path) -> list[str]:
+    return sorted(str(p.relative_to(directory)) for p in directory.rglob("*"))
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    return write_tree(tmp_path / "T", {"a.py": "def token():\n    return 1\n"})
+
+
+# --------------------------------------------------------------------------- 1. bounded flags
+
+
+@pytest.mark.parametrize("flag, value, most", [
+    ("--max-cycles", "9007199254740993", MAX_MAX_CYCLES),
+    ("--max-cycles", str(MAX_MAX_CYCLES + 1), MAX_MAX_CYCLES),
+    ("--max-file-kb", "9999999999999999999", MAX_MAX_FILE_KB),
+])
+def test_a_flag_beyond_its_bound_is_a_usage_error_and_writes_no_state(tmp_path, tree, flag, value, most, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", flag, value,
+                 needle=f"{flag} {value}: must be at most {most}", code=2)
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_the_largest_bounds_are_accepted_and_the_state_loads_again(tmp_path, tree):
+    state = tmp_path / "s.json"
+    args = ("--root", tree, "--state", state)
+    first = run(LOOP, *args, "--task", "token", "--max-cycles", MAX_MAX_CYCLES, "--max-file-kb", MAX_MAX_FILE_KB)
+    assert first.returncode == 0, first.stderr
+    again = run(LOOP, *args)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["max_cycles"] == MAX_MAX_CYCLES
+
+
+# --------------------------------------------------------------------------- 5. patterns and root
+
+
+@pytest.mark.parametrize("pattern, needle", [
+    ("/etc/*", "is absolute"),
+    ("../**", "has a '..' part"),
+    ("src/../../*", "has a '..' part"),
+    ("src/{a,..}/*", "has a '..' part"),
+    ("..", "has a '..' part"),
+])
+def test_patterns_leaving_the_root_are_usage_errors(tmp_path, tree, pattern, needle, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", "--patterns", pattern,
+                 needle=f"--patterns {pattern!r}: {needle}", code=2)
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_dots_inside_a_name_are_not_a_parent(tmp_path, tree):
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task", "token",
+               "--patterns", "a..*", "*..py", "**/*.py")
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_an_empty_root_is_a_usage_error(tmp_path, loop_refuses):
+    loop_refuses("--root", "", "--state", tmp_path / "s.json", "--task", "token", needle="--root '': empty",
+                 code=2)
+    assert listing(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- 3. a task file that is not a file
+
+
+@pytest.fixture
+def fifo(tmp_path: Path) -> Path:
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    path = tmp_path / "fifo"
+    os.mkfifo(path)
+    return path
+
+
+def test_task_file_fifo_is_refused_not_waited_on(tmp_path, tree, fifo):
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task-file", fifo)  # a hang times out
+    assert_one_line(proc, "retrieve_loop.py", f"--task-file {fifo}: not a regular file", 1)
+    assert not (tmp_path / "s.json").exists()
+
+
+# --------------------------------------------------------------------------- 2, 4. state paths
+
+
+def test_a_state_below_a_regular_file_is_one_line(tmp_path, tree, loop_refuses):
+    (tmp_path / "o1.json").write_text("{}")
+    loop_refuses("--root", tree, "--state", tmp_path / "o1.json" / "s.json", "--task", "token",
+                 needle="o1.json/s.json: a part of its directory is a file")
+    loop_refuses("--root", tree, "--state", tmp_path / "o1.json" / "d" / "s.json", "--task", "token",
+                 needle="a part of its directory is a file")
+    assert listing(tmp_path) == ["T", "T/a.py", "o1.json"]
+
+
+def test_a_call_refused_before_the_lock_leaves_no_directory_and_no_lock(tmp_path, tree, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "NEW" / "deeper" / "s.json", "--task", "",
+                 needle="no keywords and no task")
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_a_call_refused_under_the_lock_removes_what_it_made(tmp_path, tree, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "NEW" / "s.json", "--task", "token",
+                 "--patterns", "{a,b}" * 16, needle="more than")
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_a_refused_call_keeps_the_directory_and_lock_that_were_there(tmp_path, tree, loop_refuses):
+    (tmp_path / "old").mkdir()
+    (tmp_path / "old" / ("s.json" + LOCK_SUFFIX)).write_text("")
+    loop_refuses("--root", tree, "--state", tmp_path / "old" / "s.json", "--task", "token",
+                 "--patterns", "{a,b}" * 16, needle="more than")
+    assert listing(tmp_path) == ["T", "T/a.py", "old", "old/s.json.lock"]
+
+
+def test_a_device_as_state_is_refused_without_a_lock_beside_it(loop_refuses):
+    if os.path.lexists("/dev/null" + LOCK_SUFFIX):
+        pytest.skip("/dev/null.lock exists already")
+    loop_refuses("--root", ".", "--state", "/dev/null", "--task", "token", needle="not a regular file")
+    assert not os.path.lexists("/dev/null" + LOCK_SUFFIX)
+
+
+def test_a_saved_state_keeps_its_lock_and_directory(tmp_path, tree):
+    state = tmp_path / "NEW" / "s.json"
+    assert run(LOOP, "--root", tree, "--state", state, "--task", "token").returncode == 0
+    assert sorted(os.listdir(state.parent)) == ["s.json", "s.json" + LOCK_SUFFIX]
+
+
+def test_a_waiter_on_a_lock_its_creator_removed_still_excludes_others(tmp_path):
+    """The creator of a lock removes it when it leaves no state; the waiter then holds a
+    removed file, so it takes the new one, and a third caller still has to wait."""
+    path = str(tmp_path / "NEW" / "s.json")
+    events: list[str] = []
+    inside = threading.Event()
+    leave = threading.Event()
+
+    def waiter() -> None:
+        with locked(path, "s.json", wait=10):
+            events.append("waiter in")
+            inside.set()
+            leave.wait(10)
+
+    with locked(path, "s.json"):
+        t = threading.Thread(target=waiter)
+        t.start()
+        time.sleep(0.2)
+        events.append("first out")
+    assert inside.wait(10)
+    assert os.path.exists(path + LOCK_SUFFIX)
+    with pytest.raises(StateError, match="another process"):
+        with locked(path, "s.json", wait=0.2):
+            pass
+    leave.set()
+    t.join(10)
+    assert events == ["first out", "waiter in"]
+    assert listing(tmp_path) == []
+
+
+# --------------------------------------------------------------------------- 3. hints input that is not a file, or too large
+
+
+@pytest.mark.parametrize("where", ["fifo", "/dev/zero"])
+def test_hints_input_that_is_not_a_regular_file_is_refused(fifo, where):
+    path = fifo if where == "fifo" else where
+    assert_one_line(run(HINTS, "--input", path), "hints.py", f"--input {path}: not a regular file", 1)
+
+
+def test_hints_input_dash_reads_stdin():
+    proc = run(HINTS, "--input", "-", stdin=b'{"results": [{"id": "a", "title": "t", "score": 0.9}]}')
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["max_score"] == 0.9
+
+
+@pytest.mark.parametrize("how", ["file", "stdin"])
+def test_hints_input_beyond_the_cap_is_one_line(tmp_path, monkeypatch, capsys, how):
+    import io
+
+    monkeypatch.setattr(hints, "MAX_INPUT_BYTES", 64)
+    data = json.dumps({"results": [{"id": f"r{i}", "title": "t", "score": 0.5} for i in range(10)]}).encode()
+    path = tmp_path / "in.json"
+    path.write_bytes(data)
+    if how == "stdin":
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert hints.main(["--input", str(path)] if how == "file" else []) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "larger than" in err, err
+
+
+def test_hints_input_cap_holds_half_a_million_results():
+    """The cap's reason: 500,000 results as retrieve_loop.py hands them to hints."""
+    one = {"id": "src/agentic_search/module_name.py", "title": "module_name.py \u2014 Alpha, beta_gamma, Delta",
+           "summary": "class Alpha:\n    def beta_gamma(self, value: int) -> str:\ndef delta_epsilon(items):",
+           "tags": ["Alpha", "beta_gamma", "Delta", "epsilon", "Zeta"], "score": 0.873,
+           "related": [f"src/agentic_search/neighbour_{i}.py" for i in range(10)]}
+    assert 500_000 * (len(json.dumps(one)) + 2) < hints.MAX_INPUT_BYTES
+
+
+# --------------------------------------------------------------------------- 6. ids
+
+
+@pytest.mark.parametrize("ident, shown", [
+    ("NaN", "nan"), ("-Infinity", "-inf"), ('{"k": 1}', "an object"), ("[1]", "an array"), ("true", "true"),
+])
+def test_hints_id_that_is_not_a_string_or_a_finite_number_is_refused(ident, shown):
+    stdin = '{"results": [{"id": "a", "score": 0.5}, {"id": %s, "score": 0.4}]}' % ident
+    proc = run(HINTS, stdin=stdin.encode())
+    assert_one_line(proc, "hints.py", "results[1].id: expected a string or a finite number", 1)
+    assert shown in proc.stderr.decode()
+
+
+def test_hints_number_and_missing_ids_still_work():
+    out = hints.compute_hints([{"id": 7, "title": "x", "score": 0.9, "related": ["8", "1.5"]},
+                               {"id": 1.5, "title": "z", "score": 0.3}, {"title": "y", "score": 0.2}], ["x"])
+    assert out["related_ids"] == ["8"] and out["new_ids"] == ["7", "1.5"]
+    with pytest.raises(hints.HintsInputError, match=r"results\[0\]\.id"):
+        hints.compute_hints([{"id": {"k": 1}, "score": 0.9}], ["x"])
