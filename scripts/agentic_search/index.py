@@ -1027,7 +1027,7 @@ class Index:
                 if not isinstance(man, dict) or man.get("format") != FORMAT_NAME:
                     why = "not an index manifest"
                 elif man.get("version") != FORMAT_VERSION or man.get("matcher") != self._fingerprint:
-                    why = "written by another version of the tool"
+                    why = "written by another version of the tool (once after an update; results are the same)"
                 elif man.get("root") != self.root:
                     why = "of another tree"
                 elif not isinstance(names, list) or not all(
