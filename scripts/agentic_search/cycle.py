@@ -373,7 +373,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     standing (how close each comes to the best file), whatever the calibrated score says
     about the ranking as a whole: a ranking the tool is unsure of is where the codebase's
     own terms are needed most."""
-    top = [s.rel for s in ev.relative if s.role in LEARN_ROLES][:LEARN_MAX_FILES]
+    top = list(islice((s.rel for s in ev.relative if s.role in LEARN_ROLES), LEARN_MAX_FILES))
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords, presence=getattr(env.cache, "presence", None))
     syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
@@ -472,6 +472,11 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     return apply_judgements(scores, judgements, cycle_no)
 
 
+def _exists(root: str, rel: str) -> bool:
+    """Whether ``rel`` (a tree path) names something under ``root`` now."""
+    return os.path.lexists(os.path.join(root, *rel.split("/")))
+
+
 def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched, root: str) -> dict[str, ScoreEntry]:
     """The loop's memory less what the tree no longer supports: a file this cycle read
     that now matches nothing (its evidence was edited away; a file the caller judged
@@ -487,7 +492,7 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif os.path.lexists(os.path.join(root, *rel.split("/"))):
+        elif _exists(root, rel):
             out[rel] = e
     return out
 
@@ -558,7 +563,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
 
 
 def kept_scores(scores: Mapping[str, ScoreEntry], ranked: Sequence[tuple[str, float, ScoreEntry]],
-                keep: int = SCORES_KEPT) -> dict[str, ScoreEntry]:
+                keep: int) -> dict[str, ScoreEntry]:
     """The scores the state keeps: the first ``keep`` files of ``ranked`` (the ranking of
     ``scores``, state.ranked_scores) and every judged file."""
     if len(scores) <= keep:
@@ -589,13 +594,10 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
     """A finished loop's answer less the files that no longer exist under its root (its
     memory and its last results), and how many went. Files changed since are shown as
     scored: a finished answer is replayed, not searched again (``--reset`` does that)."""
-    def gone(rel: str) -> bool:
-        return not os.path.lexists(os.path.join(state.root, *rel.split("/")))
-
-    lost = {rel for rel in state.scores if gone(rel)}
+    lost = {rel for rel in state.scores if not _exists(state.root, rel)}
     last = state.last
     if last is not None:
-        lost.update(r.id for r in last.results if gone(r.id))
+        lost.update(r.id for r in last.results if not _exists(state.root, r.id))
     if not lost:
         return state, 0
     if last is not None:

@@ -49,15 +49,21 @@ def identity(st: os.stat_result) -> FileId:
     return (st.st_dev, st.st_ino)
 
 
+def inside(real: str, root_real: str) -> bool:
+    """Whether the resolved path ``real`` is ``root_real`` or below it."""
+    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+
+
 def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optional[int] = None,
-                 pre_lstat: bool = False) -> Tuple[bytes, os.stat_result]:
+                 pre_lstat: bool = False, head: bool = False) -> Tuple[bytes, os.stat_result]:
     """Read a regular file safely; returns (bytes, fstat of the descriptor read).
 
     ``expect`` is the (device, inode) the walk saw; ``max_bytes`` bounds both the
-    size fstat reports and what is read; ``pre_lstat`` refuses non-regular files
-    before opening them at all (devices have open side effects).  Raises
-    :class:`UnsafeFile` for a file that must not be read, OSError when it
-    cannot be opened (ELOOP for a symlink).
+    size fstat reports and what is read; with ``head`` a longer file is no error: its
+    first ``max_bytes`` + 1 bytes are read (the caller sees it was longer).
+    ``pre_lstat`` refuses non-regular files before opening them at all (devices have
+    open side effects).  Raises :class:`UnsafeFile` for a file that must not be read,
+    OSError when it cannot be opened (ELOOP for a symlink).
     """
     if pre_lstat:
         pre = os.lstat(path)
@@ -70,12 +76,12 @@ def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optio
             raise UnsafeFile(errno.EINVAL, "not a regular file", path)
         if expect is not None and (st.st_dev, st.st_ino) != expect:
             raise UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", path)
-        if max_bytes is not None and st.st_size > max_bytes:
+        if max_bytes is not None and st.st_size > max_bytes and not head:
             raise UnsafeFile(errno.EFBIG, f"larger than {max_bytes} bytes", path)
-        data = read_fd(fd, st.st_size, max_bytes)
+        data = read_fd(fd, st.st_size if max_bytes is None else min(st.st_size, max_bytes), max_bytes)
     finally:
         os.close(fd)
-    if max_bytes is not None and len(data) > max_bytes:
+    if max_bytes is not None and len(data) > max_bytes and not head:
         raise UnsafeFile(errno.EFBIG, f"grew beyond {max_bytes} bytes while read", path)
     return data, st
 

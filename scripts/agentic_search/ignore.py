@@ -72,7 +72,6 @@ Example::
 """
 from __future__ import annotations
 
-import errno
 import functools
 import os
 import re
@@ -738,7 +737,7 @@ def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[Ignore
     if st.st_size > MAX_IGNORE_BYTES:
         return None, f"{st.st_size} bytes > {MAX_IGNORE_BYTES}: not read (as git)"
     try:
-        data = _read_head(path, st)
+        data, _ = fsafe.read_checked(path, expect=fsafe.identity(st), max_bytes=MAX_IGNORE_READ_BYTES, head=True)
     except fsafe.UnsafeFile as exc:
         return None, f"{exc.strerror}: not read"
     except OSError:
@@ -752,18 +751,6 @@ def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[Ignore
     if cut is not None:
         _warn_cut(path, cut)
     return found, cut
-
-
-def _read_head(path: str, st: os.stat_result) -> bytes:
-    """The first MAX_IGNORE_READ_BYTES + 1 bytes of the regular file the lstat saw."""
-    fd = os.open(path, fsafe.OPEN_FLAGS)
-    try:
-        now = os.fstat(fd)
-        if not stat.S_ISREG(now.st_mode) or fsafe.identity(now) != fsafe.identity(st):
-            raise fsafe.UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", path)
-        return fsafe.read_fd(fd, min(now.st_size, MAX_IGNORE_READ_BYTES), MAX_IGNORE_READ_BYTES)
-    finally:
-        os.close(fd)
 
 
 _cut_warned: set = set()  # ignore files already reported as cut (one line per file and process)
@@ -960,8 +947,7 @@ def _small_text(path: str) -> Optional[str]:
 
 def _within(path: str, root_real: str) -> bool:
     """Whether ``path``, resolved, is ``root_real`` or below it."""
-    real = os.path.realpath(path)
-    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
+    return fsafe.inside(os.path.realpath(path), root_real)
 
 
 def _git_dir(top: str, root_real: Optional[str], common: bool = True) -> Optional[str]:

@@ -741,9 +741,9 @@ class NeedleStore(_Rewritten):
         kept = 0
         budget = STORE_MAX_MB << 20
 
-        def add(key: tuple[str, str], blob: bytes, n: int, m: int) -> None:
+        def add(key: tuple[str, str], blob: bytes, n: int, m: int, crc: Optional[int] = None) -> None:
             nonlocal pos, kept, budget
-            heads.setdefault(key[0], {})[key[1]] = [pos, n, m, zlib.crc32(blob)]
+            heads.setdefault(key[0], {})[key[1]] = [pos, n, m, zlib.crc32(blob) if crc is None else crc]
             pieces.append(blob)
             pos += len(blob)
             kept += 1
@@ -760,14 +760,15 @@ class NeedleStore(_Rewritten):
                 blob += array("I", defined.keys()).tobytes() + array("d", defined.values()).tobytes()
             add(key, blob, len(files), m)
         order = list(dict.fromkeys(reversed(self._used)))
-        order += [k for k in self._entries if k not in set(order)][::-1]
+        used = set(order)
+        order += [k for k in self._entries if k not in used][::-1]
         for key in order:
             if key in self._new or key[0] not in live_set or kept >= STORE_MAX_ENTRIES or budget <= 0:
                 continue
             e = self._entries.get(key)
             blob = None if e is None else self._blob(e)
             if blob is not None:
-                add(key, blob, e[1], e[2])
+                add(key, blob, e[1], e[2], e[3])  # (its CRC just checked)
         head = json.dumps({"root": self._root, "matcher": self._fingerprint, "segments": heads},
                           separators=(",", ":")).encode("ascii")
         first = b"%s %d %d\n" % (STORE_MAGIC, FORMAT_VERSION, len(head))
@@ -915,7 +916,8 @@ class FactStore(_Rewritten):
         if live_set is None:
             return
         order = list(self._new) + [k for k in dict.fromkeys(reversed(self._used)) if k not in self._new]
-        order += [k for k in self._entries if k not in self._new and k not in set(self._used)]
+        used = set(self._used)
+        order += [k for k in self._entries if k not in self._new and k not in used]
         head = self._head()
         if head is None:
             return

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 import re
+from itertools import islice
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
@@ -116,10 +117,10 @@ def learn_vocabulary(
     ``presence`` (the index's, when there is one) makes a counter of how many of the
     sampled documents hold a term, from postings instead of the documents' texts; the
     terms are the same either way."""
-    code = [s for s in scored if s.role in LEARN_ROLES]
-    sources = [s for s in code if s.score >= LEARN_FROM_SCORE][:LEARN_MAX_FILES]
-    if not sources:
-        sources = [s for s in code if s.score >= LEARN_FALLBACK_SCORE][:LEARN_MAX_FILES]
+    def best_code(floor: float) -> list[Scored]:
+        return list(islice((s for s in scored if s.role in LEARN_ROLES and s.score >= floor), LEARN_MAX_FILES))
+
+    sources = best_code(LEARN_FROM_SCORE) or best_code(LEARN_FALLBACK_SCORE)
     if not sources:
         return []
     known = set()

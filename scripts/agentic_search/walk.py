@@ -66,6 +66,7 @@ from stat import S_ISREG
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
+from . import fsafe
 from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
@@ -374,10 +375,6 @@ class _Tally:
             self.examples.append(Skip(reason, rel, detail))
 
 
-def _inside(real: str, root_real: str) -> bool:
-    return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
-
-
 def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] = (), *,
          skip_paths: Sequence[str] = (), max_bytes: int = MAX_FILE_BYTES,
          use_gitignore: bool = True) -> WalkResult:
@@ -452,7 +449,7 @@ def _add_named_files(root_abs: str, root_real: str, patterns: Sequence[str], ski
             continue
         path = os.path.join(root_abs, *rel.split("/"))
         real = os.path.realpath(path)
-        if not _inside(real, root_real) or real in skip_real:
+        if not fsafe.inside(real, root_real) or real in skip_real:
             continue
         try:
             st = os.stat(real)
@@ -598,7 +595,7 @@ def _follow(path: str, root_real: str, skip_real: FrozenSet[str]) -> Tuple[str, 
     real = os.path.realpath(path)
     if not os.path.exists(real):
         return real, ("symlink_broken", "target does not exist")
-    if not _inside(real, root_real):
+    if not fsafe.inside(real, root_real):
         return real, ("symlink_outside_root", "points outside the root")
     if real in skip_real:
         return real, ("skip_path", "the tool's own state or cache")
