@@ -32,6 +32,7 @@ CASES = [
     ("gaps with synonyms", ev(new_ids=3, synonyms=("y",), learned=("x",)), ("broaden", False, None)),
     ("learned terms", ev(new_ids=3, learned=("x",)), ("refine", False, None)),
     ("nothing left to change", ev(new_ids=3), ("synthesize", True, "exhausted")),
+    ("nothing left to change, no file stands out", ev(new_ids=3, confidence=0.3), ("broaden", True, "exhausted")),
 ]
 
 

@@ -630,3 +630,24 @@ def test_facts_kept_for_later_tasks_never_outlive_the_file(tmp_path, instant, mo
     assert on == main("--root", tree, "--state", tmp_path / "d.json", "--no-cache", *args)
     result = next(r for r in json.loads(on)["results"] if r["id"] == "api/endpoints.py")
     assert "list_items" in result["tags"] and "middleware/bucket.py" in result["related"]
+
+
+def test_the_fact_store_is_kept_across_changes_to_code_that_makes_no_fact(tmp_path):
+    # An update that changes only how files are scored or what the output says leaves the
+    # facts (a file's imports and defined names) true: their fingerprint stays; a change to
+    # the code that makes them, or to the data it reads, is a new fingerprint.
+    package = tmp_path / "pkg"
+    shutil.copytree(os.path.dirname(index_mod.__file__), package,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    before = index_mod.facts_fingerprint("m", str(package))
+    assert before and before == index_mod.facts_fingerprint("m", str(package))
+    for name in ("score.py", "decide.py", "output.py", "data/stopwords.json"):
+        (package / name).write_bytes((package / name).read_bytes() + b"\n")
+    assert index_mod.facts_fingerprint("m", str(package)) == before
+    assert index_mod.facts_fingerprint("other matcher", str(package)) != before
+    for name in index_mod.FACT_MODULES + tuple("data/" + d for d in index_mod.FACT_DATA):
+        original = (package / name).read_bytes()
+        (package / name).write_bytes(original + b"\n")
+        assert index_mod.facts_fingerprint("m", str(package)) != before, name
+        (package / name).write_bytes(original)
+    assert index_mod.facts_fingerprint("m", str(package)) == before

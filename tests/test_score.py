@@ -415,7 +415,13 @@ def test_a_test_holding_every_word_of_a_long_issue_ranks_below_the_source(tmp_pa
 
 def test_a_role_word_inside_a_hyphenated_name_asks_for_nothing() -> None:
     assert "docs" not in roles_requested(task_words("paste the github-readme-stats link as an image"))
-    assert "docs" in roles_requested(task_words("the readme says the wrong flag"))
+    assert "docs" in roles_requested(task_words("the docs say the wrong flag"))
+
+
+def test_the_readme_is_a_file_a_task_names_not_the_docs_role() -> None:
+    # "readme" names README.md by its path; it does not lift the licence and the
+    # contributing guide with it.
+    assert "docs" not in roles_requested(task_words("the readme says the wrong flag"))
 
 
 def test_go_module_files_are_build_files() -> None:

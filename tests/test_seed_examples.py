@@ -109,10 +109,11 @@ def test_auth_loop_drops_the_user_model(auth_loop):
 
 
 def test_auth_context_holds_auth_tokens_and_the_session_manager(auth_loop):
-    # the seed's cycle 2: session-manager.ts (0.95) joins auth.ts and tokens.ts
+    # the seed's cycle 2: session-manager.ts (0.95) joins auth.ts (0.9) and tokens.ts (0.8);
+    # the seed puts the session manager above auth.ts, and auth.ts above tokens.ts
     ctx = [c["id"] for c in auth_loop[-1]["context"]]
     assert {"src/auth.ts", "src/tokens.ts", "src/session-manager.ts"} <= set(ctx)
-    assert ctx[0] == "src/auth.ts"
+    assert ctx.index("src/auth.ts") < ctx.index("src/tokens.ts") and ctx.index("src/auth.ts") <= 1
 
 
 def test_throttle_cycle1_finds_nothing_and_says_broaden(throttle_loop):

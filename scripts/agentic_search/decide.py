@@ -19,7 +19,9 @@ loop). The rules, first match wins:
 7. files the leading files import that also match the task, not read yet: ``expand``;
 8. keywords that matched nothing have synonyms to search instead: ``broaden``;
 9. the codebase's own vocabulary was learned from the best files: ``refine``;
-10. nothing left to change: ``synthesize``, stop (``exhausted``).
+10. nothing left to change: stop (``exhausted``) - ``synthesize`` when the best file is
+    at least UNSURE_BELOW sure, else ``broaden``: no file stands out and the tool has
+    nothing more to try, so the next move is the agent's own words (``--keywords``).
 
 Rules 3 and 4 read the scores the loop shows after the cycle (earlier cycles merged in):
 a later cycle whose query holds words learned from the leading files confirms itself,
@@ -111,4 +113,8 @@ def decide(e: Evidence) -> Decision:
             return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)
                       + "; judging what you read (--judge) steers better")
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
+    if e.confidence < UNSURE_BELOW:
+        return stop("broaden", "exhausted",
+                    "nothing new to search and no file stands out; read the best files, and if they "
+                    "are not it, call again with --keywords in the words the code would use")
     return stop("synthesize", "exhausted", "nothing new to search; read the best files")

@@ -793,18 +793,25 @@ def _entry_bytes(n: int, m: int) -> int:
 
 # ---------------------------------------------------------------------- facts
 
-def facts_fingerprint(matcher: str) -> Optional[str]:
-    """A hash of the code and data whose answers the fact store keeps (every module of the
-    package and its data files: imports, report and lang derive them), with the matcher's."""
+# The modules whose code makes a fact, besides the matcher's (match, lang, this file):
+# report.ranked_names and imports.imports_of, and cycle.py, which decides what they are
+# given and keeps them; lazyre compiles imports' patterns. The data files lang reads are
+# added by name. A change anywhere else (scoring, the decision, the output) leaves the
+# facts true, so an update that only touches those keeps every tree's fact store.
+FACT_MODULES = ("cycle.py", "imports.py", "lazyre.py", "report.py")
+FACT_DATA = ("languages.json",)
+
+
+def facts_fingerprint(matcher: str, package: Optional[str] = None) -> Optional[str]:
+    """A hash of the code and data whose answers the fact store keeps (FACT_MODULES and
+    FACT_DATA of ``package``, by default this one), with the matcher's."""
     h = hashlib.sha256(matcher.encode("ascii"))
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = package or os.path.dirname(os.path.abspath(__file__))
     try:
-        for folder in (here, os.path.join(here, "data")):
-            for name in sorted(os.listdir(folder)):
-                if name.endswith((".py", ".json")):
-                    h.update(name.encode("utf-8", "replace"))
-                    with open(os.path.join(folder, name), "rb") as fh:
-                        h.update(fh.read())
+        for name in FACT_MODULES + tuple("data/" + d for d in FACT_DATA):
+            h.update(name.encode("utf-8"))
+            with open(os.path.join(here, name), "rb") as fh:
+                h.update(fh.read())
     except OSError:
         return None
     return h.hexdigest()[:16]
@@ -1324,7 +1331,7 @@ class Index:
             for p in cand:
                 if p in skipped:
                     continue
-                v = path_match(lows[p], kw)
+                v = path_match(lows[p], kw, docs[p].rel)
                 in_path[p][i] = v
                 if v:
                     hit[p] = True

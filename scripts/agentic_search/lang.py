@@ -449,8 +449,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # it changes the API. DECLARATION_FACTOR says how much less they count.
     ("declarations", re.compile(r"\.d\.[mc]?ts$", re.I), DECLARATION_FACTOR),
     # Build and tool set-up: Makefiles, CMake, Meson, Go's module files, IDE projects,
-    # bundler/test-runner configs.
-    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+    # bundler/test-runner configs, and package manifests (``package.json``, ``Cargo.toml``,
+    # ``pyproject.toml``, ``setup.py``: measured on the dev splits, 9 of the top-10 slots,
+    # none gold; they hold a project's name and version, which issues quote).
+    ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work"
+                         r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
     ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?)/|\.(md|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
@@ -509,22 +512,6 @@ def locale_codes(rel: str) -> frozenset[str]:
     if below is None:
         return frozenset((_LOCALE_SEP_RE.split(parts[-1])[0],)) if parts[-1].endswith(".po") else frozenset()
     return frozenset(_LOCALE_SEP_RE.split(p)[0] for p in parts[below:] if p)
-
-
-# Words of a task that ask for a role: its files are then not down-weighted. A task that
-# names a human language ("Kurdish", "Spanish") is about its locale.
-TASK_ROLE_WORDS = {
-    "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
-    "docs": ("docs", "documentation", "readme", "docstring", "typo", "changelog"),
-    "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
-    "migration": ("migration", "migrations", "migrate", "makemigrations"),
-    "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
-    "legacy": ("legacy", "deprecated", "obsolete"),
-    "contrib": ("contrib",),
-    "declarations": ("typescript", "typings", "declaration", "declarations"),
-    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
-    + tuple(LANGUAGE_CODES),
-}
 
 
 def file_role(rel: str) -> tuple[str, float]:

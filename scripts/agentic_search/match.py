@@ -17,6 +17,7 @@ from typing import Any, Callable, Optional, Sequence
 from . import fsafe
 from . import lang
 from .lang import Language, definition_words, language_of
+from .paths import path_match
 from .query import Keyword
 
 # Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
@@ -455,69 +456,12 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
         counts.append(c)
         # Most keywords are nowhere in the path: skip the detailed check for them.
         pn = kw.path_needle
-        in_path.append(path_match(rel_low, kw) if (pn in rel_low or pn in rel_flat
+        in_path.append(path_match(rel_low, kw, doc.rel) if (pn in rel_low or pn in rel_flat
                                                     or (kw.kind == "path" and rel_low in pn)) else 0.0)
         defs.append(d)
     return tuple(counts), tuple(in_path), tuple(defs)
 
 
-
-
-def _is_inflection(name: str, stem: str) -> bool:
-    """True when ``name`` is ``stem`` plus an English ending (``hints`` for ``hint``)."""
-    return name.startswith(stem) and name[len(stem):] in lang.INFLECTIONS
-
-
-# A file inside the package a quoted module path names (``sympy.printing.pretty`` for
-# ``sympy/printing/pretty/pretty.py``): weak evidence, like a word in a directory name.
-# Measured on the dev split: +0.9 points Acc@10, Acc@1 and Acc@5 unchanged.
-INSIDE_PACKAGE = 0.25
-
-
-def path_match(rel_low: str, kw: Keyword) -> float:
-    """How strongly keyword ``kw`` names the path ``rel_low`` (lower-cased).
-
-    1.0 when a quoted path is a suffix of this path or a module path names this file
-    (or this path, two components at least, ends the quoted one: ``go-zero/rest/x.go``
-    quoted from outside the root names ``rest/x.go``),
-    0.75 when it names the package this file is the own file of (``__init__.py``), and
-    :data:`INSIDE_PACKAGE` for another file inside that package; for other keywords 1.0
-    when the keyword equals the file's stem, 0.5 when it is inside the file name, 0.25
-    when it is in a directory name; else 0. A stem-only keyword (a short quoted name)
-    counts only when it is the stem.
-    """
-    needle = kw.path_needle
-    if not needle:
-        return 0.0
-    if kw.kind == "path":
-        stem = rel_low.rsplit(".", 1)[0] if "." in rel_low.rsplit("/", 1)[-1] else rel_low
-        if rel_low == needle or rel_low.endswith("/" + needle):
-            return 1.0
-        if stem.endswith("/" + needle) or stem == needle:
-            return 1.0
-        if "/" in rel_low and needle.endswith("/" + rel_low):
-            return 1.0  # quoted from outside the root: the repository's name, a checkout's path
-        if ("/" + stem).endswith("/" + needle + "/__init__") or ("/" + stem).endswith("/" + needle + "/index"):
-            return 0.75
-        if ("/" + needle + "/") in ("/" + rel_low):
-            return INSIDE_PACKAGE
-        return 0.0
-    base = rel_low.rsplit("/", 1)[-1]
-    stem = base.split(".", 1)[0]
-    if stem in lang.PACKAGE_STEMS and "/" in rel_low:
-        # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
-        stem = rel_low.rsplit("/", 2)[-2]
-        base = stem + "/" + base
-    if kw.stem_only:
-        return 1.0 if stem == needle else 0.0
-    flat_stem = stem.replace("_", "").replace("-", "")
-    if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
-        return 1.0
-    if needle in flat_stem or needle in stem:
-        return 0.5
-    if needle in rel_low[: len(rel_low) - len(base)]:
-        return 0.25
-    return 0.0
 
 
 # The documents and keywords a forked worker matches: inherited from the parent at fork

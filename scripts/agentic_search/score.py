@@ -80,9 +80,25 @@ COMPANION_SHARE = 0.85
 NAMED_LOCALE_WEIGHT = 1.0
 LOCALE_PREFIX = "locale:"
 
-# File roles and the task words that ask for one: per ecosystem, in lang.py.
+# File roles: per ecosystem, in lang.py.
 _ROLE_RULES = lang.ROLE_RULES
-_TASK_ROLE_WORDS = lang.TASK_ROLE_WORDS
+# Words of a task that ask for a role: its files are then not down-weighted. A task that
+# names a human language ("Kurdish", "Spanish") is about its locale. "readme" is not
+# one: it names a file (README.md, by its path) and not the role (the licence, the
+# contributing guide). On the dev splits the 5 issues that say "readme" all fix code
+# (a profile readme the product renders, "as the readme says"); one reached the top 10.
+_TASK_ROLE_WORDS = {
+    "test": ("test", "tests", "testing", "pytest", "unittest", "spec", "fixture"),
+    "docs": ("docs", "documentation", "docstring", "typo", "changelog"),
+    "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
+    "migration": ("migration", "migrations", "migrate", "makemigrations"),
+    "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
+    "legacy": ("legacy", "deprecated", "obsolete"),
+    "contrib": ("contrib",),
+    "declarations": ("typescript", "typings", "declaration", "declarations"),
+    "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
+    + tuple(lang.LANGUAGE_CODES),
+}
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,97 @@
+"""How a keyword names a file's path: the path evidence of a match.
+
+Computed from the path alone at query time, for every file the walk sees (``match`` for
+files it reads, ``index`` for all paths at once): no index stores it, so it is not part
+of the matcher's fingerprint and a change here rebuilds nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from . import lang
+from .lazyre import compile_later
+from .query import Keyword
+
+
+def _is_inflection(name: str, stem: str) -> bool:
+    """True when ``name`` is ``stem`` plus an English ending (``hints`` for ``hint``)."""
+    return name.startswith(stem) and name[len(stem):] in lang.INFLECTIONS
+
+
+# A file inside the package a quoted module path names (``sympy.printing.pretty`` for
+# ``sympy/printing/pretty/pretty.py``): weak evidence, like a word in a directory name.
+# Measured on the dev split: +0.9 points Acc@10, Acc@1 and Acc@5 unchanged.
+INSIDE_PACKAGE = 0.25
+
+
+# A keyword that is one word of a file's stem names the file more surely than one that is
+# only inside it (``log`` in ``log_utils`` against ``dialog``).
+STEM_PART = 0.75
+_HUMP_RE = compile_later(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
+
+
+# Words a file name adds to its subject without changing it: ``jwt-utils``, ``JwtHelper``,
+# ``fileio_types``, ``parser_impl`` are files about jwt, fileio, the parser.
+FILLER_WORDS = frozenset("util utils helper helpers impl internal common misc types".split())
+
+
+def _stem_parts(rel: str, stem_low: str) -> frozenset[str]:
+    """The words of a file's stem, lower-cased: split at ``_ - .``, and at camel-case
+    humps when ``rel`` (the path in its own case) gives them."""
+    base = rel.rsplit("/", 1)[-1] if rel else ""
+    own = base.split(".", 1)[0] if base.lower().split(".", 1)[0] == stem_low else stem_low
+    parts = [p for p in re.split(r"[_\-.]+", own) if p]
+    return frozenset(h.lower() for p in parts for h in (_HUMP_RE.findall(p) or [p]))
+
+
+def path_match(rel_low: str, kw: Keyword, rel: str = "") -> float:
+    """How strongly keyword ``kw`` names the path ``rel_low`` (lower-cased).
+
+    1.0 when a quoted path is a suffix of this path or a module path names this file
+    (or this path, two components at least, ends the quoted one: ``go-zero/rest/x.go``
+    quoted from outside the root names ``rest/x.go``),
+    0.75 when it names the package this file is the own file of (``__init__.py``), and
+    :data:`INSIDE_PACKAGE` for another file inside that package; for other keywords 1.0
+    when the keyword equals the file's stem or its one word besides :data:`FILLER_WORDS`
+    (``jwt`` for ``jwt-utils``), :data:`STEM_PART` when it is one of the
+    stem's words (``jwt-utils``, ``renderRepoCard``: split at ``_``, ``-``, ``.`` and,
+    given ``rel`` in its own case, camel-case humps), 0.5 when it is elsewhere inside the
+    file name, 0.25 when it is in a directory name; else 0. A stem-only keyword (a short
+    quoted name) counts only when it is the stem.
+    """
+    needle = kw.path_needle
+    if not needle:
+        return 0.0
+    if kw.kind == "path":
+        stem = rel_low.rsplit(".", 1)[0] if "." in rel_low.rsplit("/", 1)[-1] else rel_low
+        if rel_low == needle or rel_low.endswith("/" + needle):
+            return 1.0
+        if stem.endswith("/" + needle) or stem == needle:
+            return 1.0
+        if "/" in rel_low and needle.endswith("/" + rel_low):
+            return 1.0  # quoted from outside the root: the repository's name, a checkout's path
+        if ("/" + stem).endswith("/" + needle + "/__init__") or ("/" + stem).endswith("/" + needle + "/index"):
+            return 0.75
+        if ("/" + needle + "/") in ("/" + rel_low):
+            return INSIDE_PACKAGE
+        return 0.0
+    base = rel_low.rsplit("/", 1)[-1]
+    stem = base.split(".", 1)[0]
+    if stem in lang.PACKAGE_STEMS and "/" in rel_low:
+        # A package's own file (pkg/__init__.py, pkg/index.ts, pkg/mod.rs) is named by its directory.
+        stem = rel_low.rsplit("/", 2)[-2]
+        base = stem + "/" + base
+    if kw.stem_only:
+        return 1.0 if stem == needle else 0.0
+    flat_stem = stem.replace("_", "").replace("-", "")
+    if stem == needle or flat_stem == needle or _is_inflection(stem, needle):
+        return 1.0
+    if needle in flat_stem or needle in stem:
+        parts = _stem_parts(rel, stem)
+        if needle in parts:
+            return 1.0 if parts - FILLER_WORDS == {needle} else STEM_PART
+        return 0.5
+    if needle in rel_low[: len(rel_low) - len(base)]:
+        return 0.25
+    return 0.0
