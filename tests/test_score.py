@@ -428,6 +428,13 @@ def test_go_module_files_are_build_files() -> None:
     assert file_role("go.mod")[0] == "build" and file_role("tools/go.sum")[0] == "build"
 
 
+@pytest.mark.parametrize("rel", ["package.json", "tracing/Cargo.toml", "pyproject.toml", "setup.py",
+                                 "setup.cfg", "tox.ini", "composer.json", "tsconfig.build.json"])
+def test_package_manifests_are_build_files(rel) -> None:
+    # They hold the project's name and version, which issues quote: not where fixes land.
+    assert file_role(rel)[0] == "build"
+
+
 @pytest.mark.parametrize("rel,codes", [
     ("src/locale/es-us.js", {"es"}), ("src/locale/hu.js", {"hu"}),
     ("django/conf/locale/pt_BR/formats.py", {"pt", "formats"}), ("po/de.po", {"de"}),
