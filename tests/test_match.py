@@ -267,6 +267,32 @@ def test_a_package_file_is_named_by_its_directory(word, rel, expected) -> None:
     assert path_match(rel.lower(), kw) == expected
 
 
+NAMED_BY_A_WORD_OF_THE_NAME = [
+    # keyword, file, path match
+    ("card", "src/renderRepoCard.js", 0.75),    # a camel-case hump
+    ("repo", "src/renderRepoCard.js", 0.75),
+    ("log", "lib/log_parser.py", 0.75),         # a word between underscores
+    ("log", "ui/dialog.py", 0.5),               # only inside a longer word
+    ("jwt", "lib/jwt-utils.ts", 1.0),           # the one word besides a filler
+    ("jwt", "lib/JwtHelper.java", 1.0),
+    ("session", "lib/session-manager.ts", 0.75),  # "manager" is a word of its own
+    ("der", "src/renderRepoCard.js", 0.5),      # inside a hump, not one
+]
+
+
+@pytest.mark.parametrize("word,rel,expected", NAMED_BY_A_WORD_OF_THE_NAME,
+                         ids=[f"{c[0]}@{c[1]}" for c in NAMED_BY_A_WORD_OF_THE_NAME])
+def test_a_word_of_a_file_name_names_it_more_than_a_substring(word, rel, expected) -> None:
+    kw = make_keyword(word, "word")
+    assert path_match(rel.lower(), kw, rel) == expected
+
+
+def test_without_the_path_in_its_own_case_only_separators_split_a_name() -> None:
+    # (the lower-cased path alone has no humps: renderrepocard is one word)
+    assert path_match("src/renderrepocard.js", make_keyword("card", "word")) == 0.5
+    assert path_match("lib/jwt-utils.ts", make_keyword("jwt", "word")) == 1.0
+
+
 # --------------------------------------------------------------------------- #
 # Reading: binary detection, encodings
 # --------------------------------------------------------------------------- #

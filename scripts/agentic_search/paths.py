@@ -26,7 +26,8 @@ INSIDE_PACKAGE = 0.25
 
 
 # A keyword that is one word of a file's stem names the file more surely than one that is
-# only inside it (``log`` in ``log_utils`` against ``dialog``).
+# only inside it (``log`` in ``log_utils`` against ``dialog``). Measured on the dev
+# splits: Acc@1 +1 issue, nothing lower; 0.6 gained nothing.
 STEM_PART = 0.75
 _HUMP_RE = compile_later(r"[A-Z]+(?![a-z])|[A-Z]?[a-z0-9]+")
 
