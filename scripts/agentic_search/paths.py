@@ -38,11 +38,11 @@ FILLER_WORDS = frozenset("util utils helper helpers impl internal common misc ty
 
 
 def _stem_parts(rel: str, stem_low: str) -> frozenset[str]:
-    """The words of a file's stem, lower-cased: split at ``_ - .``, and at camel-case
+    """The words of a file's stem, lower-cased: split at ``_`` and ``-``, and at camel-case
     humps when ``rel`` (the path in its own case) gives them."""
     base = rel.rsplit("/", 1)[-1] if rel else ""
     own = base.split(".", 1)[0] if base.lower().split(".", 1)[0] == stem_low else stem_low
-    parts = [p for p in re.split(r"[_\-.]+", own) if p]
+    parts = [p for p in re.split(r"[_-]+", own) if p]
     return frozenset(h.lower() for p in parts for h in (_HUMP_RE.findall(p) or [p]))
 
 
@@ -56,7 +56,7 @@ def path_match(rel_low: str, kw: Keyword, rel: str = "") -> float:
     :data:`INSIDE_PACKAGE` for another file inside that package; for other keywords 1.0
     when the keyword equals the file's stem or its one word besides :data:`FILLER_WORDS`
     (``jwt`` for ``jwt-utils``), :data:`STEM_PART` when it is one of the
-    stem's words (``jwt-utils``, ``renderRepoCard``: split at ``_``, ``-``, ``.`` and,
+    stem's words (``jwt-utils``, ``renderRepoCard``: split at ``_`` and ``-`` and,
     given ``rel`` in its own case, camel-case humps), 0.5 when it is elsewhere inside the
     file name, 0.25 when it is in a directory name; else 0. A stem-only keyword (a short
     quoted name) counts only when it is the stem.
