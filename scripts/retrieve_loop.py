@@ -35,6 +35,22 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 
+def _bytecode_in_the_cache() -> None:
+    """Compiled modules go to the user's cache directory, not beside the scripts: a skill
+    kept inside the tree it searches (``.claude/skills/...`` of a project) must write
+    nothing there. A caller's own choice (PYTHONPYCACHEPREFIX, -B,
+    PYTHONDONTWRITEBYTECODE) stands."""
+    if sys.flags.dont_write_bytecode or getattr(sys, "pycache_prefix", None) is not None:
+        return
+    xdg = os.environ.get("XDG_CACHE_HOME", "")
+    home = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    sys.pycache_prefix = os.path.join(home, "agentic-search", "pycache")
+
+
+if __name__ == "__main__":
+    _bytecode_in_the_cache()  # before the package is imported
+
+
 def _build_parser():
     import argparse
 
@@ -103,6 +119,18 @@ def _silence_stdout() -> None:
         os.close(devnull)
 
 
+def _stdout_open() -> bool:
+    """Whether there is a standard output to print to (``>&-`` closes it: Python then has
+    no sys.stdout, or one whose descriptor is gone)."""
+    if sys.stdout is None:
+        return False
+    try:
+        os.fstat(sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        return hasattr(sys.stdout, "getvalue")  # an in-memory stream (tests) is open
+    return True
+
+
 def _stdout_needs_ascii() -> bool:
     encoding = (getattr(sys.stdout, "encoding", None) or "utf-8").lower().replace("-", "").replace("_", "")
     return encoding not in ("utf8", "utf16", "utf32", "utf8sig")
@@ -115,6 +143,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse printed usage or help
         return exit_.code if isinstance(exit_.code, int) else 2
+    if not _stdout_open():
+        print("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
+              "would be lost)", file=sys.stderr)
+        return 1
     from agentic_search.cli import run
     from agentic_search.request import RequestError, UsageError, from_args
 

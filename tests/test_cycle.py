@@ -114,10 +114,11 @@ def test_judgements_override_scores_and_enter_the_context(tmp_path, tree):
     assert out.state.scores["src/handlers/users.ts"].judged
 
 
-def test_the_files_to_judge_next_are_never_ones_the_query_left_out(tmp_path):
+def test_the_files_to_judge_next_are_never_ones_the_caller_left_out(tmp_path):
     # weak.py was scored in cycle 1 and keeps its place in the ranking; the next call
-    # leaves it out (the loop's own exclude of a weak file, or the caller's), so the
-    # sentence that names the files to judge next must not send the caller to it.
+    # leaves it out, so the sentence that names the files to judge next must not send
+    # the caller to it. more.py the loop set aside itself (weak in cycle 1): it is ranked
+    # again and, standing next, named.
     root = write_tree(tmp_path / "repo", {
         "src/core.py": "def frobnicate_widget(widget):\n    return widget.frob()\n" + "# widget frobnicate\n" * 6,
         "src/helper.py": "from .core import frobnicate_widget\n\ndef help_widget(widget):\n"
@@ -127,11 +128,12 @@ def test_the_files_to_judge_next_are_never_ones_the_query_left_out(tmp_path):
     })
     first = run_cycle(str(root), LoopState(root=str(root)),
                       request(tmp_path, task="frobnicate_widget breaks on a widget"), {}, ENV)
-    assert "src/weak.py" in first.state.scores
+    assert "src/weak.py" in first.state.scores and "src/more.py" in first.state.proposal.set_aside
     out = run_cycle(str(root), first.state, request(tmp_path, excludes=("src/weak.py",)), {"src/core.py": 1.0}, ENV)
     assert out.view.decision.reason == "sufficient"
     named = out.view.decision.why.split("judge the next: ")[1].split(", ")
-    assert named == ["src/helper.py"]  # weak.py the caller left out, more.py the loop did
+    assert named == ["src/helper.py", "src/more.py"]  # not weak.py, which the caller left out
+    assert "src/more.py" not in {r.id for r in out.view.results}  # set aside: never shown again
     assert "src/weak.py" in [rel for rel in out.state.scores]  # still remembered
 
 
@@ -285,3 +287,19 @@ def test_a_quoted_short_name_that_names_no_file_is_no_gap(tmp_path, tree):
     out = run_cycle(str(tree), st, request(tmp_path, task="Throttle is ignored\n\nThe `fn` passed to the "
                                            "throttle middleware and `QuuxWidgetFactory` are never called."), {}, ENV)
     assert "fn" not in out.view.gaps and "QuuxWidgetFactory" in out.view.gaps
+
+
+def test_limit_changes_what_is_shown_never_what_later_cycles_search(tmp_path):
+    # --limit is for reading: the files a cycle sets aside, and so every later cycle,
+    # are the same whether the caller reads 2 results or 20.
+    files = {"src/core.py": "def frobnicate_widget(widget):\n    return widget.frob()\n" + "# widget frobnicate\n" * 6}
+    files.update({f"src/w{i}.py": f"# a widget {i}\n" + "y = 2\n" * (20 + i) for i in range(8)})
+    root = write_tree(tmp_path / "repo", files)
+    task = "frobnicate_widget breaks on a widget"
+    outs = []
+    for limit in (2, 20):
+        first = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task, limit=limit), {}, ENV)
+        second = run_cycle(str(root), first.state, request(tmp_path, limit=limit), {}, ENV)
+        outs.append((first.state.proposal, sorted((r, e.score) for r, e in second.state.scores.items())))
+    assert outs[0][0].set_aside  # weak files beyond the second were set aside all the same
+    assert outs[0] == outs[1]

@@ -78,3 +78,10 @@ def test_terms_learned_from_files_the_tool_is_unsure_of_are_called_a_guess():
     assert unsure.action == sure.action == "refine" and not unsure.done
     assert "a guess: colors, client" in unsure.why and "--judge" in unsure.why
     assert sure.why == "searching the codebase's own terms: refresh, jwt"
+
+
+def test_a_likely_first_file_that_does_not_stand_out_is_named_while_the_search_goes_on():
+    d = decide(ev(confidence=0.878, learned=("hour", "minute"), top="src/plugin/duration/index.js"))
+    assert (d.action, d.done) == ("refine", False)
+    assert d.why.startswith("src/plugin/duration/index.js is likely (confidence 0.878)")
+    assert d.why.endswith("hour, minute")

@@ -145,10 +145,10 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     assert "app/other.c" not in found
 
 
-def test_a_judged_cycle_scores_the_files_the_loop_excluded_on_its_own_scale(tmp_path):
+def test_a_judged_cycle_scores_the_files_the_loop_set_aside_on_its_own_scale(tmp_path):
     root = write_tree(tmp_path / "repo", TREE)
     first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)
-    excluded = [e for e in first.state.proposal.excludes if e in first.state.scores]
+    excluded = [e for e in first.state.proposal.set_aside if e in first.state.scores]
     assert excluded  # weak files of cycle 1, excluded from the next cycle's results
     plain = run_cycle(str(root), first.state, _req(tmp_path), {}, ENV)
     assert all(plain.state.scores[e].cycle == 1 for e in excluded)  # unjudged: kept as they were

@@ -431,3 +431,11 @@ def test_a_typescript_declaration_file_only_declares(tmp_path) -> None:
     assert defines(tmp_path, "types/index.d.ts", source, "Session") == 0.5
     assert defines(tmp_path, "src/index.ts", "export function parseDate(s: string): Date {\n  return new Date(s)\n}\n",
                    "parseDate") == 1.0
+
+
+def test_a_rust_module_declared_by_mod_name_semicolon_is_defined_elsewhere(tmp_path) -> None:
+    # `mod semaphore;` points at semaphore.rs, where the module's body is; matching is
+    # case-blind, so counting it would make the parent "define" a struct Semaphore.
+    assert defines(tmp_path, "a.rs", "mod semaphore;\npub use semaphore::Semaphore;\n", "Semaphore") == 0.5
+    assert defines(tmp_path, "b.rs", "mod tests {\n    fn t() {}\n}\n", "tests") == 1.0
+    assert defines(tmp_path, "c.rs", "pub struct Marker;\n", "Marker") == 1.0  # a unit struct is whole

@@ -602,3 +602,9 @@ def test_short_environment_items_and_bot_regions_give_no_keywords():
     words = {k.text.lower() for k in extract_keywords(task)}
     assert not {"chrome", "browser", "sponsors", "rewarded", "funded", "issuehunt"} & words
     assert {"locale", "negotiation", "parser"} <= words  # a longer item is the reporter's text
+
+
+def test_a_blank_to_fill_in_is_no_keyword():
+    task = "Which version?\n- [ ] other release - please state the version: ___\n`__init__` breaks on __i"
+    texts = {k.text for k in extract_keywords(task)}
+    assert "___" not in texts and "__init__" in texts

@@ -256,17 +256,19 @@ def refine(**over) -> NextQuery:
     return refine_query(**args)
 
 
-def test_refine_excludes_shown_files_below_0_2() -> None:
+def test_refine_sets_aside_shown_files_below_0_2() -> None:
     assert EXCLUDE_BELOW == 0.2
     q = refine()
-    assert "src/user.py" in q.excludes and "src/util.py" in q.excludes
-    assert "src/db.py" not in q.excludes and "src/auth/tokens.py" not in q.excludes
+    assert "src/user.py" in q.set_aside and "src/util.py" in q.set_aside
+    assert "src/db.py" not in q.set_aside and "src/auth/tokens.py" not in q.set_aside
+    assert not q.excludes  # the caller's excludes stay the caller's
 
 
-def test_refine_keeps_existing_excludes_without_duplicates() -> None:
-    q = refine(excludes=["build/**", "src/user.py"])
-    assert q.excludes[0] == "build/**"
-    assert list(q.excludes).count("src/user.py") == 1
+def test_refine_keeps_existing_excludes_and_set_aside_without_duplicates() -> None:
+    q = refine(excludes=["build/**", "src/user.py"], set_aside=["src/old.py"])
+    assert q.excludes == ("build/**", "src/user.py")
+    assert "src/user.py" not in q.set_aside  # the caller left it out already
+    assert q.set_aside[0] == "src/old.py" and list(q.set_aside).count("src/util.py") == 1
 
 
 def test_refine_focus_areas_name_gaps_and_unseen_related_files() -> None:

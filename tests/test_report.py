@@ -254,3 +254,33 @@ def test_the_same_line_is_quoted_once():
     text = "\n".join(["#if DIAGNOSTICS", "x = 1", "#if DIAGNOSTICS", "  #if DIAGNOSTICS", "y = diagnostics()"])
     kws = keywords_from_list(["DIAGNOSTICS"])
     assert summary_lines(text, kws) == ["L1: #if DIAGNOSTICS", "L5: y = diagnostics()"]
+
+
+def test_a_line_the_task_pasted_is_quoted_first_where_the_file_holds_it():
+    from agentic_search.query import quoted_lines
+    task = ("Post-increment returns const.\nLooking in `json.hpp` we find:\n```\n"
+            "    iter_impl const operator++(int) // NOLINT\n    {\n        return result;\n    }\n```\n")
+    text = "\n".join(["// iterator", "class iter_impl {"] + ["  int token;"] * 5 +
+                     ["  iter_impl const operator++(int) // NOLINT", "  {", "  }", "};"])
+    kws = keywords_from_list(["iter_impl", "token"])
+    quoted = quoted_lines(task)
+    assert quoted == ("iter_impl const operator++(int) // nolint",)  # short and header lines left out
+    got = summary_lines(text, kws, quoted=quoted)
+    assert got[0] == "L8: iter_impl const operator++(int) // NOLINT"
+    assert "L2: class iter_impl {" in got[1:]  # then the keyword lines, in file order
+    assert summary_lines(text, kws)[0] == "L2: class iter_impl {"  # without the task's code: file order
+    assert summary_lines("nothing here\n", kws, quoted=quoted) == []
+
+
+def test_quoted_lines_come_from_code_only():
+    from agentic_search.query import quoted_lines
+    task = ("A long prose line that is not code at all, surely.\n"
+            ">>> frobnicate_widget(size=3)\n"
+            "    File \"app/core.py\", line 3, in frobnicate_widget\n"
+            "import numpy as np_long_alias_name\n"
+            "Call `make_widget_factory(x)` first.\n")
+    got = quoted_lines(task)
+    assert "frobnicate_widget(size=3)" in got  # the prompt taken off
+    assert "make_widget_factory(x)" in got
+    assert not any("prose" in q for q in got)
+    assert not any(q.startswith("import") for q in got)

@@ -151,9 +151,6 @@ BAD_INPUT = [
     ("judge score above 1", _judge("app/router.py=1.5"), "between 0 and 1"),
     ("judge score below 0", _judge("app/router.py=-0.1"), "between 0 and 1"),
     ("judge score nan", _judge("app/router.py=nan"), "between 0 and 1"),
-    ("max-cycles 0", _flag("--max-cycles", "0"), "--max-cycles 0"),
-    ("limit 0", _flag("--limit", "0"), "--limit 0"),
-    ("max-file-kb 0", _flag("--max-file-kb", "0"), "--max-file-kb 0"),
     ("state is a directory", lambda tmp, root: ["--root", root, "--state", tmp, "--keywords", "route"],
      "is a directory"),
 ]
@@ -165,6 +162,20 @@ def test_bad_input_on_first_call_is_one_line_exit_1_and_creates_no_state(tmp_pat
     assert_one_line_error(run_cli(*args), needle)
     assert not (tmp_path / "s.json").is_file()
     assert temp_files(tmp_path) == []
+
+
+FLAG_BELOW_ONE = [("--max-cycles", "0"), ("--limit", "0"), ("--max-file-kb", "0"), ("--limit", "-3")]
+
+
+@pytest.mark.parametrize("flag, value", FLAG_BELOW_ONE)
+def test_a_flag_below_one_is_a_usage_error_like_one_above_its_bound(tmp_path, router, flag, value):
+    state = tmp_path / "s.json"
+    assert_one_line_error(run_cli(*_flag(flag, value)(tmp_path, router)), f"{flag} {value}: must be at least 1", code=2)
+    assert not state.is_file()
+    run_json("--root", router, "--state", state, "--keywords", "route")
+    before = state.read_bytes()
+    assert_one_line_error(run_cli(*_flag(flag, value)(tmp_path, router)), f"{flag} {value}", code=2)
+    assert state.read_bytes() == before
 
 
 LATER_BAD_INPUT = [c for c in BAD_INPUT if c[0] not in ("no keywords and no task", "blank task", "state is a directory")]
@@ -209,9 +220,10 @@ def test_help_exits_0_and_names_every_flag():
 # --- corrupt, foreign and other-root state files ---------------------------------------
 
 CORRUPT = [
-    ("invalid json", b"{bad", "state file is corrupt"),
+    ("invalid json", b"{bad", "not an agentic-search state file"),
+    ("truncated state", b'{"format":"agentic-search-state","version":2,"ro', "state file is corrupt"),
     ("empty file", b"", "state file is corrupt"),
-    ("not utf-8", b"\xff\xfe{}", "state file is corrupt"),
+    ("not utf-8", b"\xff\xfe{}", "not an agentic-search state file"),
     ("json array", b"[1, 2]", "not an agentic-search state file"),
     ("json string", b'"agentic-search-state"', "not an agentic-search state file"),
     ("object of another format", b'{"format": "other-tool", "version": 1, "scores": {}}',
@@ -236,7 +248,11 @@ def test_corrupt_or_foreign_state_is_an_error_and_left_untouched(tmp_path, route
     assert temp_files(tmp_path) == []
 
 
-@pytest.mark.parametrize("content", [c[1] for c in CORRUPT], ids=[c[0] for c in CORRUPT])
+OURS = [c for c in CORRUPT if not c[1].strip() or b'"agentic-search-state"' in c[1]]
+FOREIGN = [c for c in CORRUPT if c not in OURS]
+
+
+@pytest.mark.parametrize("content", [c[1] for c in OURS], ids=[c[0] for c in OURS])
 def test_reset_starts_over_from_a_corrupt_state_file(tmp_path, router, content):
     state = tmp_path / "s.json"
     state.write_bytes(content)
@@ -244,6 +260,15 @@ def test_reset_starts_over_from_a_corrupt_state_file(tmp_path, router, content):
     assert out["cycle"] == 1
     saved = json.loads(state.read_text(encoding="utf-8"))
     assert saved["format"] == "agentic-search-state" and saved["version"] == 2
+
+
+@pytest.mark.parametrize("content", [c[1] for c in FOREIGN], ids=[c[0] for c in FOREIGN])
+def test_reset_leaves_a_file_that_names_no_state_format_alone(tmp_path, router, content):
+    state = tmp_path / "s.json"
+    state.write_bytes(content)
+    proc = run_cli("--root", router, "--state", state, "--keywords", "route", "--reset")
+    assert_one_line_error(proc, "not an agentic-search state file")
+    assert state.read_bytes() == content
 
 
 # A state file of the right format whose fields were hand-edited: each must fail cleanly
@@ -833,3 +858,93 @@ def test_a_file_judged_earlier_shows_again_in_results_when_new_keywords_bring_it
     later = run_json("--root", router, "--state", state, "--keywords", "Throttle", "--max-cycles", "4")
     shown = {r["id"]: r for r in later["results"]}
     assert "lib/throttle.py" in shown and shown["lib/throttle.py"]["lines"]
+
+
+def test_reset_never_replaces_a_file_that_is_not_a_state(tmp_path, router):
+    # --state named by mistake (a source file, a note): --reset refuses it, untouched,
+    # and no lock file is left beside it.
+    note = tmp_path / "notes.py"
+    note.write_text("def keep_me():\n    return 1\n")
+    proc = run_cli("--root", router, "--state", note, "--reset", "--keywords", "route")
+    assert_one_line_error(proc, "is not an agentic-search state file")
+    assert "--reset" not in proc.stderr.split("(")[0]  # it does not advise the flag that would destroy it
+    assert note.read_text() == "def keep_me():\n    return 1\n"
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("notes")) == ["notes.py"]
+    # A state of the tool's own, even a corrupt one, is what --reset is for.
+    state = tmp_path / "s.json"
+    state.write_bytes(b'{"format":"agentic-search-state","version":2,"ro')
+    assert run_json("--root", router, "--state", state, "--reset", "--keywords", "route")["cycle"] == 1
+
+
+
+def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_path):
+    # A project that vendors the skill (.claude/skills/agentic-search) and searches
+    # itself: the modules' compiled bytecode goes to the user's cache, not the tree.
+    import shutil
+    tree = tmp_path / "project"
+    skill = tree / ".claude" / "skills" / "agentic-search" / "scripts"
+    shutil.copytree(SCRIPT.parent, skill, ignore=shutil.ignore_patterns("__pycache__"))
+    (tree / "app.py").write_text("def route():\n    return 1\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--root", str(tree),
+                           "--state", str(tmp_path / "s.json"), "--keywords", "route"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not list(tree.rglob("__pycache__"))
+    assert list((tmp_path / "cache" / "agentic-search" / "pycache").rglob("*.pyc"))
+
+
+def test_a_long_run_of_word_characters_in_the_task_costs_its_length_not_its_square(tmp_path, router):
+    # A 200,000-character word (a base64 blob, a CJK paragraph without spaces) once took
+    # minutes in one regular expression; a quadratic cost would blow the timeout here.
+    task = tmp_path / "task.txt"
+    task.write_text("x" * 100_000 + " " + "認" * 100_000, encoding="utf-8")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--task-file", task, "--keywords", "route")
+    assert out["cycle"] == 1
+
+
+def test_keywords_that_are_not_utf8_are_searched_like_a_task_files_text(tmp_path, router):
+    # argv bytes that are not UTF-8 reach Python as surrogate escapes: U+FFFD, no traceback.
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", str(tmp_path / "s.json"),
+                           b"--keywords", b"\xff\xfe", b"route"], capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["query"]["keywords"][0] == "\ufffd\ufffd" and out["results"]
+
+
+def test_a_keyword_written_as_a_file_holds_it_matches_whatever_case_folding_makes_of_it(tmp_path):
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("# straße σας İstanbul ﬁle\n", encoding="utf-8")
+    for kw in ("straße", "σας", "İstanbul", "ﬁle"):
+        out = run_json("--root", root, "--state", tmp_path / "s.json", "--reset", "--keywords", kw, "--no-cache")
+        assert [r["id"] for r in out["results"]] == ["a.py"] and out["gaps"] == [], kw
+
+
+def test_a_closed_standard_output_is_an_error_before_anything_runs(tmp_path, router):
+    state = tmp_path / "s.json"
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", str(state),
+                           "--keywords", "route"], stderr=subprocess.PIPE, text=True, timeout=120,
+                          preexec_fn=lambda: os.close(1))
+    assert proc.returncode == 1 and "standard output is closed" in proc.stderr
+    assert "Traceback" not in proc.stderr and not state.exists()
+
+
+@pytest.mark.parametrize("exclude", ["lib", "lib/", "./lib"])
+def test_an_exclude_naming_a_directory_leaves_the_directory_out(tmp_path, router, exclude):
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle", "--exclude", exclude)
+    assert "lib/throttle.py" not in all_ids(out) and "app/router.py" in all_ids(out)
+
+
+@pytest.mark.parametrize("flag, value", [("--exclude", "/etc/passwd"), ("--exclude", "./"), ("--exclude", ""),
+                                         ("--patterns", ""), ("--patterns", "/"), ("--exclude", "../x")])
+def test_a_path_flag_that_names_nothing_in_the_tree_is_a_usage_error(tmp_path, router, flag, value):
+    proc = run_cli("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle", flag, value)
+    assert_one_line_error(proc, flag, code=2)
+
+
+def test_a_doubled_slash_in_a_pattern_selects_what_a_single_one_does(tmp_path, router):
+    ids = [all_ids(run_json("--root", router, "--state", tmp_path / f"s{i}.json", "--keywords", "throttle",
+                            "--patterns", p)) for i, p in enumerate(("app/*.py", "app//*.py", "./app/*.py"))]
+    assert ids[0] == ids[1] == ids[2] and "app/router.py" in ids[0]

@@ -54,7 +54,7 @@ def busy_state() -> LoopState:
     return LoopState(
         root="/r", task="add a route", max_cycles=3, max_file_bytes=4096, cycle=2, done=False,
         proposal=Query(("**",), (make_keyword("route", "given"), make_keyword("throttle", "learned", 0.3),
-                                 make_keyword("limiter", "synonym", 0.6, group="rate limit")), ("x.py",)),
+                                 make_keyword("limiter", "synonym", 0.6, group="rate limit")), ("x.py",), ("w.py",)),
         scores={"b.py": ScoreEntry(0.5, 1, "route x1"), "a.py": ScoreEntry(0.9, 2, "defines route", judged=True)},
         judgements={"a.py": 0.9}, seen_ids=("a.py", "b.py"), pending_related=("c.py",),
         history=(HistoryEntry(1, ("route",), 9, 2, 0.8),), last=view,
@@ -264,3 +264,34 @@ def test_the_lock_serializes_two_holders_and_a_waiter_gives_up_cleanly(tmp_path)
                 pass
     t.join(10)
     assert order == ["first", "second"]
+
+
+def test_a_state_written_before_set_aside_loads_with_none(tmp_path):
+    # The loop's set-aside files used to be kept among the excludes: such a state loads,
+    # its excludes as they were and nothing set aside.
+    path = str(tmp_path / "s.json")
+    save_state(path, busy_state())
+    data = json.loads(open(path).read())
+    del data["next_query"]["set_aside"]
+    open(path, "w").write(json.dumps(data))
+    loaded = load_state(path)
+    assert loaded.proposal.excludes == ("x.py",) and loaded.proposal.set_aside == ()
+
+
+@pytest.mark.parametrize("field", ["scores", "judgements", "seen_ids", "pending_related"])
+@pytest.mark.parametrize("rel", ["../outside/secret.py", "/etc/passwd", "a/../../b", ""])
+def test_a_state_naming_a_path_outside_the_tree_is_refused(tmp_path, field, rel):
+    # The state's files are what the agent is told to read next: one edited to name a
+    # file outside the tree is refused, never served.
+    path = str(tmp_path / "s.json")
+    save_state(path, busy_state())
+    data = json.loads(open(path).read())
+    if field == "scores":
+        data["scores"][rel] = data["scores"]["b.py"]
+    elif field == "judgements":
+        data["judgements"][rel] = 1.0
+    else:
+        data[field].append(rel)
+    open(path, "w").write(json.dumps(data))
+    with pytest.raises(StateError, match=field):
+        load_state(path)

@@ -424,3 +424,23 @@ def test_a_named_file_outside_the_root_or_of_the_tool_is_not_added(tmp_path):
     got = rels(walk(str(tmp_path / "r"), ["link.txt", "../out.txt", "state.json"],
                     skip_paths=[str(tmp_path / "r" / "state.json")]))
     assert got == []
+
+
+def test_a_link_that_cannot_be_read_is_skipped_not_fatal(tmp_path, monkeypatch):
+    # os.path.realpath raises when readlink fails (a /proc/N/exe of a kernel thread,
+    # another user's process): the link is skipped and counted, the walk goes on.
+    root = tmp_path / "repo"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "a.py").write_text("x = 1\n")
+    (root / "src" / "kexe").symlink_to(root / "src" / "a.py")
+    real = os.path.realpath
+
+    def failing(path, *a, **k):
+        if str(path).endswith("kexe"):
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real(path, *a, **k)
+
+    monkeypatch.setattr(os.path, "realpath", failing)
+    result = walk(str(root))
+    assert [f.rel for f in result.files] == ["src/a.py"]
+    assert dict(result.skipped).get("symlink_broken") == 1

@@ -13,6 +13,7 @@ import os
 import sys
 from typing import Any, Optional
 
+from . import fsafe
 from .index import open_index
 from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
 from .output import COMPACT, FULL, render, to_output
@@ -56,7 +57,7 @@ def _check_before_the_lock(request: Request) -> None:
     fresh = request.reset or not os.path.lexists(request.state_path)
     if request.root is None and fresh:
         raise UsageError(ROOT_REQUIRED)
-    check_writable_target(request.state_path, request.state_shown)
+    check_writable_target(request.state_path, request.state_shown, replacing=request.reset)
     if request.root is not None:
         check_root(request.root, request.root)
         resolve_judgements(request.root, request.judgements, _own_files(request))
@@ -80,7 +81,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             raise UsageError(ROOT_REQUIRED)
         root = state.root
         check_root(root, root)
-    if state is not None and os.path.realpath(state.root) != os.path.realpath(root):
+    if state is not None and fsafe.resolved(state.root) != fsafe.resolved(root):
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")

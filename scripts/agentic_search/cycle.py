@@ -31,7 +31,7 @@ from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
-    keywords_from_list, make_keyword, merge_keywords, normalize
+    keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, decode_text, ranked_names
@@ -48,6 +48,9 @@ RELATED_SCAN_FILES = 50
 # Evidence a related file gets for being imported by / importing a relevant file, as a
 # share of the best file's evidence (scaled down for long task texts).
 RELATED_BONUS = 0.15
+# The files a cycle may set aside (exclude from later results) are among its best this
+# many, the default --limit: the same whatever limit the caller reads with.
+EXCLUDE_WINDOW = DEFAULT_LIMIT
 # Files whose imports may be followed (expand): the leaders of the ranking.
 EXPAND_FROM_TOP = 3
 # Related files proposed for one expansion at most.
@@ -101,7 +104,7 @@ class Dispatched:
     docs: tuple[Document, ...]
     by_rel: Mapping[str, Document]
     walked_rels: tuple[str, ...]
-    hidden: frozenset[str]       # read and scored, never shown: the loop's exact-file excludes
+    hidden: frozenset[str]       # read and scored, never shown: exact-file excludes, set-aside files
     stats: Stats
 
 
@@ -156,7 +159,8 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
         cycle=state.cycle + 1,
         max_cycles=request.max_cycles or state.max_cycles,
         task=task,
-        query=Query(tuple(patterns or ["**"]), tuple(keywords), tuple(excludes)),
+        query=Query(tuple(patterns or ["**"]), tuple(keywords), tuple(excludes),
+                    proposal.set_aside if proposal else ()),
         judgements=merged,
         limit=request.limit,
     )
@@ -165,13 +169,14 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
 def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     """DISPATCH: walk the tree (patterns, glob excludes) and read every candidate once.
 
-    Excludes that name a file exactly (the loop's own: files shown below the rubric's
-    0.2) are still read and searched - so a keyword is never reported as matching
-    nothing while a file holds it - but never shown; they are counted as ``excluded``.
+    Excludes that name a file exactly, and the files the loop set aside (shown below the
+    rubric's 0.2), are still read and searched - so a keyword is never reported as
+    matching nothing while a file holds it - but never shown; they are counted as
+    ``excluded``. Globs, and paths naming a directory, prune the walk.
     """
-    walked = walk(root, p.query.patterns, [e for e in p.query.excludes if any(c in e for c in "*?[{")],
-                  skip_paths=env.skip_paths, max_bytes=max_file_bytes)
-    literal = frozenset(e for e in p.query.excludes if not any(c in e for c in "*?[{"))
+    pruned = [e for e in p.query.excludes if any(c in e for c in "*?[{") or _is_dir(root, e)]
+    walked = walk(root, p.query.patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
+    literal = frozenset(e for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
     rels = tuple(f.rel for f in walked.files)
     hidden = frozenset(r for r in rels if r in literal)
     docs, binary, unreadable = load_documents(walked.files, env.cache, env.progress)
@@ -260,9 +265,11 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
         scored, fb = _with_leaders(p, d, scored, state, imports)
     gaps = _gaps(p.query.keywords, corpus, matches, d.docs, env.cache)
     # A cycle the caller's judgements inform ranks every file it read on one scale: the
-    # loop's own excludes (weak files of an earlier cycle) stay out of ``shown`` but take
+    # files the loop set aside (weak in an earlier cycle) stay out of ``shown`` but take
     # this cycle's scores in the loop's memory, where the judgements may have lifted them
     # (else their stale entries of an earlier scale would stand beside this cycle's).
+    # Without judgements they keep their entries: a later query is partly the loop's
+    # guess, and scoring them again with it lost more than it found (bench/README.md).
     informed = fb is not None and not fb.verdicts.empty
     visible = list(scored) if informed else [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
@@ -381,10 +388,13 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     # Excludes follow the standing, not the calibrated score: on a ranking the tool is
     # unsure of every shown file scores below 0.2, and the best of them are still the
     # candidates to search again (a judged-irrelevant file stands at the caller's score).
-    shown = {s.rel for s in ev.shown}
-    standing = [s for s in ev.relative if s.rel in shown]
+    # The files weighed are the best EXCLUDE_WINDOW not yet set aside, whatever --limit
+    # shows: the limit is for reading, never a change to the search.
+    window = {s.rel for s in islice((s for s in ev.scored if s.rel not in d.hidden), EXCLUDE_WINDOW)}
+    standing = [s for s in ev.relative if s.rel in window]
     return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, standing, ev.gaps, learned,
-                        syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam)
+                        syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam,
+                        set_aside=p.query.set_aside)
 
 
 def _change(p: Plan, nq: NextQuery) -> Change:
@@ -399,7 +409,7 @@ def _change(p: Plan, nq: NextQuery) -> Change:
                     else _translation(k) if k.translated and k.group
                     else f"{k.text} ({k.kind.value})")
     drops = tuple(k.text for k in p.query.keywords if normalize(k.text) not in nxt)
-    new_excludes = tuple(e for e in nq.excludes if e not in p.query.excludes)
+    new_excludes = tuple(e for e in nq.set_aside if e not in p.query.set_aside)
     return Change(tuple(adds), drops, new_excludes, nq.focus_areas)
 
 
@@ -413,8 +423,9 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
+    quoted = quoted_lines(p.task)
     return tuple(build_result(s, d.by_rel.get(s.rel), p.query.keywords, ev.matches.get(s.rel),
-                              ev.related.get(s.rel, ()), _ranked(cache, d.by_rel.get(s.rel)))
+                              ev.related.get(s.rel, ()), _ranked(cache, d.by_rel.get(s.rel)), quoted)
                  for s in ev.shown)
 
 
@@ -470,6 +481,11 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         shown = s.score if cap is None or s.rel in judgements or not ev.calibrated else min(s.score, cap)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
+
+
+def _is_dir(root: str, rel: str) -> bool:
+    """Whether ``rel`` (a tree path) names a directory under ``root`` now."""
+    return os.path.isdir(os.path.join(root, *rel.split("/")))
 
 
 def _exists(root: str, rel: str) -> bool:
@@ -532,9 +548,10 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle), ev, d, root)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
-    # The files to judge next: the best the caller has not judged, less those this
-    # cycle's query left out (a file cycle 1 showed below 0.2 keeps its old place in the
-    # ranking, but the loop has set it aside).
+    # The files to judge next: the best of the ranking the caller has not judged, less
+    # those the caller left out. A file the loop set aside (shown weak in an earlier
+    # cycle) keeps its place in the ranking: when it stands among the next best, it is
+    # the next to read.
     left_out = frozenset(p.query.excludes)
     unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
                             NEXT_UNJUDGED))
@@ -552,7 +569,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         if env.compute_hints else {}
     view = CycleView(
         cycle=p.cycle, max_cycles=p.max_cycles, patterns=p.query.patterns,
-        keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes,
+        keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes + p.query.set_aside,
         stats=replace(d.stats, files_matched=len(ev.matches)),
         results=results, decision=decision, change=_change(p, nq),
         gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS),
@@ -579,7 +596,7 @@ def next_state(state: LoopState, p: Plan, nq: NextQuery, view: CycleView, new_id
     loop's memory merged with this cycle's, :func:`merge_scores`)."""
     return state.with_(
         task=p.task, max_cycles=p.max_cycles, cycle=p.cycle, done=view.decision.done,
-        proposal=Query(nq.patterns, nq.keywords, nq.excludes),
+        proposal=Query(nq.patterns, nq.keywords, nq.excludes, nq.set_aside),
         scores=dict(scores),
         judgements=dict(p.judgements),
         seen_ids=state.seen_ids + tuple(new_ids),

@@ -112,6 +112,11 @@ def decide(e: Evidence) -> Decision:
         if e.confidence < UNSURE_BELOW:
             return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)
                       + "; judging what you read (--judge) steers better")
+        if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top:
+            # Sure of the first file without it standing out: the search goes on for the
+            # rest of the fix, and the agent may read the first file meanwhile.
+            return go("refine", f"{e.top} is likely (confidence {confidence:g}) but does not stand out; "
+                      "searching the codebase's own terms for more: " + ", ".join(e.learned))
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
     if e.confidence < UNSURE_BELOW:
         return stop("broaden", "exhausted",

@@ -49,6 +49,24 @@ def identity(st: os.stat_result) -> FileId:
     return (st.st_dev, st.st_ino)
 
 
+def resolve(path: str) -> Optional[str]:
+    """``os.path.realpath(path)``, or None when it cannot be resolved: realpath follows
+    links without ``strict`` yet still raises when a link cannot be read (``/proc/N/exe``
+    of a kernel thread lstat's as a link whose readlink fails; another user's process
+    gives EACCES), and a name with a NUL byte is a ValueError."""
+    try:
+        return os.path.realpath(path)
+    except (OSError, ValueError):
+        return None
+
+
+def resolved(path: str) -> str:
+    """:func:`resolve`, else the absolute path as written: for a path the caller names
+    (a root, a base directory) whose resolution only decides where things are kept."""
+    real = resolve(path)
+    return real if real is not None else os.path.abspath(path)
+
+
 def inside(real: str, root_real: str) -> bool:
     """Whether the resolved path ``real`` is ``root_real`` or below it."""
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)

@@ -904,7 +904,7 @@ def find_work_tree_top(root: str) -> Optional[str]:
     must be owned by the caller -- or, for the root's own ``.git``, by root.
     A refused one means no work tree: only the tree's own .gitignore files apply.
     """
-    real = cur = os.path.realpath(root)
+    real = cur = fsafe.resolved(root)
     while True:
         dot_git = os.path.join(cur, GIT_DIR_NAME)
         if os.path.lexists(dot_git):
@@ -947,7 +947,8 @@ def _small_text(path: str) -> Optional[str]:
 
 def _within(path: str, root_real: str) -> bool:
     """Whether ``path``, resolved, is ``root_real`` or below it."""
-    return fsafe.inside(os.path.realpath(path), root_real)
+    real = fsafe.resolve(path)
+    return real is not None and fsafe.inside(real, root_real)
 
 
 def _git_dir(top: str, root_real: Optional[str], common: bool = True) -> Optional[str]:
@@ -991,7 +992,7 @@ def root_rules(root: str) -> Tuple[IgnoreRules, str]:
     tree encloses it); paths given to :meth:`IgnoreRules.match` carry it.
     ``root`` itself is never treated as ignored: it was named explicitly.
     """
-    real = os.path.realpath(root)
+    real = fsafe.resolved(root)
     top = find_work_tree_top(real)
     rules = IgnoreRules()
     if top is None:

@@ -241,14 +241,14 @@ _KEY_RE = re.compile(r"[0-9a-f]{%d}" % KEY_DIGITS)
 def index_path(root: str, override: Optional[str] = None) -> str:
     """The directory of the tree's index: under :func:`base_dir`, named by a hash of the
     resolved root."""
-    key = hashlib.sha256(os.fsencode(os.path.realpath(root))).hexdigest()[:KEY_DIGITS]
-    return os.path.join(os.path.realpath(base_dir(override)), key)
+    key = hashlib.sha256(os.fsencode(fsafe.resolved(root))).hexdigest()[:KEY_DIGITS]
+    return os.path.join(fsafe.resolved(base_dir(override)), key)
 
 
 def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
     """The index of the tree at ``root``, or None when there can be none (one line on
     stderr says why: its directory is inside the tree, not a directory, not yours)."""
-    root_real = os.path.realpath(root)
+    root_real = fsafe.resolved(root)
     fingerprint = matcher_fingerprint()
     if fingerprint is None:
         return None
@@ -264,6 +264,9 @@ def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
         except FileExistsError:
             pass
         st = os.lstat(path)
+    except FileExistsError:
+        _warn(base, "is not a directory (a file or a link that leads nowhere); not used")
+        return None
     except OSError as exc:
         _warn(path, f"cannot be created ({exc.strerror or exc}); not used")
         return None

@@ -93,7 +93,9 @@ JS = Language("js", _WORDS_JS, body_words=frozenset((b"function ",)), calls=True
 # every name there is declared, none implemented (the implementation outranks them).
 TS_DECLARATIONS = replace(JS, name="ts-declarations", declares_only=True)
 GO = Language("go", _WORDS_GO, go_methods=True, reserved=_RESERVED_GO)
-RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ",)), impls=True, reserved=_RESERVED_RS)
+# (``mod name;`` declares a module whose body is another file, name.rs: only ``mod name {``
+# defines one here; a unit ``struct S;`` is a whole definition.)
+RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ", b"mod ")), impls=True, reserved=_RESERVED_RS)
 JVM = Language("jvm", _WORDS_JVM, calls=True, reserved=_RESERVED_JVM)
 C = Language("c", _WORDS_C, body_words=frozenset((b"struct ", b"class ", b"union ", b"enum ")), calls=True,
              bare_calls=True, reserved=_RESERVED_C)

@@ -137,7 +137,7 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         nq = state.proposal
         if nq is not None:
             out["next_query"].update({"patterns": list(nq.patterns), "keywords": [k.text for k in nq.keywords],
-                                      "excludes": list(nq.excludes)})
+                                      "excludes": list(nq.excludes) + list(nq.set_aside)})
         out["stats"] = view.stats.to_json()
         out["hints"] = dict(view.hints or {})
     else:

@@ -70,6 +70,11 @@ TITLE_BOOST = 2.0
 # this much. Names of traceback frames keep their weight. Measured on the dev split:
 # +0.9 points Acc@5, +0.9 Acc@10 (see bench/README.md).
 CODE_ONLY_FACTOR = 0.5
+# A quoted line of code shorter than this says too little to point at one place
+# (``return x;``, ``} else {``); a task's longest quoted lines, at most this many, are
+# looked for in the results' files.
+QUOTED_LINE_MIN_CHARS = 16
+QUOTED_LINES_KEPT = 40
 # A task with at most this many keywords is a short request (stems for its words).
 SHORT_TASK_KEYWORDS = 6
 # Identifiers shorter than this are too ambiguous to search alone ("id", "q").
@@ -155,6 +160,9 @@ _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # frames, shell commands.
 _CODE_LINE_RE = compile_later(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
 _WORD_RE = re.compile(r"[^\W\d_]+")
+_PROMPT_RE = compile_later(r"^\s*(?:>>>|\.\.\.|In \[\d*\]:|Out\[\d*\]:|\$)\s?")
+_NAME_RUN_RE = compile_later(r"[a-z]{3}")
+_QUOTED_HEADER_RE = compile_later(r"(?:import\b|from\s+[\w.]+\s+import\b|#\s*include\b|use\s+[\w:]+|using\s|package\s|require\()")
 # ``from package.module import Q, F`` in pasted code: the names imported from a module.
 _FROM_IMPORT_RE = compile_later(r"^[ \t]*(?:>>>[ \t]*)?from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([\w \t,]+)", re.M)
 _CAMEL_SPLIT_RE = re.compile(r"[A-Z]+[0-9]*(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+|[^\W_]+")
@@ -244,7 +252,10 @@ MAX_STEM_NAMES = 12
 
 
 def is_code_identifier(token: str) -> bool:
-    """True for names that only code would contain: snake_case, CamelCase, dunder."""
+    """True for names that only code would contain: snake_case, CamelCase, dunder. A run
+    of underscores alone (a form's blank to fill in, ``___``) names nothing."""
+    if not token.strip("_"):
+        return False
     if "_" in token.strip("_") or token.startswith("__"):
         return True
     inner = token[1:]
@@ -306,7 +317,13 @@ def make_keyword(text: str, kind: "Kind | str", weight: float | None = None, gro
             # "expiry" finds expired. The stem is a prefix of the word, so it counts both.
             needles = [stem_prefix(norm)]
             path_needle = needles[0]
-    encoded = tuple(dict.fromkeys(n.encode("utf-8") for n in needles if n))
+    if not text.isascii():
+        # A file's text is lower-cased byte by byte (ASCII only), so a keyword whose
+        # normalized form differs from how it is written (``straße`` -> ``strasse``,
+        # ``ﬁle`` -> ``file``, ``İ``) is also searched as written, ASCII lower-cased:
+        # a file holding it verbatim matches, and no gap claims otherwise.
+        needles.append(text.encode("utf-8", "surrogateescape").lower().decode("utf-8", "surrogateescape"))
+    encoded = tuple(dict.fromkeys(n.encode("utf-8", "surrogateescape") for n in needles if n))
     stem_only = stem_only and kind == "identifier"
     if stem_only:
         encoded, path_needle, stemmed = (), norm, False
@@ -370,6 +387,29 @@ def _module_path(dotted: str) -> str | None:
     if len(module) < 2 or any(len(p) < 2 for p in module) or max(len(p) for p in module) < 3:
         return None  # "e.g", "i.e": abbreviations, not modules; "sy.Matrix": an attribute
     return "/".join(module)
+
+
+def quoted_lines(task: str) -> tuple[str, ...]:
+    """The lines of code the task quotes, lower-cased and stripped, longest first (ties
+    in text order): each line of a fenced block, each code line (indented, a REPL
+    prompt's, a traceback's), each backticked span. Only those of at least
+    QUOTED_LINE_MIN_CHARS that hold a name (three letters in a row) and are no import or
+    include line (those name what a file uses; every file of a package holds them);
+    at most QUOTED_LINES_KEPT of them. A file holding one as written is where the task
+    points in it: its results quote that line first (report.summary_lines)."""
+    pieces: list[str] = []
+    for block in _FENCED_RE.findall(task):
+        pieces += block.strip("`").split("\n")[1:]  # (the opening line names a language)
+    for line in _FENCED_RE.sub(" ", task).split("\n"):
+        if _CODE_LINE_RE.match(line):
+            pieces.append(_PROMPT_RE.sub("", line))
+        pieces += _BACKTICK_RE.findall(line)
+    found: dict[str, int] = {}
+    for piece in pieces:
+        line = piece.strip().lower()
+        if len(line) >= QUOTED_LINE_MIN_CHARS and _NAME_RUN_RE.search(line) and not _QUOTED_HEADER_RE.match(line):
+            found.setdefault(line, len(found))
+    return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:QUOTED_LINES_KEPT])
 
 
 def prose_of(task: str) -> str:

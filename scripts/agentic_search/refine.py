@@ -8,9 +8,11 @@
   the table hints.py uses;
 - patterns: the query's patterns, unchanged (every relevant file lies inside them, so
   proposing their directories could only widen a query the caller narrowed);
-- excludes: the query's excludes plus shown files whose standing (the scorer's
-  relevance against the best file; a judged file's is the caller's score) is below the
-  rubric's 0.2;
+- excludes: the query's excludes (the caller's), unchanged;
+- set_aside: the loop's earlier set-aside files plus the files weighed (the best of the
+  cycle) whose standing (the scorer's relevance against the best file; a judged file's
+  is the caller's score) is below the rubric's 0.2: later cycles read and rank them but
+  never show them in results;
 - focus_areas: the gaps - keywords nothing matched, related files not yet seen.
 
 Keywords that matched nothing are dropped from the next query (searching the same tree
@@ -102,6 +104,7 @@ class NextQuery:
     focus_areas: tuple[str, ...]
     learned: tuple[str, ...]
     synonyms: tuple[str, ...]
+    set_aside: tuple[str, ...] = ()  # the loop's own excludes (state.Query.set_aside)
 
 
 def learn_vocabulary(
@@ -303,6 +306,7 @@ def refine_query(
     synonyms: Sequence[Keyword],
     unseen_related: Sequence[str],
     learned_weight: float | None = None,
+    set_aside: Sequence[str] = (),
 ) -> NextQuery:
     """Assemble the next query (the seed's refineQuery).
 
@@ -317,10 +321,10 @@ def refine_query(
     learned_kws = [k for k in (make_keyword(t, Kind.LEARNED, learned_weight) for t in learned) if k is not None]
     next_keywords = merge_keywords(kept, learned_kws, synonyms)
     have = {normalize(k.text) for k in kept}
-    new_excludes = list(excludes)
+    new_set_aside = list(set_aside)
     for s in shown:
-        if s.score < EXCLUDE_BELOW and s.rel not in new_excludes:
-            new_excludes.append(s.rel)
+        if s.score < EXCLUDE_BELOW and s.rel not in new_set_aside and s.rel not in excludes:
+            new_set_aside.append(s.rel)
     focus: list[str] = []
     for kw in gap_keywords:
         if kw.kind not in DERIVED_KINDS:
@@ -330,8 +334,9 @@ def refine_query(
     return NextQuery(
         patterns=tuple(patterns),
         keywords=tuple(next_keywords),
-        excludes=tuple(new_excludes),
+        excludes=tuple(excludes),
         focus_areas=tuple(focus[:MAX_FOCUS]),
         learned=tuple(k.text for k in learned_kws if normalize(k.text) not in have),
         synonyms=tuple(k.text for k in synonyms if normalize(k.text) not in have),
+        set_aside=tuple(new_set_aside),
     )

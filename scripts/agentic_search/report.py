@@ -32,6 +32,9 @@ COVERED_FACTOR = 0.5
 # A package, import or include line names what the file uses, not where the task is in
 # it: it is quoted only when nothing better holds the keywords.
 HEADER_LINE_FACTOR = 0.25
+# Defined names counted one by one for a file's tags (see _most_used).
+COUNTED_NAMES = 256
+_WORD_TOKEN_RE = re.compile(r"[A-Za-z_$][\w$]*")
 # Tags per result: enough to suggest follow-ups, short enough to read.
 MAX_TAGS = 5
 # Tags a title names after the file name.
@@ -75,8 +78,10 @@ def decode_text(data: bytes) -> str:
 
 
 def summary_lines(text: str, keywords: Sequence[Keyword],
-                  counts: Optional[Sequence[int]] = None) -> list[str]:
-    """The lines that say most about where the task is in this file, in file order.
+                  counts: Optional[Sequence[int]] = None, quoted: Sequence[str] = ()) -> list[str]:
+    """The lines that say most about where the task is in this file: first the line
+    holding the longest of ``quoted`` (query.quoted_lines: code the task pasted, lower
+    case) when the file holds one as written, then the keyword lines in file order.
 
     A keyword on a line is worth its weight times how few lines hold it
     (:func:`_spread`): a name on three lines of the file points at a place, one on a
@@ -125,9 +130,14 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     # line -> (2 defines a name holding a keyword, 1 another name, 0 none; a header line)
     kinds: dict[int, tuple[int, bool]] = {}
     chosen: list[int] = []
-    quoted: set[int] = set()
+    covered: set[int] = set()  # keywords a chosen line quotes
     texts: set[str] = set()  # the chosen lines' text
-    while len(chosen) < min(SUMMARY_LINES, len(base)):
+    pasted = _pasted_line(joined, starts, quoted)
+    if pasted is not None:
+        chosen.append(pasted)
+        texts.add(lines[pasted].strip())
+        covered.update(hits.get(pasted, ()))
+    while len(chosen) < min(SUMMARY_LINES, len(base) + (pasted is not None)):
         best: tuple[float, int] = (0.0, -1)
         for neg, i in base:
             plain = -neg
@@ -135,7 +145,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 break
             if i in chosen or (texts and lines[i].strip() in texts):
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
-            worth = sum(value[k] * (COVERED_FACTOR if k in quoted else 1.0) for k in hits[i])
+            worth = sum(value[k] * (COVERED_FACTOR if k in covered else 1.0) for k in hits[i])
             if i not in kinds:
                 m = _DEF_NAME_RE.match(lines[i])
                 kinds[i] = (0 if not m else 1 + any(n and n in m.group(1).lower() for n in hits[i].values()),
@@ -150,14 +160,24 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             break
         chosen.append(best[1])
         texts.add(lines[best[1]].strip())
-        quoted.update(hits[best[1]])
+        covered.update(hits[best[1]])
     out = []
-    for i in sorted(chosen):
+    for i in chosen[:1] + sorted(chosen[1:]) if pasted is not None else sorted(chosen):
         line = lines[i].strip()
         if len(line) > SUMMARY_LINE_CHARS:
             line = line[: SUMMARY_LINE_CHARS - 1] + "…"
         out.append(f"L{i + 1}: {line}")
     return out
+
+
+def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str]) -> Optional[int]:
+    """The line (index) holding the first of ``quoted`` (longest first) that the
+    lower-cased text ``joined`` holds, at its first place; None when it holds none."""
+    for q in quoted:
+        pos = joined.find(q)
+        if pos >= 0:
+            return bisect_right(starts, pos) - 1
+    return None
 
 
 def _is_header(lines: Sequence[str], i: int) -> bool:
@@ -214,8 +234,17 @@ def _first_defined(text: str, rel: str) -> dict[str, int]:
 
 
 def _most_used(text: str, names: dict[str, int]) -> list[str]:
-    """``names`` most used in ``text`` first (ties: first defined)."""
-    uses = {n: text.count(n) for n in names}
+    """``names`` most used in ``text`` first (ties: first defined). Uses are counted as
+    substrings (``text.count``) for up to COUNTED_NAMES names; a file defining more (a
+    generated table of constants) has its names counted as whole words in one pass, so
+    its cost is the file's size, not its size times its names."""
+    if len(names) <= COUNTED_NAMES:
+        uses = {n: text.count(n) for n in names}
+    else:
+        words: dict[str, int] = {}
+        for w in _WORD_TOKEN_RE.findall(text):
+            words[w] = words.get(w, 0) + 1
+        uses = {n: words.get(n, 0) for n in names}
     return sorted(names, key=lambda n: (-uses[n], names[n]))
 
 
@@ -271,9 +300,11 @@ def build_result(
     match: Optional[FileMatch],
     related: Sequence[str],
     ranked: Optional[tuple[Sequence[str], bool]] = None,
+    quoted: Sequence[str] = (),
 ) -> ResultView:
     """One result in the seed's contract (plus reason, missing, matched); ``ranked``:
-    :func:`ranked_names` of the file when known."""
+    :func:`ranked_names` of the file when known; ``quoted``: the code lines the task
+    pasted (query.quoted_lines), the first of which the file holds is quoted first."""
     text = decode_text(doc.head) if doc is not None else ""
     tags = tags_for(text, keywords, s.rel, ranked) if text else []
     title = s.rel.rsplit("/", 1)[-1]
@@ -283,7 +314,8 @@ def build_result(
     missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
     return ResultView(
         id=s.rel, score=s.score, reason=reason_text(s.signals),
-        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None)) if text else (),
+        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None, quoted))
+        if text else (),
         title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
         missing=tuple(missing), matched=tuple(s.matched_keywords),
     )

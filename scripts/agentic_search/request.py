@@ -32,6 +32,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Optional
 
+from . import fsafe
+
 # Entries in results, ranking and context unless --limit says otherwise.
 DEFAULT_LIMIT = 20
 # The seed's loop limit.
@@ -107,23 +109,46 @@ def parse_judge(value: str) -> Judgement:
 
 
 def _at_least_one(flag: str, value: Optional[int], most: Optional[int] = None) -> Optional[int]:
-    """``value`` when in 1..most; RequestError below 1, UsageError above ``most``."""
+    """``value`` when in 1..most; a UsageError outside (exit 2, as for a value that is no
+    number at all: the flag is misused, whichever side it misses)."""
     if value is not None and value < 1:
-        raise RequestError(f"{flag} {value}: must be at least 1")
+        raise UsageError(f"{flag} {value}: must be at least 1")
     if value is not None and most is not None and value > most:
         raise UsageError(f"{flag} {value}: must be at most {most}")
     return value
 
 
-def check_patterns(patterns: tuple[str, ...]) -> tuple[str, ...]:
-    """--patterns globs, each relative to the root: an absolute one or one with a ``..``
-    part would select files outside the tree, which the walk never visits (UsageError)."""
+def check_patterns(patterns: tuple[str, ...], flag: str = "--patterns") -> tuple[str, ...]:
+    """--patterns (or --exclude) globs, each relative to the root, as the walk reads them
+    (``./`` in front, doubled and trailing ``/`` taken off). An absolute one or one with
+    a ``..`` part would name files outside the tree, which the walk never visits, and an
+    empty one names nothing: each a UsageError, never a flag that silently does nothing."""
+    out = []
     for pattern in patterns:
         if pattern.startswith("/") or os.path.isabs(pattern):
-            raise UsageError(f"--patterns {pattern!r}: is absolute; patterns are relative to --root")
+            raise UsageError(f"{flag} {pattern!r}: is absolute; paths and globs are relative to --root")
         if ".." in _PATTERN_PARTS.split(pattern):
-            raise UsageError(f"--patterns {pattern!r}: has a '..' part; patterns select files inside --root")
-    return patterns
+            raise UsageError(f"{flag} {pattern!r}: has a '..' part; paths and globs name files inside --root")
+        clean = _tidy(pattern)
+        if not clean:
+            raise UsageError(f"{flag} {pattern!r}: names no file (an empty path or the root itself)")
+        out.append(clean)
+    return tuple(out)
+
+
+def _tidy(pattern: str) -> str:
+    """A root-relative glob without ``./`` parts, doubled ``/`` or a trailing ``/``."""
+    parts = [p for p in pattern.split("/") if p not in ("", ".")]
+    return "/".join(parts)
+
+
+def _argv_text(value: str) -> str:
+    """Text given on the command line as the task's words: bytes that are not UTF-8 (which
+    Python hands over as surrogate escapes) become U+FFFD, as in a --task-file."""
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeEncodeError:  # a lone surrogate that is no escape (not from a POSIX argv)
+        return value.encode("utf-8", "replace").decode("utf-8")
 
 
 def _read_task(task: str, task_file: Optional[str]) -> str:
@@ -182,10 +207,10 @@ def from_args(args: Any) -> Request:
         state_path=state_path,
         state_shown=state,
         root=os.path.abspath(args.root) if args.root is not None else None,
-        task=_read_task(args.task or "", args.task_file),
-        keywords=tuple(args.keywords),
+        task=_read_task(_argv_text(args.task or ""), args.task_file),
+        keywords=tuple(_argv_text(k) for k in args.keywords),
         patterns=check_patterns(tuple(args.patterns)),
-        excludes=tuple(args.exclude),
+        excludes=check_patterns(tuple(args.exclude), "--exclude"),
         judgements=tuple(parse_judge(v) for v in args.judge),
         max_cycles=_at_least_one("--max-cycles", args.max_cycles, MAX_MAX_CYCLES),
         limit=_at_least_one("--limit", args.limit) or DEFAULT_LIMIT,
@@ -210,13 +235,15 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
                        own_files: tuple[str, ...] = ()) -> dict[str, float]:
     """Judged paths as POSIX paths relative to the root, each checked: inside the root
     (after following links), an existing regular file, not one of the tool's own files."""
-    root_real = os.path.realpath(root)
+    root_real = fsafe.resolved(root)
     own = {_identity(p) for p in own_files} - {None}
     out: dict[str, float] = {}
     for j in judgements:
         full = j.path if os.path.isabs(j.path) else os.path.join(root, j.path)
-        real = os.path.realpath(full)
-        if real != root_real and not real.startswith(root_real.rstrip(os.sep) + os.sep):
+        real = fsafe.resolve(full)
+        if real is None:
+            raise RequestError(f"--judge {j.path}: cannot be resolved (a link that cannot be read)")
+        if not fsafe.inside(real, root_real):
             raise RequestError(f"--judge {j.path}: path is outside the root {root}")
         ident = _identity(real)
         if ident is not None and ident in own:

@@ -545,7 +545,9 @@ def top_signals(signals: Sequence[Signal], limit: int = MAX_SIGNALS) -> tuple[Si
 
 # Words joined by hyphens make a name (``github-readme-stats``, ``pytest-cov``, a host in
 # a URL): a role word inside one names a project or a package, it asks for no role.
-_HYPHENATED_RE = re.compile(r"\w+(?:-\w+)+")
+# (At a word's start only: from inside a long run of word characters the match would be
+# tried again at every position, each scanning to the run's end - quadratic.)
+_HYPHENATED_RE = re.compile(r"(?<!\w)\w+(?:-\w+)+")
 
 
 def task_words(text: str) -> set[str]:

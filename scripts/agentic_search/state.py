@@ -50,22 +50,26 @@ class StateError(Exception):
 
 @dataclass(frozen=True)
 class Query:
-    """What one cycle searches: globs selecting files, keywords, globs or paths left out."""
+    """What one cycle searches: globs selecting files, keywords, globs or paths left out
+    (the caller's), and the files the loop set aside (shown below 0.2 of an earlier
+    cycle's best: read, ranked, never shown again)."""
 
     patterns: tuple[str, ...]
     keywords: tuple[Keyword, ...]
     excludes: tuple[str, ...] = ()
+    set_aside: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"patterns": list(self.patterns), "keywords": [k.to_json() for k in self.keywords],
-                "excludes": list(self.excludes)}
+                "excludes": list(self.excludes), "set_aside": list(self.set_aside)}
 
     @classmethod
     def from_json(cls, data: Any) -> "Query":
         if not isinstance(data, dict):
             raise FormatError("next_query")
+        # (A state written before set_aside existed holds the loop's files in excludes.)
         return cls(get_strs(data, "patterns"), tuple(_keyword(k) for k in get_list(data, "keywords")),
-                   get_strs(data, "excludes"))
+                   get_strs(data, "excludes"), get_strs(data, "set_aside"))
 
 
 def _keyword(item: Any) -> Keyword:
@@ -222,6 +226,14 @@ class LoopState:
             judged[rel] = get_float({"judgements": value}, "judgements")
         nq = data.get("next_query")
         last = data.get("last")
+        for key, rels in (("scores", scores), ("judgements", judgements),
+                          ("seen_ids", get_strs(data, "seen_ids")),
+                          ("pending_related", get_strs(data, "pending_related"))):
+            if not all(_tree_path(rel) for rel in rels):
+                raise FormatError(key)
+        view = _within("last", lambda: CycleView.from_json(last) if last is not None else None)
+        if view is not None and not all(_tree_path(r.id) for r in view.results):
+            raise FormatError("last.results")
         return cls(
             root=get_str(data, "root"), task=get_str(data, "task"),
             max_cycles=get_int(data, "max_cycles", 1), max_file_bytes=get_int(data, "max_file_bytes", 1),
@@ -231,8 +243,16 @@ class LoopState:
             judgements=judged,
             seen_ids=get_strs(data, "seen_ids"), pending_related=get_strs(data, "pending_related"),
             history=_within("history", lambda: tuple(HistoryEntry.from_json(h) for h in get_list(data, "history"))),
-            last=_within("last", lambda: CycleView.from_json(last) if last is not None else None),
+            last=view,
         )
+
+
+def _tree_path(rel: str) -> bool:
+    """Whether ``rel`` can name a file of the tree: relative, POSIX, no ``..`` or empty
+    part, no NUL. Files the state names are shown to the agent to read: a state edited
+    to name ``../secret`` or ``/etc/passwd`` is refused, not served."""
+    return bool(rel) and "\0" not in rel and not rel.startswith("/") \
+        and all(part not in ("", "..") for part in rel.split("/"))
 
 
 def _within(key: str, parse: Any) -> Any:
@@ -289,15 +309,15 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+        if raw.strip() and f'"{FORMAT_NAME}"'.encode("ascii") not in raw[:STATE_MARK_BYTES]:
+            raise StateError(f"{shown}: not an agentic-search state file; left untouched, "
+                             "choose another --state") from None
         raise StateError(
             f"{shown}: state file is corrupt ({exc.__class__.__name__}); "
             "left untouched, pass --reset to start over"
         ) from None
     if not isinstance(data, dict) or data.get("format") != FORMAT_NAME:
-        raise StateError(
-            f"{shown}: not an agentic-search state file; left untouched, "
-            "pass --reset to overwrite it or choose another --state"
-        )
+        raise StateError(f"{shown}: not an agentic-search state file; left untouched, choose another --state")
     if data.get("version") != FORMAT_VERSION:
         raise StateError(
             f"{shown}: state format version {data.get('version')!r} is not supported "
@@ -309,9 +329,32 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
         raise StateError(f"{shown}: state file field {str(exc)!r} is missing or malformed; pass --reset") from None
 
 
-def check_writable_target(path: str, shown: str) -> None:
-    """--reset may replace a state file, never a FIFO, device or directory at that path."""
-    _regular_or_absent(path, shown)
+# A state file names its format in its first bytes (the writer puts it first); --reset
+# replaces only a file that does (a corrupt state keeps it) or an empty one.
+STATE_MARK_BYTES = 4096
+
+
+def _looks_like_state(path: str) -> bool:
+    """Whether the regular file at ``path`` is empty or names the state format near its
+    start (what --reset may replace); False when it cannot be read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        with os.fdopen(fd, "rb") as fh:
+            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+                return False
+            head = fh.read(STATE_MARK_BYTES)
+    except OSError:
+        return False
+    return not head.strip() or f'"{FORMAT_NAME}"'.encode("ascii") in head
+
+
+def check_writable_target(path: str, shown: str, replacing: bool = True) -> None:
+    """A state may be written at ``path``: it is absent or a regular file - and when the
+    call replaces what is there (--reset), a state file or an empty file, never another
+    file (a source file, a note named by mistake); never a FIFO, device or directory."""
+    if _regular_or_absent(path, shown) and replacing and not _looks_like_state(path):
+        raise StateError(f"{shown}: exists and is not an agentic-search state file; left untouched "
+                         "(--reset replaces only a state file): choose another --state")
 
 
 def save_state(path: str, state: LoopState) -> None:

@@ -393,8 +393,8 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
         raise FileNotFoundError(f"root does not exist: {root}")
     if not os.path.isdir(root_abs):
         raise NotADirectoryError(f"root is not a directory: {root}")
-    root_real = os.path.realpath(root_abs)
-    skip_real = frozenset(os.path.realpath(os.path.abspath(p)) for p in skip_paths)
+    root_real = fsafe.resolved(root_abs)
+    skip_real = frozenset(fsafe.resolved(p) for p in skip_paths)
     skip_ids = _identities(skip_paths)
     selected = _GlobSet(tuple(patterns) or ("**",))
     prefixes = None if selected.everything else _literal_dirs(tuple(patterns))
@@ -448,8 +448,8 @@ def _add_named_files(root_abs: str, root_real: str, patterns: Sequence[str], ski
         if rel in ("", ".") or rel in have or _GLOB_META.intersection(pat) or ".." in rel.split("/"):
             continue
         path = os.path.join(root_abs, *rel.split("/"))
-        real = os.path.realpath(path)
-        if not fsafe.inside(real, root_real) or real in skip_real:
+        real = fsafe.resolve(path)
+        if real is None or not fsafe.inside(real, root_real) or real in skip_real:
             continue
         try:
             st = os.stat(real)
@@ -592,7 +592,10 @@ def _follow(path: str, root_real: str, skip_real: FrozenSet[str]) -> Tuple[str, 
 
     Loops and directories reached twice are caught by device and inode when listed.
     """
-    real = os.path.realpath(path)
+    resolved = fsafe.resolve(path)
+    if resolved is None:
+        return path, ("symlink_broken", "the link cannot be read")
+    real = resolved
     if not os.path.exists(real):
         return real, ("symlink_broken", "target does not exist")
     if not fsafe.inside(real, root_real):
