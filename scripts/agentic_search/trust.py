@@ -256,7 +256,9 @@ def _why(ev: Evidence) -> tuple[str, ...]:
     """The evidence behind the first file's score, in a few words each."""
     out = [f"leads the next file {math.exp(ev.margin):.2f}x"]
     if ev.crowd > 1:
-        out.append(f"{ev.crowd} files hold {int(CROWD_SHARE * 100)}%+ of its evidence")
+        others = ev.crowd - 1
+        out.append(f"{others} other file{'s' if others > 1 else ''} reach{'' if others > 1 else 'es'} "
+                   f"{int(CROWD_SHARE * 100)}% of its evidence")
     if ev.defines_alone:
         out.append("alone defines " + ", ".join(ev.defines_alone[:3]))
     elif ev.defines:
