@@ -32,6 +32,10 @@ COVERED_FACTOR = 0.5
 # A package, import or include line names what the file uses, not where the task is in
 # it: it is quoted only when nothing better holds the keywords.
 HEADER_LINE_FACTOR = 0.25
+# A keyword is looked for on at most this many lines of a file: one on thousands of
+# lines points at no place (its worth there is below a tenth of a rare name's), and a
+# generated file must not cost a pass per occurrence.
+SPREAD_LINES_MAX = 2000
 # Defined names counted one by one for a file's tags (see _most_used).
 COUNTED_NAMES = 256
 _WORD_TOKEN_RE = re.compile(r"[A-Za-z_$][\w$]*")
@@ -113,7 +117,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             if not n or "\n" in n:  # (make_keyword keeps no empty needle)
                 continue
             pos = joined.find(n)
-            while pos >= 0:
+            while pos >= 0 and spread.get(k, 0) < SPREAD_LINES_MAX:
                 i = bisect_right(starts, pos) - 1
                 found = hits.setdefault(i, {})
                 if k not in found:
