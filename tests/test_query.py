@@ -608,3 +608,11 @@ def test_a_blank_to_fill_in_is_no_keyword():
     task = "Which version?\n- [ ] other release - please state the version: ___\n`__init__` breaks on __i"
     texts = {k.text for k in extract_keywords(task)}
     assert "___" not in texts and "__init__" in texts
+
+
+def test_a_template_option_the_reporter_left_unchecked_gives_no_keyword():
+    task = ("Iterator breaks\n\n#### Which version of the library did you use?\n\n"
+            "- [x] latest release version 3.10.5\n- [ ] other release - please state the version: ___\n"
+            "- [ ] the `develop` branch\n\nThe `iter_impl` post-increment is const.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert "develop" not in texts and "iter_impl" in texts

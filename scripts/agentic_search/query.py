@@ -606,6 +606,11 @@ def strip_html(task: str) -> str:
     return _CODE_OR_TAG_RE.sub(one, task)
 
 
+# An unchecked item of a task list (``- [ ] the `develop` branch``): an option of the
+# issue template that the reporter did not pick, so none of its words are the reporter's.
+_UNCHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[ \t]\][ \t]")
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML comments and prose markup, template headings and
@@ -614,7 +619,8 @@ def strip_boilerplate(task: str) -> str:
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
     text = _ENVIRONMENT_LINE_RE.sub("", text)
     text = "\n".join(line for line in text.split("\n")
-                     if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1))
+                     if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
+                     and not _UNCHECKED_ITEM_RE.match(line))
     text = _HEADING_LINE_RE.sub("", text)
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
