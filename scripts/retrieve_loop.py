@@ -35,20 +35,37 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 
-def _bytecode_in_the_cache() -> None:
+def _bytecode_in_the_cache(root: str | None) -> None:
     """Compiled modules go to the user's cache directory, not beside the scripts: a skill
     kept inside the tree it searches (``.claude/skills/...`` of a project) must write
-    nothing there. A caller's own choice (PYTHONPYCACHEPREFIX, -B,
-    PYTHONDONTWRITEBYTECODE) stands."""
+    nothing there. When that cache is itself inside the tree (``--root ~``), nothing is
+    written at all. A caller's own choice (PYTHONPYCACHEPREFIX, -B,
+    PYTHONDONTWRITEBYTECODE) stands. Called before the package is imported."""
     if sys.flags.dont_write_bytecode or getattr(sys, "pycache_prefix", None) is not None:
         return
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
-    sys.pycache_prefix = os.path.join(home, "agentic-search", "pycache")
+    prefix = os.path.join(home, "agentic-search", "pycache")
+    if root is not None:
+        top, where = os.path.realpath(root), os.path.realpath(prefix)
+        if where == top or where.startswith(top.rstrip(os.sep) + os.sep):
+            sys.dont_write_bytecode = True
+            return
+    sys.pycache_prefix = prefix
 
 
-if __name__ == "__main__":
-    _bytecode_in_the_cache()  # before the package is imported
+def _root_of(args) -> str | None:
+    """The tree this call searches: --root, else the one a state file names (read only
+    to keep bytecode out of it; the cycle reads the state properly)."""
+    if args.root:
+        return args.root
+    try:
+        import json
+        with open(args.state, "rb") as fh:
+            root = json.loads(fh.read(64 * 1024 * 1024)).get("root")
+        return root if isinstance(root, str) else None
+    except (OSError, ValueError, AttributeError, RecursionError):
+        return None
 
 
 def _build_parser():
@@ -143,6 +160,10 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse printed usage or help
         return exit_.code if isinstance(exit_.code, int) else 2
+    try:
+        _bytecode_in_the_cache(_root_of(args))
+    except (OSError, ValueError):
+        sys.dont_write_bytecode = True
     if not _stdout_open():
         print("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
               "would be lost)", file=sys.stderr)

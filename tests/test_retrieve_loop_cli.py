@@ -893,6 +893,14 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
     assert proc.returncode == 0, proc.stderr
     assert not list(tree.rglob("__pycache__"))
     assert list((tmp_path / "cache" / "agentic-search" / "pycache").rglob("*.pyc"))
+    # A cache inside the tree (--root ~): no bytecode is written at all, on the first
+    # call (--root) or a later one (the root read from the state).
+    env["XDG_CACHE_HOME"] = str(tree / ".cache")
+    for args in (["--root", str(tree), "--keywords", "route"], []):
+        proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--state",
+                               str(tmp_path / "s2.json"), *args], capture_output=True, text=True, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert not list(tree.rglob("*.pyc"))
 
 
 def test_a_long_run_of_word_characters_in_the_task_costs_its_length_not_its_square(tmp_path, router):
@@ -948,3 +956,31 @@ def test_a_doubled_slash_in_a_pattern_selects_what_a_single_one_does(tmp_path, r
     ids = [all_ids(run_json("--root", router, "--state", tmp_path / f"s{i}.json", "--keywords", "throttle",
                             "--patterns", p)) for i, p in enumerate(("app/*.py", "app//*.py", "./app/*.py"))]
     assert ids[0] == ids[1] == ids[2] and "app/router.py" in ids[0]
+
+
+def test_a_state_judging_a_link_that_leads_out_of_the_tree_is_refused(tmp_path, router):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("route = 'secret'\n")
+    (router / "app" / "out.py").symlink_to(outside / "secret.py")
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route")
+    data = json.loads(state.read_text())
+    data["judgements"]["app/out.py"] = 1.0
+    state.write_text(json.dumps(data))
+    before = state.read_bytes()
+    assert_one_line_error(run_cli("--state", state), "leads outside the tree")
+    assert state.read_bytes() == before
+
+
+def test_a_pattern_naming_a_directory_selects_the_files_below_it(tmp_path, router):
+    for i, pattern in enumerate(("lib", "lib/", "lib/**")):
+        out = run_json("--root", router, "--state", tmp_path / f"s{i}.json", "--keywords", "throttle",
+                       "--patterns", pattern)
+        assert [r["id"] for r in out["results"]] == ["lib/throttle.py"], pattern
+
+
+def test_patterns_that_select_no_file_claim_no_gap(tmp_path, router):
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle",
+                   "--patterns", "docs/*.md")
+    assert out["gaps"] == [] and out["done"] and "select no file" in out["why"]

@@ -279,7 +279,7 @@ def test_a_state_written_before_set_aside_loads_with_none(tmp_path):
 
 
 @pytest.mark.parametrize("field", ["scores", "judgements", "seen_ids", "pending_related"])
-@pytest.mark.parametrize("rel", ["../outside/secret.py", "/etc/passwd", "a/../../b", ""])
+@pytest.mark.parametrize("rel", ["../outside/secret.py", "/etc/passwd", "a/../../b", "", "./b.py"])
 def test_a_state_naming_a_path_outside_the_tree_is_refused(tmp_path, field, rel):
     # The state's files are what the agent is told to read next: one edited to name a
     # file outside the tree is refused, never served.

@@ -65,6 +65,17 @@ def _check_before_the_lock(request: Request) -> None:
         raise RequestError(NO_QUERY)
 
 
+def _check_judged_inside(request: Request, state: LoopState, root: str) -> None:
+    """A state's judged files are files of the tree: one that leads out of it (a link
+    edited in by hand) is refused, as --judge refuses it, never named as the answer."""
+    top = fsafe.resolved(root)
+    for rel in state.judgements:
+        real = fsafe.resolve(os.path.join(root, *rel.split("/")))
+        if real is not None and os.path.lexists(real) and not fsafe.inside(real, top):
+            raise StateError(f"{request.state_shown}: judges {rel}, which leads outside the tree; "
+                             "left untouched, pass --reset to start over")
+
+
 def _own_files(request: Request) -> tuple[str, str]:
     return request.state_path, request.state_path + LOCK_SUFFIX
 
@@ -85,6 +96,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
+    if state is not None:
+        _check_judged_inside(request, state, root)
     own = _own_files(request)
     judgements = resolve_judgements(root, request.judgements, own)
     if state is None:

@@ -175,7 +175,10 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     ``excluded``. Globs, and paths naming a directory, prune the walk.
     """
     pruned = [e for e in p.query.excludes if any(c in e for c in "*?[{") or _is_dir(root, e)]
-    walked = walk(root, p.query.patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
+    # A pattern naming a directory selects the files below it (``src`` is ``src/**``).
+    patterns = tuple(f"{pat}/**" if not any(c in pat for c in "*?[{") and _is_dir(root, pat) else pat
+                     for pat in p.query.patterns)
+    walked = walk(root, patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
     literal = frozenset(e for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
     rels = tuple(f.rel for f in walked.files)
     hidden = frozenset(r for r in rels if r in literal)
@@ -263,7 +266,8 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
         scored, fb = _with_feedback(p, d, scored, matches, corpus, bonuses, imports)
     elif p.cycle > 1:
         scored, fb = _with_leaders(p, d, scored, state, imports)
-    gaps = _gaps(p.query.keywords, corpus, matches, d.docs, env.cache)
+    # (No file read, no claim: a keyword is a gap only when files were searched for it.)
+    gaps = _gaps(p.query.keywords, corpus, matches, d.docs, env.cache) if d.docs else ()
     # A cycle the caller's judgements inform ranks every file it read on one scale: the
     # files the loop set aside (weak in an earlier cycle) stay out of ``shown`` but take
     # this cycle's scores in the loop's memory, where the judgements may have lifted them
@@ -556,7 +560,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
                             NEXT_UNJUDGED))
     decision = decide(Evidence(
-        cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored),
+        cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
         high=sum(1 for e in scores.values() if e.score >= HIGH_RELEVANCE),
         best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,

@@ -4,6 +4,8 @@ The cycle decides; ``hints.py`` is advisory (its hints for the results are in th
 output, computed from the same results, but its ``next_action`` does not steer this
 loop). The rules, first match wins:
 
+0. no file was read (the patterns and excludes select none): stop (``exhausted``) with
+   ``broaden`` - widen the patterns; no keyword is called a gap;
 1. nothing matched: ``broaden`` - with other spellings to try, go on; else stop
    (``exhausted``: the tree holds none of the words; rephrase);
 2. the caller judged the file that leads the ranking at the rubric's "implements" (0.8
@@ -57,6 +59,7 @@ class Evidence:
     cycle: int
     max_cycles: int
     results: int                          # files that matched anything
+    searched: int = 1                     # files read (0: the patterns select none)
     confidence: float = 0.0               # how sure the best file is an answer (0..1)
     clear: bool = False                   # one file stands out on specific evidence
     generic: bool = False                 # only common words matched: no stop on it
@@ -85,6 +88,9 @@ def decide(e: Evidence) -> Decision:
     def go(action: str, why: str) -> Decision:
         return Decision(action, False, None, why, confidence)
 
+    if e.searched == 0:
+        return stop("broaden", "exhausted", "the patterns and excludes select no file of the tree; "
+                    "widen --patterns (a directory is DIR/**) or drop an --exclude")
     if e.results == 0:
         if e.synonyms and not last:
             return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))

@@ -248,11 +248,11 @@ class LoopState:
 
 
 def _tree_path(rel: str) -> bool:
-    """Whether ``rel`` can name a file of the tree: relative, POSIX, no ``..`` or empty
-    part, no NUL. Files the state names are shown to the agent to read: a state edited
+    """Whether ``rel`` can name a file of the tree as the walk spells it: relative, POSIX,
+    no ``..``, ``.`` or empty part, no NUL. Files the state names are shown to the agent to read: a state edited
     to name ``../secret`` or ``/etc/passwd`` is refused, not served."""
     return bool(rel) and "\0" not in rel and not rel.startswith("/") \
-        and all(part not in ("", "..") for part in rel.split("/"))
+        and all(part not in ("", ".", "..") for part in rel.split("/"))
 
 
 def _within(key: str, parse: Any) -> Any:
