@@ -40,7 +40,9 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     kept inside the tree it searches (``.claude/skills/...`` of a project) must write
     nothing there. When that cache is itself inside the tree (``--root ~``), nothing is
     written at all. A caller's own choice (PYTHONPYCACHEPREFIX, -B,
-    PYTHONDONTWRITEBYTECODE) stands. Called before the package is imported."""
+    PYTHONDONTWRITEBYTECODE) stands. Called before the package is imported, so it
+    repeats the few lines of index.base_dir and fsafe.inside it needs: importing them
+    would write their own bytecode beside the scripts first."""
     if sys.flags.dont_write_bytecode or getattr(sys, "pycache_prefix", None) is not None:
         return
     xdg = os.environ.get("XDG_CACHE_HOME", "")
@@ -54,18 +56,37 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     sys.pycache_prefix = prefix
 
 
+# The state's writer puts its root among the first fields: this much of the file holds it.
+_ROOT_PEEK_BYTES = 64 * 1024
+
+
 def _root_of(args) -> str | None:
-    """The tree this call searches: --root, else the one a state file names (read only
-    to keep bytecode out of it; the cycle reads the state properly)."""
+    """The tree this call searches: --root, else the one the state file names, peeked at
+    from its first bytes only (to keep bytecode out of that tree; the cycle reads and
+    checks the state itself). A FIFO or device there is never waited on: None."""
     if args.root:
         return args.root
+    import json
+    import re
+    import stat
     try:
-        import json
-        with open(args.state, "rb") as fh:
-            root = json.loads(fh.read(64 * 1024 * 1024)).get("root")
-        return root if isinstance(root, str) else None
-    except (OSError, ValueError, AttributeError, RecursionError):
+        fd = os.open(args.state, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except (OSError, ValueError):
         return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        head = os.read(fd, _ROOT_PEEK_BYTES).decode("ascii", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    found = re.search(r'"root"\s*:\s*("(?:[^"\\]|\\.)*")', head)
+    try:
+        root = json.loads(found.group(1)) if found else None
+    except ValueError:
+        return None
+    return root if isinstance(root, str) else None
 
 
 def _build_parser():

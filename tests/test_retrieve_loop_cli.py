@@ -984,3 +984,13 @@ def test_patterns_that_select_no_file_claim_no_gap(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "throttle",
                    "--patterns", "docs/*.md")
     assert out["gaps"] == [] and out["done"] and "select no file" in out["why"]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_fifo_as_the_state_of_a_later_call_is_refused_without_waiting(tmp_path):
+    # A call without --root takes the tree from the state: a FIFO there is never opened
+    # for a blocking read (before the state's own checks, nothing may wait on it).
+    fifo = tmp_path / "s.json"
+    os.mkfifo(fifo)
+    proc = run_cli("--state", fifo)  # run_cli's timeout fails the test if it hangs
+    assert_one_line_error(proc, "not a regular file")
