@@ -174,10 +174,9 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     matching nothing while a file holds it - but never shown; they are counted as
     ``excluded``. Globs, and paths naming a directory, prune the walk.
     """
-    pruned = [e for e in p.query.excludes if any(c in e for c in "*?[{") or _is_dir(root, e)]
+    pruned = [e for e in p.query.excludes if _is_glob(e) or _is_dir(root, e)]
     # A pattern naming a directory selects the files below it (``src`` is ``src/**``).
-    patterns = tuple(f"{pat}/**" if not any(c in pat for c in "*?[{") and _is_dir(root, pat) else pat
-                     for pat in p.query.patterns)
+    patterns = tuple(f"{pat}/**" if not _is_glob(pat) and _is_dir(root, pat) else pat for pat in p.query.patterns)
     walked = walk(root, patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
     literal = frozenset(e for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
     rels = tuple(f.rel for f in walked.files)
@@ -485,6 +484,11 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         shown = s.score if cap is None or s.rel in judgements or not ev.calibrated else min(s.score, cap)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
+
+
+def _is_glob(pattern: str) -> bool:
+    """Whether an exclude or pattern is a glob rather than a path of the tree."""
+    return any(c in pattern for c in "*?[{")
 
 
 def _is_dir(root: str, rel: str) -> bool:

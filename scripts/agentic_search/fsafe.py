@@ -132,3 +132,21 @@ def lstat_regular(path: str) -> Optional[os.stat_result]:
     except OSError:
         return None
     return st if stat.S_ISREG(st.st_mode) else None
+
+
+class NotRegularError(OSError):
+    """The path names a FIFO, socket or device, not a regular file."""
+
+
+def read_regular(path: str, limit: int) -> bytes:
+    """At most ``limit`` bytes of the regular file at ``path``; NotRegularError for any
+    other kind (opened without blocking, so a FIFO with no writer never hangs)."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+        raise NotRegularError(path)
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read(limit)

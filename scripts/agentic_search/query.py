@@ -162,7 +162,10 @@ _CODE_LINE_RE = compile_later(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*
 _WORD_RE = re.compile(r"[^\W\d_]+")
 _PROMPT_RE = compile_later(r"^\s*(?:>>>|\.\.\.|In \[\d*\]:|Out\[\d*\]:|\$)\s?")
 _NAME_RUN_RE = compile_later(r"[a-z]{3}")
-_QUOTED_HEADER_RE = compile_later(r"(?:import\b|from\s+[\w.]+\s+import\b|#\s*include\b|use\s+[\w:]+|using\s|package\s|require\()")
+# A package, import or include line (any language): it names what a file uses, not
+# where a task is in it (report.py quotes it last; a pasted one points nowhere).
+HEADER_LINE_RE = compile_later(
+    r"^[ \t]*(?:package[ \t]|import[ \t{(*]|from[ \t]+[\w.]+[ \t]+import[ \t(]|#[ \t]*include|use[ \t]|using[ \t]|mod[ \t]+\w+;)")
 # ``from package.module import Q, F`` in pasted code: the names imported from a module.
 _FROM_IMPORT_RE = compile_later(r"^[ \t]*(?:>>>[ \t]*)?from[ \t]+[\w.]+[ \t]+import[ \t]+\(?([\w \t,]+)", re.M)
 _CAMEL_SPLIT_RE = re.compile(r"[A-Z]+[0-9]*(?=[A-Z][a-z])|[A-Z]?[a-z]+[0-9]*|[A-Z]+[0-9]*|[0-9]+|[^\W_]+")
@@ -407,7 +410,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
     found: dict[str, int] = {}
     for piece in pieces:
         line = piece.strip().lower()
-        if len(line) >= QUOTED_LINE_MIN_CHARS and _NAME_RUN_RE.search(line) and not _QUOTED_HEADER_RE.match(line):
+        if len(line) >= QUOTED_LINE_MIN_CHARS and _NAME_RUN_RE.search(line) and not HEADER_LINE_RE.match(line):
             found.setdefault(line, len(found))
     return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:QUOTED_LINES_KEPT])
 

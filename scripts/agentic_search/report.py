@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 from . import lang
 from .match import Document, FileMatch
-from .query import Keyword, Kind, normalize
+from .query import HEADER_LINE_RE, Keyword, Kind, normalize
 from .records import ResultView
 from .score import Scored, reason_text
 
@@ -58,8 +58,6 @@ _DEF_NAME_RE = re.compile(
         "|".join(re.escape(w.decode().rstrip()) for w in sorted(lang.ANY.words, key=lambda w: (-len(w), w)))),
     re.M,
 )
-_HEADER_LINE_RE = re.compile(
-    r"^[ \t]*(?:package[ \t]|import[ \t{(*]|from[ \t]+[\w.]+[ \t]+import[ \t(]|#[ \t]*include|use[ \t]|using[ \t]|mod[ \t]+\w+;)")
 # A header line that opens a list of names over the next lines (``import {``, Go's
 # ``import (``, ``from x import (``, Rust's ``use a::{``, ``export {``), and a line that can
 # only be an item of such a list (a name, a path string, ``a as b``, ``a::b``, a comma):
@@ -187,7 +185,7 @@ def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str]) -> O
 def _is_header(lines: Sequence[str], i: int) -> bool:
     """Whether line ``i`` is a package, import or include line, or an item of an import
     list that an earlier line opened (``import {`` ... ``  ResolvedUrl,``)."""
-    if _HEADER_LINE_RE.match(lines[i]):
+    if HEADER_LINE_RE.match(lines[i]):
         return True
     if not _HEADER_ITEM_RE.match(lines[i]):
         return False

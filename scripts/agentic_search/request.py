@@ -24,15 +24,14 @@ Example::
 
 from __future__ import annotations
 
-import errno
 import os
 import re
-import stat
 import sys
 from dataclasses import dataclass
 from typing import Any, Optional
 
 from . import fsafe
+from .fsafe import NotRegularError, read_regular
 
 # Entries in results, ranking and context unless --limit says otherwise.
 DEFAULT_LIMIT = 20
@@ -173,24 +172,6 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
         raise RequestError(f"--task-file {task_file}: larger than {MAX_TASK_BYTES // (1024 * 1024)} MiB")
     text = extra.decode("utf-8", errors="replace")
     return (task + "\n" + text).strip() if task else text
-
-
-class NotRegularError(OSError):
-    """The path names a FIFO, socket or device, not a regular file."""
-
-
-def read_regular(path: str, limit: int) -> bytes:
-    """At most ``limit`` bytes of the regular file at ``path``; NotRegularError for any
-    other kind (opened without blocking, so a FIFO with no writer never hangs)."""
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
-        os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-        raise NotRegularError(path)
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(limit)
 
 
 def from_args(args: Any) -> Request:

@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Optional, Sequence
 
+from .fsafe import NotRegularError, read_regular
 from .query import Keyword, make_keyword
 from .records import CycleView, FormatError, get_bool, get_float, get_int, get_list, get_str, get_strs
 from .walk import MAX_FILE_BYTES
@@ -226,9 +227,9 @@ class LoopState:
             judged[rel] = get_float({"judgements": value}, "judgements")
         nq = data.get("next_query")
         last = data.get("last")
-        for key, rels in (("scores", scores), ("judgements", judgements),
-                          ("seen_ids", get_strs(data, "seen_ids")),
-                          ("pending_related", get_strs(data, "pending_related"))):
+        seen, pending = get_strs(data, "seen_ids"), get_strs(data, "pending_related")
+        for key, rels in (("scores", scores), ("judgements", judgements), ("seen_ids", seen),
+                          ("pending_related", pending)):
             if not all(_tree_path(rel) for rel in rels):
                 raise FormatError(key)
         view = _within("last", lambda: CycleView.from_json(last) if last is not None else None)
@@ -241,7 +242,7 @@ class LoopState:
             proposal=_within("next_query", lambda: Query.from_json(nq) if nq is not None else None),
             scores=_within("scores", lambda: {rel: ScoreEntry.from_json(v) for rel, v in scores.items()}),
             judgements=judged,
-            seen_ids=get_strs(data, "seen_ids"), pending_related=get_strs(data, "pending_related"),
+            seen_ids=seen, pending_related=pending,
             history=_within("history", lambda: tuple(HistoryEntry.from_json(h) for h in get_list(data, "history"))),
             last=view,
         )
@@ -295,13 +296,11 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
     if not _regular_or_absent(path, shown):
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                raise StateError(f"{shown}: is not a regular file; choose another --state")
-            raw = fh.read(MAX_STATE_BYTES + 1)
+        raw = read_regular(path, MAX_STATE_BYTES + 1)
     except FileNotFoundError:
         return None
+    except (NotRegularError, IsADirectoryError):  # (replaced since the look above)
+        raise StateError(f"{shown}: is not a regular file; choose another --state") from None
     except OSError as exc:
         raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
     if len(raw) > MAX_STATE_BYTES:
@@ -309,7 +308,7 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        if raw.strip() and f'"{FORMAT_NAME}"'.encode("ascii") not in raw[:STATE_MARK_BYTES]:
+        if raw.strip() and not _names_format(raw):
             raise StateError(f"{shown}: not an agentic-search state file; left untouched, "
                              "choose another --state") from None
         raise StateError(
@@ -334,18 +333,19 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
 STATE_MARK_BYTES = 4096
 
 
+def _names_format(data: bytes) -> bool:
+    """Whether a state file's bytes name its format near their start."""
+    return f'"{FORMAT_NAME}"'.encode("ascii") in data[:STATE_MARK_BYTES]
+
+
 def _looks_like_state(path: str) -> bool:
     """Whether the regular file at ``path`` is empty or names the state format near its
     start (what --reset may replace); False when it cannot be read."""
     try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-        with os.fdopen(fd, "rb") as fh:
-            if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
-                return False
-            head = fh.read(STATE_MARK_BYTES)
+        head = read_regular(path, STATE_MARK_BYTES)
     except OSError:
         return False
-    return not head.strip() or f'"{FORMAT_NAME}"'.encode("ascii") in head
+    return not head.strip() or _names_format(head)
 
 
 def check_writable_target(path: str, shown: str, replacing: bool = True) -> None:

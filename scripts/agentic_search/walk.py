@@ -592,10 +592,9 @@ def _follow(path: str, root_real: str, skip_real: FrozenSet[str]) -> Tuple[str, 
 
     Loops and directories reached twice are caught by device and inode when listed.
     """
-    resolved = fsafe.resolve(path)
-    if resolved is None:
+    real = fsafe.resolve(path)
+    if real is None:
         return path, ("symlink_broken", "the link cannot be read")
-    real = resolved
     if not os.path.exists(real):
         return real, ("symlink_broken", "target does not exist")
     if not fsafe.inside(real, root_real):
