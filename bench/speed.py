@@ -173,6 +173,35 @@ def floor_argv() -> List[str]:
             f"import sys; sys.path.insert(0, {SCRIPTS!r}); import agentic_search.cli"]
 
 
+BARE_NAME = "bare interpreter: python3 -c pass"
+WALK_FLOOR_NAME = "python3 + a bare stat walk, no import"
+# What an always-fresh cycle must do at least besides starting: list every directory and
+# stat every file (os.scandir and DirEntry.stat, .git left out; no ignore rules, no
+# import of the tool). With the bare interpreter it bounds from below what any cycle of
+# a process-per-cycle tool in Python can cost on the tree.
+WALK_CODE = """import os, sys
+def walk(p):
+    with os.scandir(p) as it:
+        for e in it:
+            if e.is_dir(follow_symlinks=False):
+                if e.name != ".git":
+                    walk(e.path)
+            else:
+                e.stat(follow_symlinks=False)
+walk(sys.argv[1])
+"""
+
+
+def bare_argv() -> List[str]:
+    """The interpreter starting and stopping (site and all, as the tool runs)."""
+    return [sys.executable, "-c", "pass"]
+
+
+def walk_floor_argv(root: str) -> List[str]:
+    """The interpreter plus :data:`WALK_CODE` over ``root``."""
+    return [sys.executable, "-c", WALK_CODE, root]
+
+
 NO_INDEX = "cycle 1, no index (--no-cache)"
 FIRST = "cycle 1, first ever (index built)"
 INDEXED = "cycle 1, new task, indexed tree"
@@ -215,8 +244,8 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
     new task. The index of the warm-up is kept in ``index_dir`` (a temporary directory
     when not given)."""
     grep, grep_name = grep_cmd(root, keywords)
-    names = (grep_name, FLOOR_NAME, NO_INDEX, FIRST, INDEXED, OTHER, "cycle 2", "cycle 3",
-             NO_BYTECODE_FLOOR, NO_BYTECODE_INDEXED)
+    names = (grep_name, BARE_NAME, WALK_FLOOR_NAME, FLOOR_NAME, NO_INDEX, FIRST, INDEXED, OTHER,
+             "cycle 2", "cycle 3", NO_BYTECODE_FLOOR, NO_BYTECODE_INDEXED)
     series = {n: Series(n, [], []) for n in names}
     own_dir = index_dir is None
     warm = index_dir or tempfile.mkdtemp(prefix="speed-index-")
@@ -227,6 +256,10 @@ def time_cycles(cmd: Sequence[str], root: str, task: Optional[str], keywords: Se
             if keep:
                 series[grep_name].add(t)
             if floor:
+                for name, argv in ((BARE_NAME, bare_argv()), (WALK_FLOOR_NAME, walk_floor_argv(root))):
+                    t = run_timed(argv, env=_env())
+                    if keep and t.returncode == 0:
+                        series[name].add(t)
                 t = run_timed(floor, env=_env())
                 if keep and t.returncode == 0:
                     series[FLOOR_NAME].add(t)

@@ -27,6 +27,7 @@ from agentic_search import engine
 from agentic_search import index as index_mod
 from agentic_search import lang
 from agentic_search.match import defines
+from agentic_search.paths import path_match
 from agentic_search.progress import Progress
 from agentic_search.query import keywords_from_list
 from _trees import write_tree
@@ -182,6 +183,38 @@ def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
             assert seg.count(n).get(fi, 0) == low.count(n), (rel, n)
             if low.count(n) and defines(low, n, language, low.count(n)):
                 assert fi in seg.def_holders(n), (rel, n)
+
+
+def test_a_served_document_is_what_the_document_constructor_makes(tmp_path):
+    """read_all's fast constructor sets every slot the constructor sets, the same way."""
+    seg = index_mod.build_segment("seg-test.idx", [("a/b.py", (3, 1, 1, 1, 1), b"x = 1")])
+    served = index_mod._served_document(seg, 0, "a/b.py", "/nowhere/a/b.py", 5, (1, 1))
+    made = engine.Document("a/b.py", size=5, load_low=lambda: b"", path="/nowhere/a/b.py", identity=(1, 1))
+    for name in engine.Document.__slots__:
+        if name != "_load_low":
+            assert getattr(served, name) == getattr(made, name), name
+    assert served.low == b"x = 1" and served.identity == (1, 1) and served.size == 5
+
+
+@pytest.mark.parametrize("odd", ["", "we\nird/new_line.py"])
+def test_path_hits_found_all_at_once_equal_the_path_test_of_each_file(odd):
+    """The index searches every path at once (lower-cased and flattened in one piece):
+    what it finds is the path test of each file, whatever case rules or separators
+    the names hold, a name with a newline in it too."""
+    rels = ["api/Rate-Limit.py", "İstanbul/TOKEN_bucket.go", "ΣΑΣ/σας.js", "lib/jwt-utils.ts",
+            "a/ratelimit/__init__.py", "x/RateLimiter.java", "deep/rate_limit/tokens/bucket.rs", odd]
+    rels += [f"pkg{k}/{'Token_Bucket' if k % 37 == 0 else 'mod'}_{k}.py" for k in range(300)]
+    docs = [engine.Document(r, b"", b"", size=0, path="/nowhere") for r in rels if r]
+    kws = keywords_from_list(["rate_limit", "token", "ratelimit", "σας", "jwt", "istanbul", "limit",
+                              "rate-limit", "bucket.go", "i̇stanbul"])
+    in_path: dict = {}
+    hit = [False] * len(docs)
+    index_mod.Index._paths(docs, kws, in_path, hit, skip=[])
+    for p, doc in enumerate(docs):
+        want = [path_match(doc.rel.lower(), kw, doc.rel) for kw in kws]
+        assert in_path.get(p, [0.0] * len(kws)) == want, doc.rel
+        assert hit[p] == any(want)
+    assert any(hit)
 
 
 def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkeypatch):

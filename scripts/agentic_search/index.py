@@ -477,7 +477,7 @@ class Segment:
                           if isinstance(r[0], str) and isinstance(r[1], (int, float)) and len(r) == 2]
             if not (len(rels) == n and len(flat) == 5 * n and len(text_off) == n == len(text_len)
                     and len(dstart) == n and len(roles) == n and len(role_table) == len(head["role_table"])
-                    and all(r < len(role_table) for r in roles)):
+                    and (not roles or max(roles) < len(role_table))):
                 raise ValueError("bad file table")
             if len(vstarts) != len(post_off) or len(post_file) != len(post_cnt) or not vstarts \
                     or vstarts[-1] != len(vocab) or post_off[-1] != len(post_file) or post_off[0] != 0:
@@ -1179,17 +1179,19 @@ class Index:
         # Which documents each segment answers for: segment -> {file number: doc position}.
         wanted: list[dict[int, int]] = [{} for _ in segs]
         direct: list[int] = []
+        serving = self._served.get if not self._new else partial(self._serving, new_si=new_si)
         for pos, doc in enumerate(docs):
-            w = self._serving(doc.rel, new_si)
+            w = serving(doc.rel)
             if w is None:
                 direct.append(pos)
             else:
                 wanted[w[0]][w[1]] = pos
         ck = compile_keywords(keywords)
         n = len(keywords)
-        counts = [[0] * n for _ in docs]
-        in_path = [[0.0] * n for _ in docs]
-        defs = [[0.0] * n for _ in docs]
+        # Rows only for the documents a keyword hits (most of a large tree's hit none).
+        counts: dict[int, list[int]] = {}
+        in_path: dict[int, list[float]] = {}
+        defs: dict[int, list[float]] = {}
         hit = [False] * len(docs)
         for i, kw in enumerate(keywords):
             col: dict[int, int] = {}  # doc position -> keyword i's count
@@ -1210,17 +1212,22 @@ class Index:
                             col = {w[fi]: get(fi) for fi in w.keys() & found.keys()}
                     for fi, d in defined.items():
                         pos = w.get(fi)
-                        if pos is not None and d > defs[pos][i]:
-                            defs[pos][i] = d
+                        if pos is not None:
+                            row = defs.get(pos) or defs.setdefault(pos, [0.0] * n)
+                            if d > row[i]:
+                                row[i] = d
             for pos, c in col.items():
-                counts[pos][i] = c
+                (counts.get(pos) or counts.setdefault(pos, [0] * n))[i] = c
                 hit[pos] = True
         self._paths(docs, keywords, in_path, hit, direct)
         out: list[Optional[FileMatch]] = [None] * len(docs)
-        for pos, doc in enumerate(docs):
+        zeros, none = (0,) * n, (0.0,) * n
+        for pos in set(counts) | set(in_path):
             if hit[pos]:
-                out[pos] = FileMatch(rel=doc.rel, size=doc.size, counts=tuple(counts[pos]),
-                                     in_path=tuple(in_path[pos]), defines=tuple(defs[pos]))
+                doc = docs[pos]
+                c, p, d = counts.get(pos), in_path.get(pos), defs.get(pos)
+                out[pos] = FileMatch(rel=doc.rel, size=doc.size, counts=tuple(c) if c else zeros,
+                                     in_path=tuple(p) if p else none, defines=tuple(d) if d else none)
         if direct:
             for pos, m in zip(direct, match_many([docs[p] for p in direct], ck)):
                 out[pos] = m
@@ -1310,21 +1317,28 @@ class Index:
         return found
 
     @staticmethod
-    def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: list, hit: list,
-               skip: Sequence[int]) -> None:
-        """match_document's path test, found by searching all paths at once."""
+    def _paths(docs: Sequence[Document], keywords: Sequence[Keyword], in_path: dict[int, list[float]],
+               hit: list, skip: Sequence[int]) -> None:
+        """match_document's path test, found by searching all paths at once (``in_path``
+        gets a row for each document a keyword's path test hits)."""
         skipped = set(skip)
-        lows = [d.rel.lower() for d in docs]
-        flats = [r.replace("_", "").replace("-", "") for r in lows]
-        joined, jflat = "\n".join(lows), "\n".join(flats)
-        newline = joined.count("\n") != len(lows) - 1 if lows else False  # a name holding one
-        starts, fstarts = [], []
-        pos = fpos = 0
-        for a, b in zip(lows, flats):
-            starts.append(pos)
-            fstarts.append(fpos)
-            pos += len(a) + 1
-            fpos += len(b) + 1
+        raw = "\n".join(d.rel for d in docs)
+        newline = raw.count("\n") != max(len(docs) - 1, 0)  # a name holding one
+        if newline:  # (searched path by path)
+            lows = [d.rel.lower() for d in docs]
+            flats = [r.replace("_", "").replace("-", "") for r in lows]
+            joined = jflat = ""
+            starts: list[int] = []
+            fstarts: list[int] = []
+        else:
+            # All paths lower-cased and flattened in one call each (lower-casing goes
+            # character by character here: a newline is neither cased nor case-ignorable).
+            joined = raw.lower()
+            jflat = joined.replace("_", "").replace("-", "")
+            lows = joined.split("\n") if docs else []
+            flats = jflat.split("\n") if docs else []
+            starts = _line_starts(lows)
+            fstarts = _line_starts(flats)
         for i, kw in enumerate(keywords):
             pn = kw.path_needle
             if not pn or "\n" in pn or newline:
@@ -1335,8 +1349,8 @@ class Index:
                 if p in skipped:
                     continue
                 v = path_match(lows[p], kw, docs[p].rel)
-                in_path[p][i] = v
                 if v:
+                    (in_path.get(p) or in_path.setdefault(p, [0.0] * len(keywords)))[i] = v
                     hit[p] = True
 
     def _index_fresh(self) -> None:
@@ -1518,13 +1532,36 @@ def _build_part(part: tuple[int, int, str]) -> Optional[str]:
     return name
 
 
-def _served_document(seg: Segment, fi: int, rel: str, path: str, size: int,
-                     ident: Optional[fsafe.FileId]) -> Document:
-    """The document of the walked file ``rel`` at ``path`` (``ident``: its device and
-    inode), served as file ``fi`` of ``seg``: its text is read from the segment when
-    first needed."""
-    return Document(rel, size=size, load_low=lambda: _text_or_disk(seg, fi, path, ident), path=path,
-                    identity=ident)
+def _served_maker() -> Callable[[Segment, int, str, str, int, Optional[fsafe.FileId]], Document]:
+    """The constructor of served documents, for read_all's loop over every indexed file:
+    Document's slots set directly (what its __init__ would set, without the checks and
+    the keyword arguments), the text's loader a partial."""
+    new = object.__new__
+    slots = {name: Document.__dict__[name].__set__ for name in Document.__slots__}
+    s_rel, s_size, s_data, s_low = slots["rel"], slots["size"], slots["_data"], slots["_low"]
+    s_load_data, s_load_low, s_path, s_ident = slots["_load_data"], slots["_load_low"], slots["_path"], \
+        slots["_identity"]
+
+    def served(seg: Segment, fi: int, rel: str, path: str, size: int,
+               ident: Optional[fsafe.FileId]) -> Document:
+        """The document of the walked file ``rel`` at ``path`` (``ident``: its device and
+        inode), served as file ``fi`` of ``seg``: its text is read from the segment when
+        first needed."""
+        doc = new(Document)
+        s_rel(doc, rel)
+        s_size(doc, size)
+        s_data(doc, None)
+        s_low(doc, None)
+        s_load_data(doc, None)
+        s_load_low(doc, partial(_text_or_disk, seg, fi, path, ident))
+        s_path(doc, path)
+        s_ident(doc, ident)
+        return doc
+
+    return served
+
+
+_served_document = _served_maker()
 
 
 def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId]) -> bytes:
@@ -1537,6 +1574,12 @@ def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId
             return fsafe.read_checked(path, expect=ident)[0].lower()
         except OSError:
             return b""
+
+
+def _line_starts(lines: Sequence[str]) -> list[int]:
+    """Where each of ``lines`` begins in ``"\\n".join(lines)``."""
+    out = list(accumulate(map(len, lines), initial=0))[:-1]
+    return [at + i for i, at in enumerate(out)]
 
 
 def _positions(joined: str, starts: list[int], needle: str) -> list[int]:
