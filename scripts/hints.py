@@ -477,14 +477,28 @@ def synonym_runs(words: Sequence[str], eligible: Optional[Sequence[bool]] = None
     return found
 
 
+# Lookups already made, per phrase and per term: a long query repeats its words (a
+# pasted log, "rate limit" a thousand times), and each lookup folds every synonym of the
+# phrase. Bounded: emptied when full.
+_MEMO_MAX = 65536
+_TABLE_MEMO: dict[str, tuple[str, ...]] = {}
+_KEY_MEMO: dict[str, str] = {}
+
+
 def _table_synonyms(phrase: str) -> list[str]:
     """The table's synonyms of ``phrase`` that do not merely contain it."""
     if not phrase:
         return []
-    key = _synonym_key(phrase)
-    compact = key.replace(" ", "")
-    return [s for s in synonyms_for(phrase)
-            if key not in _synonym_key(s) and compact not in _synonym_key(s).replace(" ", "")]
+    found = _TABLE_MEMO.get(phrase)
+    if found is None:
+        key = _synonym_key(phrase)
+        compact = key.replace(" ", "")
+        found = tuple(s for s in synonyms_for(phrase)
+                      if key not in _synonym_key(s) and compact not in _synonym_key(s).replace(" ", ""))
+        if len(_TABLE_MEMO) >= _MEMO_MAX:
+            _TABLE_MEMO.clear()
+        _TABLE_MEMO[phrase] = found
+    return list(found)
 
 
 # ---------------------------------------------------------------------------
@@ -494,6 +508,9 @@ def _table_synonyms(phrase: str) -> list[str]:
 def _synonym_key(term: str) -> str:
     """Lookup form of a term: camelCase split, NFKC + casefold, ``_``/``-``/``.`` and runs
     of spaces collapsed to one space, so rateLimit, rate_limit and "Rate  Limit" agree."""
+    known = _KEY_MEMO.get(term)
+    if known is not None:
+        return known
     chars: list[str] = []
     previous = ""
     for ch in term:
@@ -504,7 +521,11 @@ def _synonym_key(term: str) -> str:
     folded = _norm("".join(chars))
     for separator in "_-./":
         folded = folded.replace(separator, " ")
-    return " ".join(folded.split())
+    key = " ".join(folded.split())
+    if len(_KEY_MEMO) >= _MEMO_MAX:
+        _KEY_MEMO.clear()
+    _KEY_MEMO[term] = key
+    return key
 
 
 def _load_synonyms(path: str) -> tuple[dict[str, tuple[int, ...]], tuple[tuple[str, ...], ...]]:
@@ -608,9 +629,15 @@ def compute_hints(results: list[dict], keywords: list[str],
         HintsInputError: an item is not an object, a score is not a number, or an
             argument has the wrong type; the message says where.
     """
-    parsed = _parse_results(results)
-    words = _parse_keywords(keywords)
-    seen = _parse_seen(seen_ids)
+    try:
+        parsed = _parse_results(results)
+        words = _parse_keywords(keywords)
+        seen = _parse_seen(seen_ids)
+    except HintsInputError:
+        raise
+    except ValueError:  # str() of an integer past Python's digit limit, as a title or a tag
+        raise HintsInputError("input: an integer of more digits than Python turns into text "
+                              "(sys.get_int_max_str_digits()); send it as a string") from None
     this_round = _parse_round(round, "round")
     limit = _parse_round(max_rounds, "max_rounds")
     threshold = SUFFICIENT_SCORE if sufficient_score is None else _as_score(
@@ -663,7 +690,9 @@ _ACTION_LABELS = {
 
 def format_hints(hints: dict) -> str:
     """The hints as a few lines of text for people (keys that are absent or empty are
-    left out, so the seed's seven-key dicts format too)."""
+    left out, so the seed's seven-key dicts format too). TypeError for anything but a dict."""
+    if not isinstance(hints, dict):
+        raise TypeError(f"format_hints: expected the dict compute_hints returns, got {_describe(hints)}")
     sufficient = "true" if hints.get("sufficient") else "false"
     action = _printable(str(hints.get("next_action", "")))
     lines = [

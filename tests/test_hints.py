@@ -599,3 +599,32 @@ def test_unwritable_stdout_is_one_error_line(tmp_path):
         proc = subprocess.run([sys.executable, HINTS, "--input", str(path)], stdout=full,
                               stderr=subprocess.PIPE, timeout=60)
     assert proc.returncode == 1 and proc.stderr.count(b"\n") == 1 and b"cannot write" in proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(sys, "get_int_max_str_digits"), reason="no digit limit before Python 3.11")
+@pytest.mark.parametrize("field", ["title", "summary", "tags", "related", "text", "keywords", "seen_ids"])
+def test_an_integer_too_long_to_print_is_a_hints_input_error(field):
+    big = 10 ** (sys.get_int_max_str_digits() + 10)
+    kwargs = {"results": [{"id": "a.py", "score": 0.5}], "keywords": ["x"]}
+    if field == "keywords":
+        kwargs["keywords"] = [big]
+    elif field == "seen_ids":
+        kwargs["seen_ids"] = [big]
+    else:
+        kwargs["results"][0][field] = [big] if field in ("tags", "related") else big
+    with pytest.raises(HintsInputError, match="digits"):
+        compute_hints(**kwargs)
+
+
+def test_format_hints_of_something_else_than_a_dict_is_a_type_error():
+    with pytest.raises(TypeError, match="format_hints"):
+        format_hints(["synthesize"])
+
+
+def test_a_long_repetitive_query_gets_the_hints_of_a_short_one_quickly():
+    """Lookups are kept per phrase: a query repeating its words costs about its length
+    (the pytest timeout guards a quadratic or per-word-heavy regression)."""
+    short = compute_hints([], ["rate", "limit"])
+    long = compute_hints([], ["rate", "limit"] * 50_000)
+    assert long["next_action"] == short["next_action"] == "broaden"
+    assert set(long["gap_keywords"]) == {"rate", "limit"}

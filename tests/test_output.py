@@ -65,10 +65,14 @@ def test_text_honours_limit_and_stays_short(tmp_path):
 
 
 def test_text_escapes_terminal_control_sequences_from_names_and_contents(tmp_path):
-    root = write_tree(tmp_path / "repo", {"evil\x1b[2Jname.py": "widget = '\x1b]0;pwned\x07'\n"})
+    root = write_tree(tmp_path / "repo", {"evil\x1b[2Jname.py": "widget = '\x1b]0;pwned\x07'\n",
+                                          "txt.\u202eyp.py": "widget = 2  # \u2066isolated\u2069\n"})
     text = run("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget", "--text").stdout.decode()
     assert "\x1b" not in text and "\x07" not in text
     assert "\\x1b" in text
+    # A right-to-left override in a name shows "txt.\u202eyp.py" as "txt.py.py": escaped.
+    assert not set(text) & {"\u202e", "\u2066", "\u2069"}
+    assert "txt.\\u202eyp.py" in text
 
 
 def test_json_survives_an_ascii_only_stdout(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -903,6 +904,32 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
         assert not list(tree.rglob("*.pyc"))
 
 
+def test_the_tools_indexes_inside_the_tree_searched_are_never_results(tmp_path):
+    """A cache directory under the root (searching a home whose cache is not hidden):
+    the indexes kept there for other trees are the tool's own files, not the tree's."""
+    home = tmp_path / "home"
+    (home / "proj").mkdir(parents=True)
+    (home / "proj" / "tokens.py").write_text("def token_expiry():\n    return 1\n")
+    env = dict(os.environ, XDG_CACHE_HOME=str(home / "cache"))
+    env.pop("AGENTIC_SEARCH_INDEX_DIR", None)
+    kept = home / "cache" / "agentic-search" / "0123456789abcdef01234567"
+    kept.mkdir(parents=True)  # another tree's index, as text the keywords would match
+    (kept / "facts.idx").write_text("token_expiry facts seg\n")
+    (kept / "manifest.json").write_text('{"segments": ["seg-token_expiry.idx"]}\n')
+
+    def cycle(root: Path, state: str, *extra: str) -> dict:
+        proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(root), "--state", str(tmp_path / state),
+                               "--keywords", "token_expiry", "facts", "seg", *extra],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    cycle(home / "proj", "a.json")
+    out = cycle(home, "b.json")
+    assert {r["id"] for r in out["ranking"]} == {"proj/tokens.py"}
+    assert "agentic-search" not in json.dumps(out)
+
+
 def test_a_long_run_of_word_characters_in_the_task_costs_its_length_not_its_square(tmp_path, router):
     # A 200,000-character word (a base64 blob, a CJK paragraph without spaces) once took
     # minutes in one regular expression; a quadratic cost would blow the timeout here.
@@ -958,19 +985,32 @@ def test_a_doubled_slash_in_a_pattern_selects_what_a_single_one_does(tmp_path, r
     assert ids[0] == ids[1] == ids[2] and "app/router.py" in ids[0]
 
 
-def test_a_state_judging_a_link_that_leads_out_of_the_tree_is_refused(tmp_path, router):
+def test_a_judgement_of_a_link_that_leads_out_of_the_tree_goes(tmp_path, router):
+    """Edited in by hand or made so by a change to the tree, a judged file that leads out
+    of the tree loses its judgement, as a deleted one does; nothing outside is read or
+    named, and the loop and its other judgements go on."""
     outside = tmp_path / "outside"
     outside.mkdir()
     (outside / "secret.py").write_text("route = 'secret'\n")
     (router / "app" / "out.py").symlink_to(outside / "secret.py")
     state = tmp_path / "s.json"
-    run_json("--root", router, "--state", state, "--keywords", "route")
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "5")
+    run_json("--state", state, "--judge", "app/router.py=0.9")
     data = json.loads(state.read_text())
     data["judgements"]["app/out.py"] = 1.0
     state.write_text(json.dumps(data))
-    before = state.read_bytes()
-    assert_one_line_error(run_cli("--state", state), "leads outside the tree")
-    assert state.read_bytes() == before
+    out = run_json("--state", state, "--keywords", "route")
+    assert "app/out.py" not in all_ids(out) and "secret" not in json.dumps(out)
+    data = json.loads(state.read_text())
+    assert "app/out.py" not in data["judgements"] and data["judgements"]["app/router.py"] == 0.9
+    # The tree changes under a judgement: the judged file's directory becomes a link out.
+    run_json("--state", state, "--judge", "lib/throttle.py=0.8")
+    shutil.copy(router / "lib" / "throttle.py", outside / "throttle.py")
+    shutil.rmtree(router / "lib")
+    (router / "lib").symlink_to(outside, target_is_directory=True)
+    out = run_json("--state", state, "--keywords", "route")
+    assert not any(i.startswith("lib/") for i in all_ids(out))
+    assert "lib/throttle.py" not in json.loads(state.read_text())["judgements"]
 
 
 def test_a_pattern_naming_a_directory_selects_the_files_below_it(tmp_path, router):
@@ -994,3 +1034,60 @@ def test_a_fifo_as_the_state_of_a_later_call_is_refused_without_waiting(tmp_path
     os.mkfifo(fifo)
     proc = run_cli("--state", fifo)  # run_cli's timeout fails the test if it hangs
     assert_one_line_error(proc, "not a regular file")
+
+
+def test_a_scored_file_that_is_no_longer_a_file_to_read_leaves_the_ranking(tmp_path):
+    """A file scored in an earlier cycle that became a FIFO, a directory or a link leading
+    out of the tree, or grew past the size limit, is not what its entry says any more:
+    it leaves the ranking and the context (an agent told to read a FIFO would hang)."""
+    tree = tmp_path / "tree"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "a.py").write_text("def plum_tree():\n    pass\n")
+    for name in "bcde":
+        (tree / "src" / f"{name}.py").write_text("plum_tree()\n")
+    (tree / "src" / "kept.py").write_text("plum_tree()\n")
+    outside = tmp_path / "outside.py"
+    outside.write_text("plum_tree()\n")
+    state = tmp_path / "s.json"
+    first = run_json("--root", tree, "--state", state, "--keywords", "plum_tree", "--max-cycles", "10",
+                     "--max-file-kb", "1")
+    assert {f"src/{n}.py" for n in "bcde"} <= {r["id"] for r in first["ranking"]}
+    (tree / "src" / "b.py").unlink()
+    os.mkfifo(tree / "src" / "b.py")
+    (tree / "src" / "c.py").unlink()
+    (tree / "src" / "c.py").mkdir()
+    (tree / "src" / "d.py").unlink()
+    (tree / "src" / "d.py").symlink_to(outside)
+    (tree / "src" / "e.py").write_text("x = 1\n" * 400)  # 2.4 KB, over --max-file-kb 1
+    out = run_json("--state", state, "--keywords", "plum_tree", "--exclude", "src/kept.py")
+    ids = all_ids(out)
+    assert not ids & {f"src/{n}.py" for n in "bcde"}, ids
+    assert "src/kept.py" in {r["id"] for r in out["ranking"]}  # excluded, still a file: kept
+    assert "src/a.py" in ids
+
+
+def test_judging_a_file_again_on_a_finished_loop_says_the_judgement_once(tmp_path):
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("def kiwi_fruit():\n    pass\n")
+    (tree / "b.py").write_text("kiwi_fruit()\n")
+    (tree / "c.py").write_text("kiwi_fruit()  # kiwi\n")
+    state = tmp_path / "s.json"
+    run_json("--root", tree, "--state", state, "--keywords", "kiwi_fruit", "--max-cycles", "1")
+    for score in ("0.5", "0.5", "0.6"):
+        run_json("--state", state, "--judge", f"b.py={score}")
+    out = run_json("--state", state, "--judge", "a.py=0.9", "--full")
+    reason = next(r["reason"] for r in out["results"] if r["id"] == "b.py")
+    assert reason == "judged 0.6 by the caller; kiwi_fruit x1"
+    saved = json.loads(state.read_text())["last"]["results"]
+    assert all(r["reason"].count("by the caller") <= 1 for r in saved)
+
+
+def test_a_judgement_of_minus_zero_is_a_judgement_of_zero(tmp_path, router):
+    outs = []
+    for i, score in enumerate(("0", "-0", "-0.0")):
+        state = tmp_path / f"s{i}.json"
+        run_json("--root", router, "--state", state, "--keywords", "throttle")
+        outs.append((run_cli("--state", state, "--judge", f"app/router.py={score}").stdout,
+                     json.loads(state.read_text())["judgements"]))
+    assert outs[0] == outs[1] == outs[2] and "-0" not in outs[1][0]

@@ -219,6 +219,10 @@ MALFORMED = [
     ("judgements", []), ("judgements", {"a.py": None}), ("judgements", {"a.py": 2.0}),
     ("seen_ids", "a.py"), ("seen_ids", [None]), ("pending_related", None), ("pending_related", [3]),
     ("history", None), ("last", []), ("last", {"cycle": 1}),
+    ("root", "relative/tree"), ("root", ""),
+    ("next_query", {"patterns": ["../**"], "keywords": []}), ("next_query", {"patterns": ["/etc/**"], "keywords": []}),
+    ("next_query", {"patterns": ["**"], "keywords": [], "excludes": ["a/../../b"]}),
+    ("next_query", {"patterns": [""], "keywords": []}),
 ]
 
 

@@ -14,7 +14,7 @@ import sys
 from typing import Any, Optional
 
 from . import fsafe
-from .index import open_index
+from .index import base_dir, open_index
 from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
@@ -65,15 +65,20 @@ def _check_before_the_lock(request: Request) -> None:
         raise RequestError(NO_QUERY)
 
 
-def _check_judged_inside(request: Request, state: LoopState, root: str) -> None:
-    """A state's judged files are files of the tree: one that leads out of it (a link
-    edited in by hand) is refused, as --judge refuses it, never named as the answer."""
+def _judged_inside(state: LoopState, root: str) -> LoopState:
+    """A state's judged files are files of the tree: a judgement of one that now leads
+    out of it (replaced by a link since, or a link edited in by hand) goes, as the
+    judgement of a deleted file goes; it is never read nor named as the answer."""
     top = fsafe.resolved(root)
+    out = []
     for rel in state.judgements:
         real = fsafe.resolve(os.path.join(root, *rel.split("/")))
         if real is not None and os.path.lexists(real) and not fsafe.inside(real, top):
-            raise StateError(f"{request.state_shown}: judges {rel}, which leads outside the tree; "
-                             "left untouched, pass --reset to start over")
+            out.append(rel)
+    if not out:
+        return state
+    return state.with_(judgements={r: v for r, v in state.judgements.items() if r not in out},
+                       scores={r: e for r, e in state.scores.items() if r not in out})
 
 
 def _own_files(request: Request) -> tuple[str, str]:
@@ -97,7 +102,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
     if state is not None:
-        _check_judged_inside(request, state, root)
+        state = _judged_inside(state, root)
     own = _own_files(request)
     judgements = resolve_judgements(root, request.judgements, own)
     if state is None:
@@ -116,8 +121,10 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     index = open_index(root, request.index_dir) if request.use_cache else None
     if index is not None:
         index.progress = progress
+    # The tool's own files are never results: its state and lock, and its indexes should
+    # they lie inside the tree (a cache directory under the root: not used, and pruned).
     env = Env(
-        cache=index, progress=progress, skip_paths=own,
+        cache=index, progress=progress, skip_paths=own + (base_dir(request.index_dir),),
         synonym_runs=_hints_module().synonym_runs, compute_hints=_hints_module().compute_hints,
     )
     try:

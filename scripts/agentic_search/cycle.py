@@ -20,11 +20,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat as stat_mod
 from dataclasses import dataclass, replace
 from itertools import islice
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import feedback as feedback_mod
+from . import fsafe
 from . import imports as imports_mod
 from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import load_documents, match_documents, rank_documents
@@ -41,7 +43,7 @@ from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, cov
     roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
-from .walk import walk
+from .walk import MAX_FILE_BYTES, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -496,17 +498,30 @@ def _is_dir(root: str, rel: str) -> bool:
     return os.path.isdir(os.path.join(root, *rel.split("/")))
 
 
-def _exists(root: str, rel: str) -> bool:
-    """Whether ``rel`` (a tree path) names something under ``root`` now."""
-    return os.path.lexists(os.path.join(root, *rel.split("/")))
+def _still_a_file(root: str, rel: str, max_bytes: int) -> bool:
+    """Whether ``rel`` (a tree path) is still a file a walk could return: it exists, is
+    (or links, inside the tree, to) a regular file, and is within ``max_bytes``. A file
+    replaced by a directory, a FIFO or a link leading out, or grown past the size limit,
+    is no longer what its entry says."""
+    path = os.path.join(root, *rel.split("/"))
+    real = fsafe.resolve(path)
+    if real is None or not fsafe.inside(real, fsafe.resolved(root)):
+        return False
+    try:
+        st = os.stat(real)
+    except (OSError, ValueError):
+        return False
+    return stat_mod.S_ISREG(st.st_mode) and st.st_size <= max_bytes
 
 
-def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched, root: str) -> dict[str, ScoreEntry]:
+def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched, root: str,
+                 max_bytes: int = MAX_FILE_BYTES) -> dict[str, ScoreEntry]:
     """The loop's memory less what the tree no longer supports: a file this cycle read
     that now matches nothing (its evidence was edited away; a file the caller judged
-    keeps the judgement), and a file that no longer exists (judged or not). A file the
-    walk did not reach but that exists (outside narrowed patterns, ignored since) keeps
-    its entry."""
+    keeps the judgement), and a file that no longer is one a walk could return (judged
+    or not): gone, replaced by a directory, a FIFO or a link leading out of the tree, or
+    grown past the size limit. A file the walk did not reach but that still is such a
+    file (outside narrowed patterns, ignored since) keeps its entry."""
     walked = set(d.walked_rels)
     scored = {s.rel for s in ev.scored}
     out: dict[str, ScoreEntry] = {}
@@ -516,7 +531,7 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif _exists(root, rel):
+        elif _still_a_file(root, rel, max_bytes):
             out[rel] = e
     return out
 
@@ -553,7 +568,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
-    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle), ev, d, root)
+    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle), ev, d, root, state.max_file_bytes)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
     # The files to judge next: the best of the ranking the caller has not judged, less
@@ -617,12 +632,17 @@ def next_state(state: LoopState, p: Plan, nq: NextQuery, view: CycleView, new_id
 
 def without_vanished(state: LoopState) -> tuple[LoopState, int]:
     """A finished loop's answer less the files that no longer exist under its root (its
-    memory and its last results), and how many went. Files changed since are shown as
-    scored: a finished answer is replayed, not searched again (``--reset`` does that)."""
-    lost = {rel for rel in state.scores if not _exists(state.root, rel)}
+    memory and its last results), and how many went; a file that is no longer one a walk
+    could return (a directory, a FIFO, a link leading out, over the size limit) counts as
+    gone. Files changed since are shown as scored: a finished answer is replayed, not
+    searched again (``--reset`` does that)."""
+    def gone(rel: str) -> bool:
+        return not _still_a_file(state.root, rel, state.max_file_bytes)
+
+    lost = {rel for rel in state.scores if gone(rel)}
     last = state.last
     if last is not None:
-        lost.update(r.id for r in last.results if not _exists(state.root, r.id))
+        lost.update(r.id for r in last.results if gone(r.id))
     if not lost:
         return state, 0
     if last is not None:
@@ -642,11 +662,20 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
     last = state.last
     if last is not None:
         results = sorted((r.with_score(merged[r.id], Signal(SignalKind.JUDGED, value=merged[r.id]).text()
-                                       + "; " + r.reason)
+                                       + "; " + _unjudged_reason(r.reason, state.judgements.get(r.id)))
                           if r.id in judgements else r for r in last.results), key=lambda r: (-r.score, r.id))
         was_first = last.results[0].id if last.results else ""
         last = replace(last, results=tuple(results), decision=_rejudged(last.decision, results, merged, was_first))
     return state.with_(scores=apply_judgements(state.scores, merged, state.cycle), judgements=merged, last=last)
+
+
+def _unjudged_reason(reason: str, before: Optional[float]) -> str:
+    """A result's reason without the judgement an earlier call put first (a file judged
+    again says the new judgement once, not each one in turn)."""
+    if before is None:
+        return reason
+    head = Signal(SignalKind.JUDGED, value=before).text() + "; "
+    return reason[len(head):] if reason.startswith(head) else reason
 
 
 def _rejudged(decision: Decision, results: Sequence[ResultView], judged: Mapping[str, float],

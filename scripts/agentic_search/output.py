@@ -172,10 +172,16 @@ def render_json(out: Mapping[str, Any], ascii_only: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
+# Characters that reorder the text around them on a terminal (bidirectional embeddings,
+# overrides and isolates): a file named with one could show as another name.
+_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
 def _safe(text: str) -> str:
-    """Text for a terminal: control characters (escape sequences) shown as escapes."""
-    return "".join(ch if ch == "\t" or unicodedata.category(ch) not in ("Cc", "Cs") else
-                   ("\\x%02x" % ord(ch) if ord(ch) < 0x100 else "\\u%04x" % ord(ch)) for ch in text)
+    """Text for a terminal: control characters (escape sequences) and bidirectional
+    controls shown as escapes."""
+    return "".join(ch if ch == "\t" or (unicodedata.category(ch) not in ("Cc", "Cs") and ch not in _BIDI_CONTROLS)
+                   else ("\\x%02x" % ord(ch) if ord(ch) < 0x100 else "\\u%04x" % ord(ch)) for ch in text)
 
 
 def render_text(out: Mapping[str, Any]) -> str:

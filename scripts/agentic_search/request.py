@@ -104,7 +104,7 @@ def parse_judge(value: str) -> Judgement:
         raise RequestError(f"--judge {value!r}: score {raw!r} is not a number") from None
     if not 0.0 <= score <= 1.0:  # also false for nan
         raise RequestError(f"--judge {value!r}: score must be between 0 and 1")
-    return Judgement(path, score)
+    return Judgement(path, score + 0.0)  # (-0 is 0: the same judgement, the same bytes)
 
 
 def _at_least_one(flag: str, value: Optional[int], most: Optional[int] = None) -> Optional[int]:

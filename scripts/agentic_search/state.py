@@ -69,8 +69,18 @@ class Query:
         if not isinstance(data, dict):
             raise FormatError("next_query")
         # (A state written before set_aside existed holds the loop's files in excludes.)
-        return cls(get_strs(data, "patterns"), tuple(_keyword(k) for k in get_list(data, "keywords")),
-                   get_strs(data, "excludes"), get_strs(data, "set_aside"))
+        patterns, excludes = get_strs(data, "patterns"), get_strs(data, "excludes")
+        if not all(_tree_glob(p) for p in patterns + excludes):
+            raise FormatError("next_query")  # as the flags refuse them (request.check_patterns)
+        return cls(patterns, tuple(_keyword(k) for k in get_list(data, "keywords")),
+                   excludes, get_strs(data, "set_aside"))
+
+
+def _tree_glob(pattern: str) -> bool:
+    """Whether a stored glob names files inside the tree: not empty, not absolute, no
+    ``..`` part."""
+    return bool(pattern) and not pattern.startswith("/") and not os.path.isabs(pattern) \
+        and ".." not in pattern.replace("\\", "/").split("/")
 
 
 def _keyword(item: Any) -> Keyword:
@@ -235,8 +245,11 @@ class LoopState:
         view = _within("last", lambda: CycleView.from_json(last) if last is not None else None)
         if view is not None and not all(_tree_path(r.id) for r in view.results):
             raise FormatError("last.results")
+        root = get_str(data, "root")
+        if not os.path.isabs(root):  # (the tool writes the root resolved: one relative to
+            raise FormatError("root")  # wherever the next call runs names another tree)
         return cls(
-            root=get_str(data, "root"), task=get_str(data, "task"),
+            root=root, task=get_str(data, "task"),
             max_cycles=get_int(data, "max_cycles", 1), max_file_bytes=get_int(data, "max_file_bytes", 1),
             cycle=get_int(data, "cycle"), done=get_bool(data, "done"),
             proposal=_within("next_query", lambda: Query.from_json(nq) if nq is not None else None),
