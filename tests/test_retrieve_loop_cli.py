@@ -780,7 +780,7 @@ def test_judge_on_a_finished_loop_checks_the_path_like_any_call(tmp_path, router
     run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "1")
     before = state.read_bytes()
     for bad, needle in (("app/nothere.py=0.5", "no such file"), ("../../../etc/passwd=1", "outside the root"),
-                        ("app=0.5", "no such file")):
+                        ("app=0.5", "is a directory")):
         assert_one_line_error(run_cli("--state", state, "--judge", bad), needle)
     assert state.read_bytes() == before
     out = run_json("--state", state, "--judge", "app/views.py=0.9")

@@ -19,7 +19,7 @@ from agentic_search.match import FileMatch
 from agentic_search.query import Keyword, keywords_from_list, make_keyword
 from agentic_search.score import (
     MAX_RELEVANCE, Corpus, Scored, corpus_stats, file_role, idf, raw_evidence, relevance,
-    roles_requested, score_matches, task_words,
+    reason_text, roles_requested, score_matches, task_words,
 )
 from _trees import read_tree
 
@@ -529,3 +529,22 @@ def test_a_root_scripts_directory_holding_the_only_code_is_the_product(tmp_path)
         "pkg/hints.py": "def compute_hints(results):\n    return results\n",
     }, ["hints", "compute_hints"])
     assert {s.rel: s.role for s in project}["scripts/release_hints.py"] == "build"
+
+
+def test_a_packages_errors_module_counts_less_unless_it_defines_a_quoted_name(tmp_path):
+    """errors.go declares every error of its package: an issue reporting an error holds
+    its words, yet the fix is where the error is raised. A task quoting an error type
+    the module defines is about that type: no down-weighting then."""
+    files = {
+        "pkg/errors.go": "package pkg\n\nvar ErrTimeout = errors.New(\"request timeout exceeded\")\n"
+                         "type TimeoutError struct{}\n",
+        "pkg/client.go": "package pkg\n\nfunc (c *Client) Do() error {\n\treturn ErrTimeout // timeout\n}\n",
+        **FILLER,
+    }
+    plain = by_rel(rank(tmp_path / "a", files, ["timeout", "exceeded", "request"]))
+    assert plain["pkg/errors.go"].role == "errors"
+    assert "errors file x0.8" in reason_text(plain["pkg/errors.go"].signals)
+    assert plain["pkg/client.go"].role == "source"
+    quoted = by_rel(rank(tmp_path / "b", files, ["TimeoutError", "timeout"]))
+    assert quoted["pkg/errors.go"].role == "source"
+    assert quoted["pkg/errors.go"].score >= quoted["pkg/client.go"].score

@@ -230,7 +230,9 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
         if ident is not None and ident in own:
             raise RequestError(f"--judge {j.path}: is the loop's own state file, not a file of the tree")
         if not os.path.isfile(real):
-            raise RequestError(f"--judge {j.path}: no such file under the root")
+            what = "is a directory; judge the files in it" if os.path.isdir(real) else \
+                "is not a regular file" if os.path.lexists(real) else "no such file under the root"
+            raise RequestError(f"--judge {j.path}: {what}")
         rel = os.path.relpath(os.path.abspath(full), os.path.abspath(root))
         if rel.startswith(".."):
             rel = os.path.relpath(real, root_real)
