@@ -21,7 +21,7 @@ from agentic_search.match import Document
 from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
 from agentic_search.refine import (
     EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, NextQuery,
-    _rarest, learn_vocabulary, refine_query, synonym_keywords,
+    LEARN_MAX_SHARE, _rarest, learn_vocabulary, refine_query, synonym_keywords,
 )
 from agentic_search.score import Scored
 from _trees import read_tree
@@ -186,6 +186,17 @@ def test_learns_from_the_code_not_from_a_locale_or_readme_that_leads(tmp_path) -
     assert not {"january", "february", "march", "april", "sponsors", "install"} & set(got), got
 
 
+def test_never_learns_a_term_nearly_every_file_holds(tmp_path) -> None:
+    # A generated tree whose every module says "widget": the term tells no file apart,
+    # and the next cycle would match and score every file for it.
+    files = {rel: text + "\nwidget_factory = widget_registry\n" for rel, text in AUTH_CORPUS.items()}
+    docs = load(tmp_path, files)
+    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                           keywords_from_list(["auth", "token", "expiry"]))
+    assert not {"widget", "factory", "registry"} & set(got), got
+    assert {"refresh", "jwt"} <= set(got), got
+
+
 def test_never_learns_linter_directives(tmp_path) -> None:
     files = dict(AUTH_CORPUS)
     for rel in ("src/auth.py", "src/tokens.py"):
@@ -230,9 +241,10 @@ def test_bounded_rarity_ranking_equals_counting_every_candidate() -> None:
         in_files = {t: rng.randint(1, 3) for t in cands}
         limit = rng.randint(1, 5)
         n = max(len(sample), 1)
+        df = {t: sum(t.encode() in d.low for d in sample) for t in cands}
         full = sorted(
-            (-(math.log(1.0 + n / (1.0 + sum(t.encode() in d.low for d in sample)))
-               * (1.0 + math.log(freq[t])) * in_files[t]), t) for t in cands)
+            (-(math.log(1.0 + n / (1.0 + df[t])) * (1.0 + math.log(freq[t])) * in_files[t]), t)
+            for t in cands if df[t] <= LEARN_MAX_SHARE * n)  # (never one nearly every file holds)
         assert _rarest(cands, freq, in_files, sample, limit) == [t for _, t in full[:limit]]
 
 
