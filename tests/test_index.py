@@ -185,17 +185,6 @@ def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
                 assert fi in seg.def_holders(n), (rel, n)
 
 
-def test_a_served_document_is_what_the_document_constructor_makes(tmp_path):
-    """read_all's fast constructor sets every slot the constructor sets, the same way."""
-    seg = index_mod.build_segment("seg-test.idx", [("a/b.py", (3, 1, 1, 1, 1), b"x = 1")])
-    served = index_mod._served_document(seg, 0, "a/b.py", "/nowhere/a/b.py", 5, (1, 1))
-    made = engine.Document("a/b.py", size=5, load_low=lambda: b"", path="/nowhere/a/b.py", identity=(1, 1))
-    for name in engine.Document.__slots__:
-        if name != "_load_low":
-            assert getattr(served, name) == getattr(made, name), name
-    assert served.low == b"x = 1" and served.identity == (1, 1) and served.size == 5
-
-
 @pytest.mark.parametrize("odd", ["", "we\nird/new_line.py"])
 def test_path_hits_found_all_at_once_equal_the_path_test_of_each_file(odd):
     """The index searches every path at once (lower-cased and flattened in one piece):

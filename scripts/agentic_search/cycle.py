@@ -498,14 +498,13 @@ def _is_dir(root: str, rel: str) -> bool:
     return os.path.isdir(os.path.join(root, *rel.split("/")))
 
 
-def _still_a_file(root: str, rel: str, max_bytes: int) -> bool:
+def _still_a_file(root: str, root_real: str, rel: str, max_bytes: int) -> bool:
     """Whether ``rel`` (a tree path) is still a file a walk could return: it exists, is
-    (or links, inside the tree, to) a regular file, and is within ``max_bytes``. A file
-    replaced by a directory, a FIFO or a link leading out, or grown past the size limit,
-    is no longer what its entry says."""
-    path = os.path.join(root, *rel.split("/"))
-    real = fsafe.resolve(path)
-    if real is None or not fsafe.inside(real, fsafe.resolved(root)):
+    (or links, inside the tree ``root_real``, the resolved root, to) a regular file, and
+    is within ``max_bytes``. A file replaced by a directory, a FIFO or a link leading
+    out, or grown past the size limit, is no longer what its entry says."""
+    real = fsafe.resolve(os.path.join(root, *rel.split("/")))
+    if real is None or not fsafe.inside(real, root_real):
         return False
     try:
         st = os.stat(real)
@@ -524,6 +523,7 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
     file (outside narrowed patterns, ignored since) keeps its entry."""
     walked = set(d.walked_rels)
     scored = {s.rel for s in ev.scored}
+    root_real = fsafe.resolved(root)
     out: dict[str, ScoreEntry] = {}
     for rel, e in scores.items():
         if rel in ev.matches or rel in scored:
@@ -531,7 +531,7 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif _still_a_file(root, rel, max_bytes):
+        elif _still_a_file(root, root_real, rel, max_bytes):
             out[rel] = e
     return out
 
@@ -636,8 +636,10 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
     could return (a directory, a FIFO, a link leading out, over the size limit) counts as
     gone. Files changed since are shown as scored: a finished answer is replayed, not
     searched again (``--reset`` does that)."""
+    root_real = fsafe.resolved(state.root)
+
     def gone(rel: str) -> bool:
-        return not _still_a_file(state.root, rel, state.max_file_bytes)
+        return not _still_a_file(state.root, root_real, rel, state.max_file_bytes)
 
     lost = {rel for rel in state.scores if gone(rel)}
     last = state.last

@@ -1532,36 +1532,13 @@ def _build_part(part: tuple[int, int, str]) -> Optional[str]:
     return name
 
 
-def _served_maker() -> Callable[[Segment, int, str, str, int, Optional[fsafe.FileId]], Document]:
-    """The constructor of served documents, for read_all's loop over every indexed file:
-    Document's slots set directly (what its __init__ would set, without the checks and
-    the keyword arguments), the text's loader a partial."""
-    new = object.__new__
-    slots = {name: Document.__dict__[name].__set__ for name in Document.__slots__}
-    s_rel, s_size, s_data, s_low = slots["rel"], slots["size"], slots["_data"], slots["_low"]
-    s_load_data, s_load_low, s_path, s_ident = slots["_load_data"], slots["_load_low"], slots["_path"], \
-        slots["_identity"]
-
-    def served(seg: Segment, fi: int, rel: str, path: str, size: int,
-               ident: Optional[fsafe.FileId]) -> Document:
-        """The document of the walked file ``rel`` at ``path`` (``ident``: its device and
-        inode), served as file ``fi`` of ``seg``: its text is read from the segment when
-        first needed."""
-        doc = new(Document)
-        s_rel(doc, rel)
-        s_size(doc, size)
-        s_data(doc, None)
-        s_low(doc, None)
-        s_load_data(doc, None)
-        s_load_low(doc, partial(_text_or_disk, seg, fi, path, ident))
-        s_path(doc, path)
-        s_ident(doc, ident)
-        return doc
-
-    return served
-
-
-_served_document = _served_maker()
+def _served_document(seg: Segment, fi: int, rel: str, path: str, size: int,
+                     ident: Optional[fsafe.FileId]) -> Document:
+    """The document of the walked file ``rel`` at ``path`` (``ident``: its device and
+    inode), served as file ``fi`` of ``seg``: its text is read from the segment when
+    first needed."""
+    return Document(rel, size=size, load_low=lambda: _text_or_disk(seg, fi, path, ident), path=path,
+                    identity=ident)
 
 
 def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId]) -> bytes:

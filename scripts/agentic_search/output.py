@@ -24,6 +24,8 @@ import json
 import unicodedata
 from typing import Any, Collection, Mapping, Optional, Sequence
 
+from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders the text around it)
+
 from .records import CycleView, ResultView
 from .rubric import HIGH_RELEVANCE
 from .state import LoopState, ScoreEntry, ranked_scores
@@ -170,11 +172,6 @@ def render_json(out: Mapping[str, Any], ascii_only: bool = False) -> str:
             lines.append(f"  {_dumps(key, ascii_only)}: {_dumps(value, ascii_only)}{comma}")
     lines.append("}")
     return "\n".join(lines) + "\n"
-
-
-# Characters that reorder the text around them on a terminal (bidirectional embeddings,
-# overrides and isolates): a file named with one could show as another name.
-_BIDI_CONTROLS = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
 def _safe(text: str) -> str:

@@ -30,6 +30,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 from .fsafe import NotRegularError, read_regular
 from .query import Keyword, make_keyword
 from .records import CycleView, FormatError, get_bool, get_float, get_int, get_list, get_str, get_strs
+from .request import UsageError, check_patterns
 from .walk import MAX_FILE_BYTES
 
 FORMAT_NAME = "agentic-search-state"
@@ -70,17 +71,12 @@ class Query:
             raise FormatError("next_query")
         # (A state written before set_aside existed holds the loop's files in excludes.)
         patterns, excludes = get_strs(data, "patterns"), get_strs(data, "excludes")
-        if not all(_tree_glob(p) for p in patterns + excludes):
-            raise FormatError("next_query")  # as the flags refuse them (request.check_patterns)
+        try:
+            check_patterns(patterns + excludes)  # as the flags are refused
+        except UsageError:
+            raise FormatError("next_query") from None
         return cls(patterns, tuple(_keyword(k) for k in get_list(data, "keywords")),
                    excludes, get_strs(data, "set_aside"))
-
-
-def _tree_glob(pattern: str) -> bool:
-    """Whether a stored glob names files inside the tree: not empty, not absolute, no
-    ``..`` part."""
-    return bool(pattern) and not pattern.startswith("/") and not os.path.isabs(pattern) \
-        and ".." not in pattern.replace("\\", "/").split("/")
 
 
 def _keyword(item: Any) -> Keyword:
