@@ -333,3 +333,18 @@ def test_refine_drops_every_gap_whether_or_not_it_has_synonyms() -> None:
 
 def test_refine_is_deterministic() -> None:
     assert refine() == refine()
+
+
+def test_never_learns_a_language_keyword_or_where_code_comes_from(tmp_path) -> None:
+    # Every Go file says ``func`` and ``struct``; a module path names its host and owner
+    # (github.com/google/uuid) and a comment's link its site: none is what the code calls
+    # things. The name a module path ends in (uuid) may still be learned.
+    files = dict(AUTH_CORPUS)
+    for rel in ("src/auth.py", "src/tokens.py"):
+        files[rel] += ('\nimport "github.com/google/uuid"\n// see https://gitlab.example.org/docs/page\n'
+                       "func f() struct{} { return uuid }\n") * 3
+    docs = load(tmp_path, files)
+    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                           keywords_from_list(["auth", "token", "expiry"]), limit=8)
+    assert not {"func", "struct", "github", "google", "gitlab", "example", "docs", "page"} & set(got), got
+    assert "uuid" in got and {"refresh", "jwt"} <= set(got), got

@@ -548,3 +548,12 @@ def test_a_packages_errors_module_counts_less_unless_it_defines_a_quoted_name(tm
     quoted = by_rel(rank(tmp_path / "b", files, ["TimeoutError", "timeout"]))
     assert quoted["pkg/errors.go"].role == "source"
     assert quoted["pkg/errors.go"].score >= quoted["pkg/client.go"].score
+
+
+def test_a_role_word_in_pasted_code_asks_for_nothing() -> None:
+    # ``type Test struct`` or ``import pytest`` in a pasted snippet names code, not a role;
+    # the same word in the prose still asks for it.
+    pasted = "mapping rejects uuid.UUID\n\n```go\ntype Test struct {\n\tUid uuid.UUID\n}\n```\n"
+    assert "test" not in roles_requested(task_words(pasted))
+    assert "test" not in roles_requested(task_words("crash\n\n    >>> import pytest\n    >>> pytest.main()\n"))
+    assert "test" in roles_requested(task_words(pasted + "\nThe tests do not cover it.\n"))

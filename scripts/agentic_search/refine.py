@@ -76,6 +76,15 @@ _CODE_NOISE = frozenset(
     super init str repr main test tests todo fixme xxx param params returns err res req next
     public private protected static final class interface extends implements package
     """.split()
+    # Each language's reserved words and preprocessor directives: every file of it says
+    # them (``func`` in Go, ``impl`` in Rust, ``ifdef`` in C), whatever it is about.
+    + """
+    func struct chan defer range goroutine fallthrough
+    impl pub mut enum trait crate dyn unsafe
+    include define ifdef ifndef endif undef pragma typedef unsigned signed sizeof inline
+    template typename namespace nullptr noexcept constexpr virtual override explicit
+    throws throw synchronized volatile transient instanceof abstract
+    """.split()
     # Linters' and coverage tools' comment directives (``// eslint-disable-next-line``,
     # ``# noqa``, ``//nolint``, ``/* istanbul ignore next */``): about the tools, never the task.
     + """
@@ -84,6 +93,12 @@ _CODE_NOISE = frozenset(
     """.split()
 )
 _WORD_IN_RAW_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{2,}")
+# A URL in a file (a link in a comment, a licence header) and the host part of an import
+# path (``github.com/google/uuid`` in Go, ``com.fasterxml.jackson`` in Java) name where
+# code comes from, not what it does: their words are never the codebase's vocabulary.
+_URL_IN_RAW_RE = re.compile(rb"[A-Za-z][A-Za-z0-9+.-]*://[^\s'\"<>)]*")
+_IMPORT_HOST_RE = re.compile(rb"\b(?:[A-Za-z0-9-]+\.)+(?:com|org|net|io|dev|in|co|me)/[A-Za-z0-9_.-]+"
+                             rb"|\b(?:com|org|net|io|dev)\.[A-Za-z0-9_]+\.")
 # Module-naming words every codebase uses for its files: never a topic of their own.
 _MODULE_NOISE = frozenset("utils util helper helpers common core lib src index misc mod".split())
 # The import lines of a file, in any of the languages the tool reads (import, from,
@@ -147,6 +162,7 @@ def learn_vocabulary(
         text = raw_texts.get(s.rel)
         if text is None:
             continue
+        text = _without_urls(text)
         seen_here: set[str] = set()
         for token in _WORD_IN_RAW_RE.findall(text):
             parts = parts_of.get(token)
@@ -168,7 +184,7 @@ def learn_vocabulary(
                     in_files[part] = in_files.get(part, 0) + 1
     if not freq:
         return []
-    texts = [raw_texts.get(s.rel, b"") for s in sources]
+    texts = [_without_urls(raw_texts.get(s.rel, b"")) for s in sources]
     near = _parts_near(texts, [n for kw in keywords for n in kw.needles])
     linked = {t: n for t, n in _imported_parts(texts).items() if t in near}
     # Candidates: present in most source files or imported by one, then most frequent;
@@ -183,6 +199,13 @@ def learn_vocabulary(
     gain = {t: 1.0 + LINKED_GAIN * linked.get(t, 0) for t in cands}
     return _rarest(cands, freq, {t: in_files[t] * gain[t] for t in cands}, sample, limit,
                    presence(sample) if presence is not None else None)
+
+
+def _without_urls(text: bytes) -> bytes:
+    """The text with its URLs and module hosts blanked out (_URL_IN_RAW_RE, _IMPORT_HOST_RE)."""
+    if b"://" in text:
+        text = _URL_IN_RAW_RE.sub(b" ", text)
+    return _IMPORT_HOST_RE.sub(b" ", text)
 
 
 def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:

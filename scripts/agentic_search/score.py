@@ -23,7 +23,7 @@ from typing import Sequence
 
 from . import lang
 from .match import FileMatch
-from .query import NAMED_KINDS, Keyword, Kind, normalize
+from .query import NAMED_KINDS, Keyword, Kind, normalize, prose_of
 
 # BM25 term-frequency saturation: how fast repeated mentions stop adding evidence.
 TF_K1 = 1.2
@@ -576,5 +576,6 @@ _HYPHENATED_RE = re.compile(r"(?<!\w)\w+(?:-\w+)+")
 
 
 def task_words(text: str) -> set[str]:
-    """Normalized words of the task, for role requests (hyphenated names left out)."""
-    return set(re.findall(r"\w+", _HYPHENATED_RE.sub(" ", normalize(text))))
+    """Normalized words of the task's prose, for role requests (hyphenated names and
+    pasted code left out: a ``class Test`` or an ``import pytest`` asks for no role)."""
+    return set(re.findall(r"\w+", _HYPHENATED_RE.sub(" ", normalize(prose_of(text)))))
