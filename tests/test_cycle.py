@@ -303,3 +303,29 @@ def test_limit_changes_what_is_shown_never_what_later_cycles_search(tmp_path):
         outs.append((first.state.proposal, sorted((r, e.score) for r, e in second.state.scores.items())))
     assert outs[0][0].set_aside  # weak files beyond the second were set aside all the same
     assert outs[0] == outs[1]
+
+
+def test_limit_never_changes_when_the_loop_stops(tmp_path):
+    # A cycle is saturated when no file enters the best EXCLUDE_WINDOW that was not in
+    # view before - the window, not the caller's --limit: reading 2 results instead of 20
+    # must not make cycle 2 "find nothing new" and stop early.
+    files = {"src/core.py": ("import src.ledger_store\n\ndef frobnicate_widget(widget):\n"
+                             "    return ledger_store.frob(widget)  # ledger_store frobnicate\n") * 3,
+             "src/ledger_store.py": "def frob(widget):\n    return widget\n# ledger_store ledger_store\n",
+             "src/helper.py": "# frobnicate a widget\n" * 3}
+    files.update({f"src/w{i}.py": f"# a widget {i}\n" + "y = 2\n" * (20 + i) for i in range(8)})
+    files.update({f"src/l{i}.py": f"# ledger_store {i}\n" + "z = 3\n" * (20 + i) for i in range(4)})
+    root = write_tree(tmp_path / "repo", files)
+    task = "frobnicate_widget breaks on a widget"
+    runs = []
+    for limit in (2, 20):
+        st, decisions = LoopState(root=str(root)), []
+        for n in range(3):
+            out = run_cycle(str(root), st, request(tmp_path, task=task if n == 0 else None, limit=limit), {}, ENV)
+            d = out.view.decision
+            decisions.append((d.action, d.done, d.reason))
+            st = out.state
+            if d.done:
+                break
+        runs.append((decisions, st.seen_ids))
+    assert runs[0] == runs[1]

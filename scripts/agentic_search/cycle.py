@@ -50,8 +50,11 @@ RELATED_SCAN_FILES = 50
 # Evidence a related file gets for being imported by / importing a relevant file, as a
 # share of the best file's evidence (scaled down for long task texts).
 RELATED_BONUS = 0.15
-# The files a cycle may set aside (exclude from later results) are among its best this
-# many, the default --limit: the same whatever limit the caller reads with.
+# The files a cycle weighs for its decisions - which it may set aside (exclude from
+# later results), which are new (a cycle with none is saturated), which are already in
+# view (not worth an expansion) - are its best this many, the default --limit: the same
+# whatever limit the caller reads with (the limit is for reading, never a change to the
+# search or to when it stops).
 EXCLUDE_WINDOW = DEFAULT_LIMIT
 # Files whose imports may be followed (expand): the leaders of the ranking.
 EXPAND_FROM_TOP = 3
@@ -364,9 +367,16 @@ def _names_the_task(m: FileMatch, keywords: Sequence[Keyword]) -> bool:
                for i, kw in enumerate(keywords))
 
 
-def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str]) -> tuple[str, ...]:
-    """Files the leading files import or are imported by that name the task, never shown."""
-    shown = {s.rel for s in ev.shown}
+def _in_view(ev: Evaluation, d: Dispatched) -> tuple[str, ...]:
+    """The best EXCLUDE_WINDOW files the cycle may show (not set aside), best first."""
+    return tuple(s.rel for s in islice((s for s in ev.scored if s.rel not in d.hidden), EXCLUDE_WINDOW))
+
+
+def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str],
+                    in_view: Sequence[str]) -> tuple[str, ...]:
+    """Files the leading files import or are imported by that name the task, never in
+    view (``in_view``: :func:`_in_view` of this cycle, ``seen``: of earlier ones)."""
+    shown = set(in_view)
     out: list[str] = []
     for s in ev.scored[:EXPAND_FROM_TOP]:
         if s.score < RELATED:
@@ -395,7 +405,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     # candidates to search again (a judged-irrelevant file stands at the caller's score).
     # The files weighed are the best EXCLUDE_WINDOW not yet set aside, whatever --limit
     # shows: the limit is for reading, never a change to the search.
-    window = {s.rel for s in islice((s for s in ev.scored if s.rel not in d.hidden), EXCLUDE_WINDOW)}
+    window = set(_in_view(ev, d))
     standing = [s for s in ev.relative if s.rel in window]
     return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, standing, ev.gaps, learned,
                         syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam,
@@ -561,10 +571,11 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     d = dispatch(root, p, env, state.max_file_bytes)
     ev = evaluate(p, d, state, env)
     seen = set(state.seen_ids)
-    expand_to = _expand_targets(ev, p.query.keywords, seen)
+    in_view = _in_view(ev, d)
+    expand_to = _expand_targets(ev, p.query.keywords, seen, in_view)
     nq = _refine(p, ev, d, env, expand_to)
     results = _results(p, ev, d, env.cache)
-    new_ids = [r.id for r in results if r.id not in seen]
+    new_ids = [rel for rel in in_view if rel not in seen]
     named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.

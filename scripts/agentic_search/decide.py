@@ -103,7 +103,7 @@ def decide(e: Evidence) -> Decision:
                     f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context{more}")
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top:
         because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
-        return stop("synthesize", "sufficient", f"one file stands out: {e.top}{because}; read it")
+        return stop("synthesize", "sufficient", f"one file is the likely answer: {e.top}{because}; read it")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:
@@ -121,7 +121,8 @@ def decide(e: Evidence) -> Decision:
         if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top:
             # Sure of the first file without it standing out: the search goes on for the
             # rest of the fix, and the agent may read the first file meanwhile.
-            return go("refine", f"{e.top} is likely (confidence {confidence:g}) but does not stand out; "
+            unclear = "only plain words of the task match it" if e.generic else "its lead is not clear"
+            return go("refine", f"{e.top} is likely (confidence {confidence:g}) but {unclear}; "
                       "searching the codebase's own terms for more: " + ", ".join(e.learned))
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
     if e.confidence < UNSURE_BELOW:

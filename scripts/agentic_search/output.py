@@ -27,6 +27,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence
 from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders the text around it)
 
 from .records import CycleView, ResultView
+from .refine import GAP_FOCUS
 from .rubric import HIGH_RELEVANCE
 from .state import LoopState, ScoreEntry, ranked_scores
 
@@ -129,6 +130,9 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     }
     if d.done and not full:
         del out["next_query"]  # the loop stopped: nothing to act on (--full keeps it)
+    elif not full:
+        # A gap is listed once, in ``gaps``; focus keeps what gaps does not say.
+        out["next_query"]["focus"] = [f for f in out["next_query"]["focus"] if not f.startswith(GAP_FOCUS)]
     if view.related:
         out["related"] = list(view.related)
     if excluded_files:

@@ -64,6 +64,8 @@ MAX_SYNONYMS_PER_GAP = 3
 MAX_SYNONYMS = 9
 # Focus areas listed at most.
 MAX_FOCUS = 8
+# How a focus area that is a gap (a keyword no file holds) begins.
+GAP_FOCUS = "no file matches "
 # Shown files below the rubric's "unrelated" line are excluded next cycle.
 EXCLUDE_BELOW = UNRELATED_BELOW
 
@@ -361,7 +363,7 @@ def refine_query(
     focus: list[str] = []
     for kw in gap_keywords:
         if kw.kind not in DERIVED_KINDS:
-            focus.append(f"no file matches {kw.text!r}")
+            focus.append(f"{GAP_FOCUS}{kw.text!r}")
     for rel in unseen_related:
         focus.append(f"related file not yet read: {rel}")
     return NextQuery(

@@ -191,7 +191,7 @@ class LoopState:
     proposal: Optional[Query] = None            # the query the last cycle proposed
     scores: Mapping[str, ScoreEntry] = field(default_factory=dict)
     judgements: Mapping[str, float] = field(default_factory=dict)
-    seen_ids: tuple[str, ...] = ()              # files shown in results so far
+    seen_ids: tuple[str, ...] = ()              # files in view so far (cycle.EXCLUDE_WINDOW best)
     pending_related: tuple[str, ...] = ()       # related files the next cycle follows (expand)
     history: tuple[HistoryEntry, ...] = ()
     last: Optional[CycleView] = None            # the last cycle's outcome
