@@ -329,3 +329,15 @@ def test_limit_never_changes_when_the_loop_stops(tmp_path):
                 break
         runs.append((decisions, st.seen_ids))
     assert runs[0] == runs[1]
+
+
+def test_pieces_of_unknown_cjk_text_are_searched_but_never_reported_as_gaps(tmp_path, tree):
+    # "渲染标题栏" is no glossary term: its overlapping pairs are searched, but a pair that
+    # matches nothing is no word the task wrote. A glossary term that matches nothing
+    # (令牌, "token", in no file as CJK text) is reported like any keyword.
+    st = LoopState(root=str(tree))
+    out = run_cycle(str(tree), st, request(tmp_path, task="throttle 渲染标题栏 令牌"), {}, ENV)
+    assert "渲染" in out.view.keywords and "染标" in out.view.keywords
+    assert not {"渲染", "染标", "标题", "题栏"} & set(out.view.gaps)
+    assert not any("染标" in f for f in out.view.change.focus)
+    assert "令牌" in out.view.gaps

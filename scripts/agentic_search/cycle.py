@@ -33,7 +33,7 @@ from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
-    keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
+    is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
 from .report import build_result, decode_text, ranked_names
@@ -606,7 +606,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes + p.query.set_aside,
         stats=replace(d.stats, files_matched=len(ev.matches)),
         results=results, decision=decision, change=_change(p, nq),
-        gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS),
+        gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS and not is_cjk_piece(k)),
         related=expand_to if decision.action == "expand" else (), hints=hints,
         translated=_translations(p.query.keywords),
     )

@@ -669,6 +669,12 @@ def _is_cjk(text: str) -> bool:
     return any(_script(c) for c in text)
 
 
+def is_cjk_piece(kw: Keyword) -> bool:
+    """Whether a keyword is a piece of CJK text the glossary does not know (a bigram of a
+    longer run, see cjk_keywords): searched, but no word the task wrote, so no gap to report."""
+    return kw.kind == Kind.WORD and not kw.group and _is_cjk(kw.text)
+
+
 _CJK_CHAR_CLASS = "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f\u3005"
 _SCRIPT_BOUNDARY_RE = compile_later(r"(?<=[%s])(?=[^\W_%s])|(?<=[^\W_%s])(?=[%s])" % ((_CJK_CHAR_CLASS,) * 4))
 _CJK_RUN_RE = compile_later("[%s]+" % _CJK_CHAR_CLASS)

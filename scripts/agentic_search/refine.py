@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
 from .match import Document
-from .query import DERIVED_KINDS, Keyword, Kind, base_form, make_keyword, merge_keywords, normalize, \
-    split_identifier, _STOP_WORDS
+from .query import DERIVED_KINDS, Keyword, Kind, base_form, is_cjk_piece, make_keyword, merge_keywords, \
+    normalize, split_identifier, _STOP_WORDS
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import Scored
 
@@ -362,7 +362,7 @@ def refine_query(
             new_set_aside.append(s.rel)
     focus: list[str] = []
     for kw in gap_keywords:
-        if kw.kind not in DERIVED_KINDS:
+        if kw.kind not in DERIVED_KINDS and not is_cjk_piece(kw):
             focus.append(f"{GAP_FOCUS}{kw.text!r}")
     for rel in unseen_related:
         focus.append(f"related file not yet read: {rel}")
