@@ -127,6 +127,7 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     tree = {"lib/frame.c": "size_t frame_header_size(void) { return 4; }\n",
             "app/io.c": "n = frame_header_size();\n",
             "app/other.c": "n = 1;\n",
+            "legacy/frame_v1.c": "size_t frame_header_size(void) { return frame_header_size_v1(); }\n",
             "test/frame_test.c": "assert(frame_header_size() == 4);\n"}
     root = write_tree(tmp_path / "repo", tree)
     from agentic_search.match import read_document
@@ -134,6 +135,7 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     kws = [make_keyword("frame_header_size", Kind.IDENTIFIER)]
     matches = {"lib/frame.c": _fd("lib/frame.c", (1,), (1.0,)), "app/io.c": _fd("app/io.c", (1,), (0.0,)),
                "app/other.c": _fd("app/other.c", (0,), (0.0,)),
+               "legacy/frame_v1.c": _fd("legacy/frame_v1.c", (2,), (1.0,)),
                "test/frame_test.c": _fd("test/frame_test.c", (1,), (0.0,))}
     from agentic_search.score import Scored
     scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="test" if r.startswith("test/") else "source",
@@ -143,6 +145,8 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     assert found["app/io.c"].why.startswith("uses frame_header_size, defined by judged lib/frame.c")
     assert "test/frame_test.c" not in found  # a test that calls it is its reader, not the fix
     assert "app/other.c" not in found
+    # A file defining the name too is a rival definition, not a caller.
+    assert not found.get("legacy/frame_v1.c") or not found["legacy/frame_v1.c"].why.startswith("uses ")
 
 
 def test_a_judged_cycle_scores_the_files_the_loop_set_aside_on_its_own_scale(tmp_path):

@@ -339,7 +339,8 @@ def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMa
     for i, kw in enumerate(keywords):
         if kw.kind not in NAMED_KINDS or m.defines[i] < 1.0:
             continue
-        users = [r for r in cands if r in matches and matches[r].counts[i] > 0]
+        # (A file that defines the name too is a rival definition, not a caller.)
+        users = [r for r in cands if r in matches and matches[r].counts[i] > 0 and matches[r].defines[i] < 1.0]
         for r in users:
             offer(r, LIFT_USES * _fan(len(users)), f"uses {kw.text}, defined by judged {anchor}")
 
