@@ -21,7 +21,7 @@ from agentic_search.match import Document
 from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
 from agentic_search.refine import (
     EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, NextQuery,
-    LEARN_MAX_SHARE, _rarest, learn_vocabulary, refine_query, synonym_keywords,
+    LEARN_MAX_BYTES, LEARN_MAX_SHARE, _rarest, learn_vocabulary, refine_query, synonym_keywords,
 )
 from agentic_search.score import Scored
 from _trees import read_tree
@@ -348,3 +348,16 @@ def test_never_learns_a_language_keyword_or_where_code_comes_from(tmp_path) -> N
                            keywords_from_list(["auth", "token", "expiry"]), limit=8)
     assert not {"func", "struct", "github", "google", "gitlab", "example", "docs", "page"} & set(got), got
     assert "uuid" in got and {"refresh", "jwt"} <= set(got), got
+
+
+def test_never_learns_from_a_file_that_is_many_units(tmp_path) -> None:
+    # An amalgamated single-header library leads: its frequent names are the whole
+    # codebase's, so the terms come from the best files of a readable size.
+    files = dict(AUTH_CORPUS)
+    files["src/amalgamated.py"] = "def sax_adapter_cbor(x):\n    return sax_adapter_cbor(x)\n" * 5000
+    docs = load(tmp_path, files)
+    assert len(files["src/amalgamated.py"]) > LEARN_MAX_BYTES
+    lead = [sc("src/amalgamated.py", 0.97)] + AUTH_SCORES
+    got = learn_vocabulary(lead, {d.rel: d.data for d in docs}, docs, keywords_from_list(["auth", "token", "expiry"]))
+    assert not {"sax", "adapter", "cbor"} & set(got), got
+    assert {"refresh", "jwt"} <= set(got), got
