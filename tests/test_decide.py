@@ -31,7 +31,9 @@ CASES = [
     ("a relation worth following", ev(new_ids=3, expand_to=("a.py",), learned=("x",)), ("expand", False, None)),
     ("gaps with synonyms", ev(new_ids=3, synonyms=("y",), learned=("x",)), ("broaden", False, None)),
     ("learned terms", ev(new_ids=3, learned=("x",)), ("refine", False, None)),
-    ("nothing left to change", ev(new_ids=3), ("synthesize", True, "exhausted")),
+    ("nothing left to change", ev(new_ids=3, confidence=0.75), ("synthesize", True, "exhausted")),
+    ("nothing left to change, a first file only fairly likely", ev(new_ids=3, confidence=0.6),
+     ("broaden", True, "exhausted")),
     ("nothing left to change, no file stands out", ev(new_ids=3, confidence=0.3), ("broaden", True, "exhausted")),
 ]
 

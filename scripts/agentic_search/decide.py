@@ -22,7 +22,7 @@ loop). The rules, first match wins:
 8. keywords that matched nothing have synonyms to search instead: ``broaden``;
 9. the codebase's own vocabulary was learned from the best files: ``refine``;
 10. nothing left to change: stop (``exhausted``) - ``synthesize`` when the best file is
-    at least UNSURE_BELOW sure, else ``broaden``: no file stands out and the tool has
+    at least SURE_AT sure, else ``broaden``: no file stands out and the tool has
     nothing more to try, so the next move is the agent's own words (``--keywords``).
 
 Rules 3 and 4 read the scores the loop shows after the cycle (earlier cycles merged in):
@@ -50,6 +50,11 @@ ENOUGH_HIGH_FILES = 3
 # files are a guess (rule 9 says so), and an unjudged later cycle never demotes a file
 # (cycle.merge_scores).
 UNSURE_BELOW = RELATED
+# A stop with nothing left to search says "read the best files" (``synthesize``) only as
+# sure of its first file as the loop's other word for likely (rule 9's "is likely"): a
+# first file at 0.5-0.7 sure is still the agent's to check, with its own words next
+# (``broaden``). On the dev splits 3 issues stop so after cycle 1: 1 first file right.
+SURE_AT = HIGH_RELEVANCE
 
 
 @dataclass(frozen=True)
@@ -125,7 +130,7 @@ def decide(e: Evidence) -> Decision:
             return go("refine", f"{e.top} is likely (confidence {confidence:g}) but {unclear}; "
                       "searching the codebase's own terms for more: " + ", ".join(e.learned))
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
-    if e.confidence < UNSURE_BELOW:
+    if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
                     "nothing new to search and no file stands out; read the best files, and if they "
                     "are not it, call again with --keywords in the words the code would use")
