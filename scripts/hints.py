@@ -893,16 +893,15 @@ def main(argv: list[str] | None = None) -> int:
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
         if args.input is None and sys.stdin is not None and sys.stdin.isatty():
-            parser.print_usage(sys.stderr)
-            print("hints.py: error: no input: pipe a JSON object on stdin or pass --input FILE",
-                  file=sys.stderr)
+            _say(parser.format_usage().rstrip("\n"))
+            _say("hints.py: error: no input: pipe a JSON object on stdin or pass --input FILE")
             return 2
         if sys.stdin is None and args.input in (None, "-"):
             raise HintsInputError("input: no stdin; pass --input FILE")
         hints = hints_from_payload(_load_payload(_read_input(args.input)), args.sufficient_score)
     except HintsInputError as error:
         message = " ".join(str(error).splitlines())
-        print(f"hints.py: error: {message}", file=sys.stderr)
+        _say(f"hints.py: error: {message}")
         return 1
     if args.text:
         rendered = format_hints(hints) + "\n"
@@ -911,7 +910,7 @@ def main(argv: list[str] | None = None) -> int:
 
         rendered = json.dumps(hints, ensure_ascii=False, indent=2) + "\n"
     if sys.stdout is None:
-        print("hints.py: error: no stdout to write the hints to", file=sys.stderr)
+        _say("hints.py: error: no stdout to write the hints to")
         return 1
     try:
         _write(rendered)
@@ -921,10 +920,26 @@ def main(argv: list[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
     except OSError as error:  # /dev/full, a closed descriptor
-        print(f"hints.py: error: cannot write the hints: {error.strerror or error}", file=sys.stderr)
+        _say(f"hints.py: error: cannot write the hints: {error.strerror or error}")
         _silence_stdout()
         return 1
     return 0
+
+
+def _say(line: str) -> None:
+    """One line on stderr, best effort: a closed or full stderr never changes the exit code."""
+    try:
+        if sys.stderr is not None:
+            sys.stderr.write(line + "\n")
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 2)
+            os.close(devnull)
+        except OSError:
+            pass
+        sys.stderr = None
 
 
 def _silence_stdout() -> None:

@@ -185,9 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         _bytecode_in_the_cache(_root_of(args))
     except (OSError, ValueError):
         sys.dont_write_bytecode = True
+    from agentic_search.notice import notice
+
     if not _stdout_open():
-        print("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
-              "would be lost)", file=sys.stderr)
+        notice("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
+               "would be lost)")
         return 1
     from agentic_search.cli import run
     from agentic_search.request import RequestError, UsageError, from_args
@@ -199,10 +201,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         _out, text = run(from_args(args), ascii_only=_stdout_needs_ascii())
     except UsageError as exc:
-        print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
+        notice(f"retrieve_loop.py: error: {exc}")
         return 2
     except RequestError as exc:
-        print(f"retrieve_loop.py: error: {exc}", file=sys.stderr)
+        notice(f"retrieve_loop.py: error: {exc}")
         return 1
     finally:
         if gc_was_enabled:
@@ -214,8 +216,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
     except OSError as exc:  # /dev/full, a closed descriptor
-        print(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc} "
-              "(the state is saved)", file=sys.stderr)
+        notice(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc} "
+               "(the state is saved)")
         _silence_stdout()
         return 1
     return 0

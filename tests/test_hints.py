@@ -601,6 +601,13 @@ def test_unwritable_stdout_is_one_error_line(tmp_path):
     assert proc.returncode == 1 and proc.stderr.count(b"\n") == 1 and b"cannot write" in proc.stderr
 
 
+def test_bad_input_with_a_closed_stderr_is_still_exit_1(tmp_path):
+    # The error line cannot be written: the exit code still says bad input, no crash.
+    proc = subprocess.run([sys.executable, HINTS, "--input", str(tmp_path / "missing.json")],
+                          stdout=subprocess.PIPE, timeout=60, preexec_fn=lambda: os.close(2))
+    assert proc.returncode == 1 and proc.stdout == b""
+
+
 @pytest.mark.skipif(not hasattr(sys, "get_int_max_str_digits"), reason="no digit limit before Python 3.11")
 @pytest.mark.parametrize("field", ["title", "summary", "tags", "related", "text", "keywords", "seen_ids"])
 def test_an_integer_too_long_to_print_is_a_hints_input_error(field):

@@ -447,7 +447,17 @@ def _edit_manifest(change: Callable[[dict], None]) -> Callable[[Path], None]:
     return damage
 
 
+def _huge_header_length(p: Path) -> None:
+    """The first line's length field made larger than any file (or any C size)."""
+    first, nl, rest = p.read_bytes().partition(b"\n")
+    parts = first.split(b" ")
+    assert len(parts) == 3 and parts[2].isdigit()
+    p.write_bytes(b" ".join(parts[:2] + [b"99999999999999999999"]) + nl + rest)
+
+
 DAMAGE = {
+    "huge segment header length": (lambda d: [_huge_header_length(p) for p in d.glob("seg-*.idx")], True),
+    "huge needle store header length": (lambda d: _huge_header_length(d / index_mod.STORE_NAME), True),
     "garbage manifest": (lambda d: _garbage(d / index_mod.MANIFEST), True),
     "empty manifest": (lambda d: (d / index_mod.MANIFEST).write_bytes(b""), True),
     "deep manifest": (lambda d: (d / index_mod.MANIFEST).write_bytes(b"[" * 100_000 + b"]" * 100_000), True),

@@ -113,3 +113,33 @@ def test_one_inflection_list_for_stems_and_names() -> None:
     for suffix in lang.SUFFIXES:
         assert suffix in lang.INFLECTIONS
     assert stem_prefix("limiting") == "limit"
+
+
+def _head_ok_whole_line(low: bytes, i: int, word: bytes, language=lang.ANY) -> bool:
+    """head_ok as the whole line before ``i`` decides it (what the bounded scan must equal)."""
+    head = low[low.rfind(b"\n", 0, i) + 1:i]
+    if word in lang.LOCAL_DECLS and head[:1] in (b" ", b"\t"):
+        return False
+    ok = lang.MODIFIERS | (lang._FN_MODIFIERS if language is lang.RUST and word == b"fn " else frozenset())
+    return all(w in ok for w in head.split())
+
+
+@pytest.mark.parametrize("head", [
+    b"", b"    ", b"export ", b"pub(crate) ", b"public static ", b" " * 300 + b"public static ",
+    b"\t" * 400, b"x = 1; " * 100, b"public " * 60, b"public " * 60 + b"x ", b"x " + b"public " * 60,
+    b"foo\n" + b" " * 600, b"a" * 1000,
+], ids=lambda h: f"{len(h)}b")
+@pytest.mark.parametrize("word,language", [(b"function ", lang.JS), (b"fn ", lang.RUST), (b"const ", lang.JS)])
+def test_head_ok_on_a_long_line_decides_as_the_whole_line_does(head, word, language):
+    # (A minified bundle is one line of megabytes: the head is looked at through its last
+    # HEAD_SCAN bytes unless they are all indentation and modifiers.)
+    low = head + word + b"name() {}"
+    i = len(head)
+    assert lang.head_ok(low, i, word, language) == _head_ok_whole_line(low, i, word, language)
+
+
+def test_a_definition_head_on_a_long_line_is_never_looked_for_past_its_cap():
+    line = b"x=1;" * 10_000 + b"obj.name(a) {"
+    assert lang.line_head(line, line.index(b"name")) is None
+    assert lang.call_definition(line, line.index(b"name"), line.index(b"name") + 4, lang.JS) == 0.0
+    assert lang.line_head(b"a\n  int f", 8) == b"  int "

@@ -805,6 +805,31 @@ def test_stdout_to_dev_full_is_one_line_and_the_state_is_saved(tmp_path, router)
     assert (tmp_path / "s.json").is_file()
 
 
+@pytest.mark.parametrize("stderr", ["closed", "/dev/full"])
+def test_an_unwritable_stderr_never_changes_the_answer_or_the_exit_code(tmp_path, router, stderr):
+    # The notice of a finished loop (any stderr line) on a closed or full stderr: the call
+    # still answers on stdout, exits 0 and saves its state, as with a working stderr.
+    if stderr == "/dev/full" and not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "1")
+    want = run_cli("--state", state)
+    assert want.returncode == 0 and "the loop is done" in want.stderr
+    args = [sys.executable, str(SCRIPT), "--state", str(state)]
+    if stderr == "closed":
+        proc = subprocess.run(args, stdout=subprocess.PIPE, text=True, timeout=60,
+                              preexec_fn=lambda: os.close(2))
+    else:
+        with open(stderr, "w") as err:
+            proc = subprocess.run(args, stdout=subprocess.PIPE, stderr=err, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, want.stdout)
+    # A first cycle whose stderr fails still saves its state.
+    with open(os.devnull if stderr == "closed" else stderr, "w") as err:
+        first = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", str(tmp_path / "t.json"),
+                                "--keywords", "route"], stdout=subprocess.PIPE, stderr=err, text=True, timeout=60)
+    assert first.returncode == 0 and json.loads(first.stdout)["cycle"] == 1 and (tmp_path / "t.json").is_file()
+
+
 def test_ctrl_c_exits_130_quietly_and_keeps_the_state(tmp_path, router):
     import signal
     import time

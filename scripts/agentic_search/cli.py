@@ -10,11 +10,11 @@ Kept apart from the thin script so it can be called and tested in-process.
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any, Optional
 
 from . import fsafe
 from .index import base_dir, open_index
+from .notice import notice
 from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
@@ -167,8 +167,8 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
         more = "" if state.cycle < state.max_cycles else " or raise --max-cycles"
         left = "" if not lost else " (1 of its files no longer exists and is left out)" if lost == 1 \
             else f" ({lost} of its files no longer exist and are left out)"
-        print(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer{left}. "
-              f"Pass --reset to start over{more}.", file=sys.stderr)
+        notice(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer{left}. "
+               f"Pass --reset to start over{more}.")
     view: CycleView = state.last
     out = to_output(view, state, request.limit, detail, judged_now=tuple(judgements))
     return out, _render_checked(out, request.text, ascii_only)

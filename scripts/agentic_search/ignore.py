@@ -76,11 +76,11 @@ import functools
 import os
 import re
 import stat
-import sys
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from . import fsafe
+from .notice import notice
 
 IGNORE_FILE_NAME = ".gitignore"  # the per-directory source git reads
 GIT_DIR_NAME = ".git"  # marks a work-tree top; never descended into
@@ -761,7 +761,7 @@ def _warn_cut(path: str, why: str) -> None:
     if path in _cut_warned:
         return
     _cut_warned.add(path)
-    sys.stderr.write(f"retrieve_loop.py: ignore file {path}: {why}; the rest is not applied\n")
+    notice(f"retrieve_loop.py: ignore file {path}: {why}; the rest is not applied")
 
 
 # --------------------------------------------------------------------------- #

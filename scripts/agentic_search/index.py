@@ -84,6 +84,7 @@ from . import match as match_mod
 from . import score as score_mod
 from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
+from .notice import notice
 from .progress import QUIET, Progress
 from .query import Keyword
 from .state import atomic_write
@@ -197,7 +198,7 @@ def _max_bytes() -> int:
 
 def _warn(what: str, why: str) -> None:
     """One line on stderr for an index that is not used as it is."""
-    sys.stderr.write(f"retrieve_loop.py: index {what}: {why}\n")
+    notice(f"retrieve_loop.py: index {what}: {why}")
 
 
 def _inside(path: str, root_real: str) -> bool:
@@ -442,6 +443,8 @@ class Segment:
             if parts[1] != str(FORMAT_VERSION).encode():
                 raise ValueError("another version")
             hlen = int(parts[2])
+            if hlen > st.st_size:
+                raise ValueError("truncated")
             head = json.loads(os.pread(fd, hlen, nl + 1).decode("ascii"))
             if head.get("root") != root or head.get("matcher") != fingerprint:
                 raise ValueError("another root or matcher")
@@ -665,6 +668,8 @@ class NeedleStore(_Rewritten):
                 if len(parts) != 3 or parts[0] != STORE_MAGIC or parts[1] != str(FORMAT_VERSION).encode() \
                         or not parts[2].isdigit():
                     raise ValueError("not a needle store of this version")
+                if int(parts[2]) > st.st_size:
+                    raise ValueError("truncated")
                 head = json.loads(os.pread(fd, int(parts[2]), nl + 1).decode("ascii"))
                 if head.get("root") != self._root or head.get("matcher") != self._fingerprint:
                     raise ValueError("of another tree or version")
@@ -683,7 +688,7 @@ class NeedleStore(_Rewritten):
                 self._entries, self._data_base, self._fd = entries, base, fd
                 return
         except (OSError, ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError,
-                RecursionError) as exc:
+                RecursionError, OverflowError, MemoryError) as exc:
             why = str(exc) if isinstance(exc, ValueError) and str(exc) else "malformed"
         os.close(fd)
         _warn(self.path, f"{why}; rebuilt")
@@ -868,6 +873,9 @@ class FactStore(_Rewritten):
             data = fsafe.read_fd(fd, st.st_size, st.st_size + 1)
         except OSError:
             return
+        except MemoryError:  # (a sparse file of many gigabytes: no fact store is that big)
+            _warn(self.path, "damaged (too large to read); rebuilt")
+            return
         finally:
             os.close(fd)
         first, _, body = data.partition(b"\n")
@@ -1001,8 +1009,8 @@ class Index:
             except FileNotFoundError:
                 self._dirty = True
                 continue
-            except (OSError, ValueError) as exc:
-                _warn(os.path.join(self.path, name), f"{exc}; rebuilt")
+            except (OSError, ValueError, OverflowError, MemoryError) as exc:
+                _warn(os.path.join(self.path, name), f"{exc or type(exc).__name__}; rebuilt")
                 self._dirty = True
                 self._bad.add(name)
                 continue
@@ -1048,7 +1056,7 @@ class Index:
                     why = "malformed"
                 else:
                     return list(dict.fromkeys(names))
-        except (OSError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+        except (OSError, ValueError, UnicodeDecodeError, RecursionError, OverflowError, MemoryError) as exc:
             why = f"unreadable ({exc})" if isinstance(exc, OSError) else "malformed"
         finally:
             os.close(fd)
@@ -1135,8 +1143,8 @@ class Index:
         self._index_fresh()
         try:
             return self._match(docs, keywords)
-        except (IndexError, ValueError, OSError) as exc:  # a segment damaged in a way load cannot see
-            _warn(self.path, f"damaged ({exc}); rebuilt")
+        except (IndexError, ValueError, OSError, OverflowError, MemoryError) as exc:  # a segment damaged in a way load cannot see
+            _warn(self.path, f"damaged ({exc or type(exc).__name__}); rebuilt")
             self._bad.update(s.name for s in self._segments)
             self._segments, self._served, self._dirty = [], {}, True
             return match_many(docs, compile_keywords(keywords))

@@ -124,6 +124,8 @@ MODIFIERS = frozenset(
 _FN_MODIFIERS = frozenset((b"const", b'"c"', b'"system"'))
 # Declarations that are definitions only at the top level of a file.
 LOCAL_DECLS = frozenset((b"const ", b"let ", b"var ", b"val "))
+# What may stand before a Rust ``fn``: the modifiers and its own (``const fn``, ``extern "C" fn``).
+_RUST_FN_HEAD = MODIFIERS | _FN_MODIFIERS
 
 
 def extension(rel: str) -> str:
@@ -148,19 +150,33 @@ def definition_words(rel: str) -> tuple[bytes, ...]:
     return language_of(rel).words
 
 
+# head_ok looks this far back for the line's start first: on a minified bundle (one line
+# of megabytes) the whole line before each occurrence would be scanned, the cost growing
+# with the square of the line.
+HEAD_SCAN = 256
+
+
 def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
     """True when only indentation and modifiers stand before position i on its line.
 
     Variable declarations (``const``/``let``/``var``/``val``) count only at the top
     level (no indentation): inside a function they are locals, not definitions.
+    A head longer than HEAD_SCAN is decided by its last HEAD_SCAN bytes when they hold a
+    whole word that is no modifier (the usual case: code before it); only a run of
+    indentation and modifiers that long is followed back to the line's start.
     """
-    ls = low.rfind(b"\n", 0, i) + 1
+    ok = _RUST_FN_HEAD if lang is RUST and word == b"fn " else MODIFIERS
+    start = max(0, i - HEAD_SCAN)
+    ls = low.rfind(b"\n", start, i) + 1
+    if ls == 0 and start > 0:
+        # (The window's first word may be cut: only the whole words after it decide.)
+        if not all(w in ok for w in low[start:i].split()[1:]):
+            return False
+        ls = low.rfind(b"\n", 0, start) + 1
     head = low[ls:i]
     if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False
-    if lang is RUST and word == b"fn ":
-        return all(w in MODIFIERS or w in _FN_MODIFIERS for w in head.split())
-    return all(w in MODIFIERS for w in head.split())
+    return all(w in ok for w in head.split())
 
 
 def _skip_space(low: bytes, j: int, limit: int) -> int:
@@ -220,6 +236,22 @@ _JS_METHOD_WORDS = frozenset(
 _JS_TAIL_RE = re.compile(rb"[ \t]*(?::[^;{}=\n]*)?[ \t\r\n]*\{")
 
 
+# No definition's head (a return type and its modifiers, ``impl<...> Trait for``,
+# ``module.exports.``) is longer than this: a longer head is code before the name on one
+# long line (a minified bundle), and looking for its start once per occurrence would
+# cost the square of the line.
+LINE_HEAD_MAX = 512
+
+
+def line_head(low: bytes, start: int) -> "bytes | None":
+    """The text before ``start`` on its line, or None when it is longer than LINE_HEAD_MAX."""
+    lo = max(0, start - LINE_HEAD_MAX)
+    ls = low.rfind(b"\n", lo, start)
+    if ls < 0 and lo > 0:
+        return None
+    return low[ls + 1:start]
+
+
 def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     """A function or method written without a definition keyword, its name at
     ``low[start:end]``: ``static int f(`` / ``Foo Bar::f(`` / ``public <T> T f(`` (C, C++,
@@ -232,9 +264,8 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
         j += 1
     if j >= n or low[j] != 0x28:
         return 0.0
-    ls = low.rfind(b"\n", 0, start) + 1
-    head = low[ls:start]
-    if head.endswith(b".") or low[start:end] in _STATEMENT_WORDS:
+    head = line_head(low, start)
+    if head is None or head.endswith(b".") or low[start:end] in _STATEMENT_WORDS:
         return 0.0  # obj.f( is a call (Class::f( keeps its "::"); if ( is a statement
     if not _HEAD_RE.match(head):
         return 0.0
@@ -267,8 +298,10 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
 def export_definition(low: bytes, start: int, end: int) -> float:
     """JS/TS: ``exports.name =`` / ``module.exports.name =`` at a line's start, and an
     object literal's ``name: function`` / ``name: (…) =>`` / ``name: async``."""
-    ls = low.rfind(b"\n", 0, start) + 1
-    head = low[ls:start].strip()
+    head = line_head(low, start)
+    if head is None:
+        return 0.0
+    head = head.strip()
     j = end
     n = len(low)
     while j < n and low[j] in b" \t":
@@ -310,8 +343,10 @@ def impl_definition(low: bytes, start: int, end: int) -> float:
     """Rust: the type on an ``impl`` line (``impl<T> Trait for Name<T> {``) is implemented
     there (:data:`DEFINES`); the trait only for that type (:data:`DECLARES`: its
     definition is elsewhere). Qualifiers (``fmt::``) and generic arguments are neither."""
-    ls = low.rfind(b"\n", 0, start) + 1
-    head = low[ls:start].lstrip(b" \t")
+    head = line_head(low, start)
+    if head is None:
+        return 0.0
+    head = head.lstrip(b" \t")
     if head.startswith(b"unsafe "):
         head = head[len(b"unsafe "):]
     if not (head.startswith(b"impl ") or head.startswith(b"impl<")):

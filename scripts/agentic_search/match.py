@@ -352,7 +352,8 @@ def _defines_at_occurrences(low: bytes, needle: bytes, language: Language) -> fl
         if p == 0 or low[p - 1] == 0x0A:
             best = max(best, _assigned(low, end))
         if go and p >= 2 and low.startswith(b") ", p - 2):
-            if low.startswith(b"func (", low.rfind(b"\n", 0, p - 2) + 1):
+            head = lang.line_head(low, p - 2)
+            if head is not None and head.startswith(b"func ("):
                 best = max(best, _named(low, end))
         if extras and best < 1.0:
             best = max(best, _extra_definition(low, p, end, language))
@@ -368,8 +369,8 @@ def _go_method(low: bytes, needle: bytes) -> float:
     best = 0.0
     start = low.find(probe)
     while start >= 0:
-        ls = low.rfind(b"\n", 0, start) + 1
-        if low.startswith(b"func (", ls):
+        head = lang.line_head(low, start)
+        if head is not None and head.startswith(b"func ("):
             found = _named(low, start + len(probe))
             if found == 1.0:
                 return 1.0
