@@ -927,19 +927,36 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _say(line: str) -> None:
-    """One line on stderr, best effort: a closed or full stderr never changes the exit code."""
+    """One line of diagnostics on stderr, best effort (retrieve_loop.py's too).
+
+    A diagnostic never decides how a call ends: when stderr is closed, full or a pipe
+    nobody reads, the line is dropped, stderr is pointed at the null device (so that
+    neither a later line nor the interpreter's last flush fails again), and the call goes
+    on - its answer on stdout, its exit code what it would be with a working stderr.
+    """
+    stream = sys.stderr
+    if stream is None:
+        return
     try:
-        if sys.stderr is not None:
-            sys.stderr.write(line + "\n")
-            sys.stderr.flush()
+        stream.write(line + "\n")
+        stream.flush()
     except (OSError, ValueError):
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, 2)
-            os.close(devnull)
-        except OSError:
-            pass
-        sys.stderr = None
+        _silence_stderr()
+
+
+def _silence_stderr() -> None:
+    """Point stderr (the descriptor and ``sys.stderr``) at the null device."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+    except OSError:
+        return
+    try:
+        os.dup2(devnull, 2)
+        sys.stderr = open(2, "w", closefd=False)  # the process's stderr, kept open
+    except OSError:
+        pass
+    finally:
+        os.close(devnull)
 
 
 def _silence_stdout() -> None:

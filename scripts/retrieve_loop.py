@@ -185,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
         _bytecode_in_the_cache(_root_of(args))
     except (OSError, ValueError):
         sys.dont_write_bytecode = True
-    from agentic_search.notice import notice
+    from hints import _say as notice
 
     if not _stdout_open():
         notice("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "

@@ -12,9 +12,9 @@ from __future__ import annotations
 import os
 from typing import Any, Optional
 
+from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe
 from .index import base_dir, open_index
-from .notice import notice
 from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress

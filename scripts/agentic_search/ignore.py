@@ -79,8 +79,8 @@ import stat
 from dataclasses import dataclass, field
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
+from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe
-from .notice import notice
 
 IGNORE_FILE_NAME = ".gitignore"  # the per-directory source git reads
 GIT_DIR_NAME = ".git"  # marks a work-tree top; never descended into

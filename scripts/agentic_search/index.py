@@ -79,12 +79,12 @@ from itertools import accumulate, chain, count, repeat
 from operator import add
 from typing import Any, Callable, Iterable, Optional, Sequence
 
+from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe, lang
 from . import match as match_mod
 from . import score as score_mod
 from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
-from .notice import notice
 from .progress import QUIET, Progress
 from .query import Keyword
 from .state import atomic_write
