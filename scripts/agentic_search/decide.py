@@ -53,7 +53,8 @@ UNSURE_BELOW = RELATED
 # A stop with nothing left to search says "read the best files" (``synthesize``) only as
 # sure of its first file as the loop's other word for likely (rule 9's "is likely"): a
 # first file at 0.5-0.7 sure is still the agent's to check, with its own words next
-# (``broaden``). On the dev splits 3 issues stop so after cycle 1: 1 first file right.
+# (``broaden``). At 0.5 before: 3 dev issues stopped so after cycle 1 at 0.5-0.7, 1 of
+# their first files right; ``synthesize`` after cycle 1 84.6% -> 85.5% right.
 SURE_AT = HIGH_RELEVANCE
 
 
