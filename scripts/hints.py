@@ -916,9 +916,7 @@ def main(argv: list[str] | None = None) -> int:
         _write(rendered)
     except BrokenPipeError:
         # The reader has gone (e.g. `| head`): silence the interpreter's final flush.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        _silence_stdout()
     except OSError as error:  # /dev/full, a closed descriptor
         _say(f"hints.py: error: cannot write the hints: {error.strerror or error}")
         _silence_stdout()
@@ -944,29 +942,38 @@ def _say(line: str) -> None:
         _silence_stderr()
 
 
-def _silence_stderr() -> None:
-    """Point stderr (the descriptor and ``sys.stderr``) at the null device."""
+def _to_null(fd: int) -> bool:
+    """Point descriptor ``fd`` at the null device; False when that cannot be done."""
     try:
         devnull = os.open(os.devnull, os.O_WRONLY)
     except OSError:
-        return
+        return False
     try:
-        os.dup2(devnull, 2)
-        sys.stderr = open(2, "w", closefd=False)  # the process's stderr, kept open
+        os.dup2(devnull, fd)
+        return True
     except OSError:
-        pass
+        return False
     finally:
         os.close(devnull)
 
 
+def _silence_stderr() -> None:
+    """Point stderr (the descriptor and ``sys.stderr``) at the null device."""
+    if _to_null(2):
+        try:
+            sys.stderr = open(2, "w", closefd=False)  # the process's stderr, kept open
+        except OSError:
+            pass
+
+
 def _silence_stdout() -> None:
-    """Point stdout at /dev/null so the interpreter's last flush cannot fail again."""
+    """Point stdout at the null device so the interpreter's last flush cannot fail again
+    (the reader has gone, ``| head``, or the output could not be written)."""
     try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
+        fd = sys.stdout.fileno()
     except (OSError, ValueError, AttributeError):
-        pass
+        return
+    _to_null(fd)
 
 
 if __name__ == "__main__":

@@ -143,20 +143,6 @@ def _write(text: str) -> None:
         out.flush()
 
 
-def _silence_stdout() -> None:
-    """The reader has gone (``| head``, a closed pipe): no error at the final flush."""
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-    except OSError:
-        return
-    try:
-        os.dup2(devnull, sys.stdout.fileno())
-    except (OSError, ValueError, AttributeError):
-        pass
-    finally:
-        os.close(devnull)
-
-
 def _stdout_open() -> bool:
     """Whether there is a standard output to print to (``>&-`` closes it: Python then has
     no sys.stdout, or one whose descriptor is gone)."""
@@ -185,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
         _bytecode_in_the_cache(_root_of(args))
     except (OSError, ValueError):
         sys.dont_write_bytecode = True
-    from hints import _say as notice
+    from hints import _say as notice, _silence_stdout
 
     if not _stdout_open():
         notice("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
