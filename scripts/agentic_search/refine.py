@@ -166,11 +166,9 @@ def learn_vocabulary(
     parts_of: dict[bytes, list[str]] = {}
     in_files: dict[str, int] = {}
     freq: dict[str, int] = {}
-    for s in sources:
-        text = raw_texts.get(s.rel)
-        if text is None:
-            continue
-        text = _without_urls(text)
+    # (A source whose text is not at hand has none to learn from: b"".)
+    texts = [_without_urls(raw_texts.get(s.rel, b"")) for s in sources]
+    for text in texts:
         seen_here: set[str] = set()
         for token in _WORD_IN_RAW_RE.findall(text):
             parts = parts_of.get(token)
@@ -192,7 +190,6 @@ def learn_vocabulary(
                     in_files[part] = in_files.get(part, 0) + 1
     if not freq:
         return []
-    texts = [_without_urls(raw_texts.get(s.rel, b"")) for s in sources]
     near = _parts_near(texts, [n for kw in keywords for n in kw.needles])
     linked = {t: n for t, n in _imported_parts(texts).items() if t in near}
     # Candidates: present in most source files or imported by one, then most frequent;
