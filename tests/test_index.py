@@ -29,7 +29,7 @@ from agentic_search import lang
 from agentic_search.match import defines
 from agentic_search.paths import path_match
 from agentic_search.progress import Progress
-from agentic_search.query import keywords_from_list
+from agentic_search.query import Kind, keywords_from_list, make_keyword
 from _trees import write_tree
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
@@ -196,6 +196,10 @@ def test_path_hits_found_all_at_once_equal_the_path_test_of_each_file(odd):
     docs = [engine.Document(r, b"", b"", size=0, path="/nowhere") for r in rels if r]
     kws = keywords_from_list(["rate_limit", "token", "ratelimit", "σας", "jwt", "istanbul", "limit",
                               "rate-limit", "bucket.go", "i̇stanbul"])
+    # Quoted paths, two of them from outside the root (a diff's ``a/``, a checkout's
+    # directory): the file whose path ends them is named as surely as by its own path.
+    kws += [make_keyword(t, Kind.PATH) for t in ("a/lib/jwt-utils.ts", "work/app/deep/rate_limit/tokens/bucket.rs",
+                                                  "x/RateLimiter.java", "b/pkg74/Token_Bucket_74.py")]
     in_path: dict = {}
     hit = [False] * len(docs)
     index_mod.Index._paths(docs, kws, in_path, hit, skip=[])
