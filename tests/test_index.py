@@ -142,6 +142,17 @@ def test_three_cycles_identical_and_the_index_is_used(tmp_path, instant):
     assert (index_dir(tree) / index_mod.STORE_NAME).is_file()  # answers kept for later tasks
 
 
+def test_a_path_quoted_from_outside_the_root_names_its_file_with_the_index_too(tmp_path, instant):
+    """A diff's ``a/middleware/throttle.py`` ends with a file's path: that file is named
+    by it, read live or through the index alike (the index once made it a gap)."""
+    tree = make_tree(tmp_path / "tree")
+    task = ("Fix the rate limit check.\n--- a/middleware/throttle.py\n+++ b/middleware/throttle.py\n"
+            "see also checkout/app/api/endpoints.py")
+    outs = side_by_side(tmp_path, tree, cycles=1, steps={1: ["--task", task]})
+    assert outs[0]["ranking"][0]["id"] == "middleware/throttle.py"
+    assert not any("throttle.py" in g or "endpoints.py" in g for g in outs[0].get("gaps", []))
+
+
 def test_a_new_task_reads_no_file_and_agrees(tmp_path, instant, monkeypatch):
     tree = make_tree(tmp_path / "tree")
     main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
