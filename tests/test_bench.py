@@ -23,6 +23,7 @@ if BENCH not in sys.path:
 import bm25  # noqa: E402
 import localize  # noqa: E402
 import loopreport  # noqa: E402
+import samerows  # noqa: E402
 import speed  # noqa: E402
 
 TOOL = os.path.join(ROOT, "scripts", "retrieve_loop.py")
@@ -573,3 +574,30 @@ def test_reliability_of_cycle_one_ranking():
     assert "| 0.5–0.7 | 1 | 0 | 0.0% |" in out       # x.go at 0.5: a band holds its lower bound
     assert "| 0.2–0.5 | 1 | 1 | 100.0% |" in out     # c.go (gold) at 0.4 in cycle 1
     assert "top file scores ≥ 0.8 | 2 of 3 (66.7%) |" in out
+
+
+def _run_file(path, rows):
+    path.write_text(json.dumps({"rows": [{"instance": i, "systems": {"tool": t}} for i, t in rows]}))
+    return str(path)
+
+
+def test_samerows_names_each_issue_that_differs_and_the_fields(tmp_path, capsys):
+    """Two runs compared issue by issue: equal runs exit 0; a score that moved, a stop
+    that changed or an issue in one run only is named, exit 1; a file that is no run
+    gets one line and exit 2."""
+    row = {"ranking": [["a.py", 0.9]], "cycle1": {"ranking": [["a.py", 0.9]]}, "stop_reason": "sufficient",
+           "cycles": 1, "chars_per_cycle": [100], "context": ["a.py"]}
+    moved = dict(row, ranking=[["a.py", 0.5]], cycles=3)
+    a = _run_file(tmp_path / "a.json", [("x-1", row), ("x-2", row)])
+    assert samerows.main([a, a]) == 0
+    assert "2 of 2 shared issues equal" in capsys.readouterr().out
+    b = _run_file(tmp_path / "b.json", [("x-1", moved), ("x-3", row)])
+    assert samerows.main([a, b]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["x-1: ranking, cycles differ", "x-2: in one run only", "x-3: in one run only",
+                   "0 of 1 shared issues equal; 2 in one run only"]
+    (tmp_path / "bad.json").write_text("[1, 2]")
+    assert samerows.main([a, str(tmp_path / "bad.json")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "bad.json" in err and "Traceback" not in err
+    assert samerows.main([a]) == 2
