@@ -85,6 +85,7 @@ from . import match as match_mod
 from . import score as score_mod
 from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
+from .paths import outside_tails
 from .progress import QUIET, Progress
 from .query import Keyword
 from .state import atomic_write
@@ -1347,9 +1348,6 @@ class Index:
             flats = jflat.split("\n") if docs else []
             starts = _line_starts(lows)
             fstarts = _line_starts(flats)
-        by_low: dict[str, list[int]] = {}
-        for p, low in enumerate(lows):
-            by_low.setdefault(low, []).append(p)
         for i, kw in enumerate(keywords):
             pn = kw.path_needle
             if not pn or "\n" in pn or newline:
@@ -1360,7 +1358,12 @@ class Index:
                 # A quoted path that ends with this file's path (quoted from outside the
                 # root: ``a/src/x.py`` of a diff, a checkout's path) - match_document's
                 # ``rel_low in pn`` test, by the quoted path's own suffixes.
-                cand = set(cand) | {p for tail in _path_tails(pn) for p in by_low.get(tail, ())}
+                tails = outside_tails(pn)
+                if tails:
+                    cand = set(cand)
+                for tail in tails:
+                    holders = range(len(docs)) if newline else _positions(joined, starts, tail)
+                    cand.update(p for p in holders if lows[p] == tail)
             for p in cand:
                 if p in skipped:
                     continue
@@ -1567,14 +1570,6 @@ def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId
             return fsafe.read_checked(path, expect=ident)[0].lower()
         except OSError:
             return b""
-
-
-def _path_tails(needle: str) -> list[str]:
-    """The suffixes of a quoted path that start after one of its slashes and still hold
-    one (``a/src/x.py`` -> ``src/x.py``): the paths of two components or more that it
-    ends with, as ``paths.path_match`` accepts them."""
-    parts = needle.split("/")
-    return ["/".join(parts[k:]) for k in range(1, len(parts) - 1)]
 
 
 def _line_starts(lines: Sequence[str]) -> list[int]:

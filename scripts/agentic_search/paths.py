@@ -46,6 +46,14 @@ def _stem_parts(rel: str, stem_low: str) -> frozenset[str]:
     return frozenset(h.lower() for p in parts for h in (_HUMP_RE.findall(p) or [p]))
 
 
+def outside_tails(needle: str) -> list[str]:
+    """The paths a quoted path names when it was quoted from outside the root: its
+    suffixes that start after one of its slashes and still hold one (``a/src/x.py`` ->
+    ``src/x.py``), the paths :func:`path_match` gives 1.0 by its last rule."""
+    parts = needle.split("/")
+    return ["/".join(parts[k:]) for k in range(1, len(parts) - 1)]
+
+
 def path_match(rel_low: str, kw: Keyword, rel: str = "") -> float:
     """How strongly keyword ``kw`` names the path ``rel_low`` (lower-cased).
 
