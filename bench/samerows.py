@@ -15,27 +15,21 @@ second run on them (bench/README.md, "a first run and a second agree").
 """
 from __future__ import annotations
 
-import json
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
+
+import localize
 
 FIELDS = ("ranking", "cycle1", "stop_reason", "cycles", "chars_per_cycle", "context")
 
 
-def load_rows(path: str) -> Dict[str, dict]:
-    """{instance: the tool's row} of one ``--out`` file; ValueError when it is none."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except (OSError, ValueError) as e:
-        raise ValueError(f"{path}: not a localize.py --out file ({e})") from None
-    rows = data.get("rows") if isinstance(data, dict) else None
-    if not isinstance(rows, list):
-        raise ValueError(f"{path}: no 'rows' list (not a localize.py --out file)")
+def tool_rows(path: str) -> Dict[str, dict]:
+    """{instance: the tool's record} of one ``--out`` file (read by localize.py's own
+    reader, which exits with one line when the file is no run)."""
     out: Dict[str, dict] = {}
-    for r in rows:
+    for r in localize.load_rows(path):
         if isinstance(r, dict) and isinstance(r.get("instance"), str):
-            tool = (r.get("systems") or {}).get("tool")
+            tool = r["systems"].get("tool") if isinstance(r["systems"], dict) else None
             out[r["instance"]] = tool if isinstance(tool, dict) else {}
     return out
 
@@ -57,9 +51,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print("usage: samerows.py RUN_A.json RUN_B.json", file=sys.stderr)
         return 2
     try:
-        a, b = load_rows(args[0]), load_rows(args[1])
-    except ValueError as e:
-        print(f"samerows: {e}", file=sys.stderr)
+        a, b = tool_rows(args[0]), tool_rows(args[1])
+    except SystemExit as e:  # localize's one line on a file that is no run
+        print(e, file=sys.stderr)
         return 2
     differ, alone = differences(a, b)
     for inst, fields in differ:
