@@ -338,35 +338,24 @@ def test_state_outside_root_leaves_the_tree_untouched(tmp_path, router):
 
 
 @pytest.mark.parametrize("state_name", ["loop-state.json", ".state.json", "app/state.txt"])
-def test_state_inside_root_is_the_only_new_file_and_never_a_result(tmp_path, router, state_name):
+def test_a_state_inside_the_root_is_refused_and_nothing_is_written(tmp_path, router, state_name):
     before = tree_snapshot(router)
-    state = router / state_name
-    # "throttle", "route" and "format" all occur in the state file's own text.
-    outs = [run_json("--root", router, "--state", state, "--keywords", "throttle", "route", "format",
-                     "--max-cycles", "3", "--patterns", "**")]
-    for _ in range(2):
-        proc = run_cli("--root", router, "--state", state)
-        assert proc.returncode == 0, proc.stderr
-        outs.append(json.loads(proc.stdout))
-    after = tree_snapshot(router)
-    assert set(after) - set(before) == {state_name, state_name + ".lock"}  # the state and its lock
-    # The state file's own directory changes mtime when the file lands in it; nothing else does.
-    parent = state_name.rpartition("/")[0]
-    drop_mtime = lambda snap: {k: v[:2] if k == parent else v for k, v in snap.items()  # noqa: E731
-                               if k not in (state_name, state_name + ".lock")}
-    assert drop_mtime(after) == drop_mtime(before)
-    for out in outs:
-        assert state_name not in all_ids(out)
-        assert out["stats"]["files_read"] == len(ROUTER_TREE)
+    proc = run_cli("--root", router, "--state", router / state_name, "--keywords", "throttle")
+    assert_one_line_error(proc, "inside the tree it searches")
+    assert tree_snapshot(router) == before  # no state, no lock, no directory
 
 
-def test_judging_the_state_file_inside_root_is_an_error(tmp_path, router):
-    state = router / "loop-state.json"
-    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
-    before = state.read_bytes()
-    assert_one_line_error(run_cli("--root", router, "--state", state, "--judge", "loop-state.json=0.9"),
-                          "own state file")
-    assert state.read_bytes() == before
+def test_a_state_moved_into_the_root_is_refused_and_kept(tmp_path, router):
+    outside = tmp_path / "s.json"
+    run_json("--root", router, "--state", outside, "--keywords", "route", "--max-cycles", "3")
+    moved = router / "s.json"
+    os.replace(outside, moved)
+    kept = moved.read_bytes()
+    assert_one_line_error(run_cli("--state", moved), "inside the tree it searches")
+    assert moved.read_bytes() == kept  # nothing lost, and no lock made beside it
+    assert not (router / "s.json.lock").exists()  # moved back out, it goes on
+    os.replace(moved, outside)
+    assert run_cli("--state", outside).returncode == 0
 
 
 def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, router, monkeypatch, capsys):

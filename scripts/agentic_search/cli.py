@@ -19,7 +19,8 @@ from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
 from .records import CycleView
-from .request import DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, resolve_judgements
+from .request import (DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, check_state_outside,
+                      resolve_judgements)
 from .state import LOCK_SUFFIX, LoopState, StateError, check_writable_target, load_state, locked, save_state
 from .walk import MAX_FILE_BYTES, GlobError
 
@@ -58,11 +59,24 @@ def _check_before_the_lock(request: Request) -> None:
     if request.root is None and fresh:
         raise UsageError(ROOT_REQUIRED)
     check_writable_target(request.state_path, request.state_shown, replacing=request.reset)
+    if request.root is None and not fresh:
+        _check_stored_root(request)
     if request.root is not None:
         check_root(request.root, request.root)
+        check_state_outside(request.state_path, request.state_shown, request.root)
         resolve_judgements(request.root, request.judgements, _own_files(request))
     if fresh and not request.task.strip() and not request.keywords:
         raise RequestError(NO_QUERY)
+
+
+def _check_stored_root(request: Request) -> None:
+    """A state moved into the tree it names is refused before its lock would be made
+    beside it (read without the lock only for this; the locked call checks again)."""
+    try:
+        root = load_state(request.state_path, request.state_shown).root
+    except StateError:
+        return  # the locked call reads it again and says what is wrong
+    check_state_outside(request.state_path, request.state_shown, root)
 
 
 def _judged_inside(state: LoopState, root: str) -> LoopState:
@@ -101,6 +115,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
+    check_state_outside(request.state_path, request.state_shown, root)
     if state is not None:
         state = _judged_inside(state, root)
     own = _own_files(request)

@@ -212,6 +212,17 @@ def check_root(root: str, shown: str) -> None:
         raise RequestError(f"--root {shown}: not a directory")
 
 
+def check_state_outside(state_path: str, shown: str, root: str) -> None:
+    """The state (and its lock beside it) is never written inside the tree it searches:
+    the tool writes nothing into a tree, whatever it is asked (a state there would also
+    stand in the tree's listing and in ``git status``)."""
+    folder = fsafe.resolved(os.path.dirname(state_path) or ".")
+    if fsafe.inside(folder, fsafe.resolved(root)):
+        raise RequestError(f"--state {shown}: inside the tree it searches ({root}); the tool writes "
+                           "nothing into a tree: keep the state outside it, e.g. "
+                           "~/.cache/agentic-search/tasks/NAME.json")
+
+
 def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
                        own_files: tuple[str, ...] = ()) -> dict[str, float]:
     """Judged paths as POSIX paths relative to the root, each checked: inside the root
