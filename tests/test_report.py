@@ -216,6 +216,19 @@ def test_the_line_of_a_rare_name_beats_lines_of_names_on_every_line():
     assert "L6: x = health_port" in summary_lines(text, kws)
 
 
+def test_a_word_every_file_holds_says_less_than_a_name_few_files_hold():
+    # The licence header of every file holds "apache", "license" and "version"; one
+    # line far below holds "interspersed", which three files of the tree hold. With the
+    # tree's rarity (the cycle's idf) that line is quoted; without it, the header wins
+    # the tie on being first.
+    text = "\n".join(["// Copyright Apache", "// see the License", "// Version 2.0", "", "package cmd"]
+                      + ["x := 1"] * 4 + ["\tif interspersed { return }"])
+    kws = keywords_from_list(["apache", "license", "version", "interspersed"])
+    assert "L10: if interspersed { return }" not in summary_lines(text, kws)
+    rare = summary_lines(text, kws, rarity=[0.05, 0.05, 0.05, 2.5])
+    assert rare[-1] == "L10: if interspersed { return }" and len(rare) == 3
+
+
 def test_three_lines_quote_three_names_before_one_name_twice():
     text = "\n".join(["token expiry", "token expiry again", "refresh here", "session there"])
     kws = keywords_from_list(["token", "expiry", "refresh", "session"])

@@ -440,7 +440,8 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
     quoted = quoted_lines(p.task)
     return tuple(build_result(s, d.by_rel.get(s.rel), p.query.keywords, ev.matches.get(s.rel),
-                              ev.related.get(s.rel, ()), _ranked(cache, d.by_rel.get(s.rel)), quoted)
+                              ev.related.get(s.rel, ()), _ranked(cache, d.by_rel.get(s.rel)), quoted,
+                              ev.corpus.idfs)
                  for s in ev.shown)
 
 

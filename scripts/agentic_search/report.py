@@ -80,7 +80,8 @@ def decode_text(data: bytes) -> str:
 
 
 def summary_lines(text: str, keywords: Sequence[Keyword],
-                  counts: Optional[Sequence[int]] = None, quoted: Sequence[str] = ()) -> list[str]:
+                  counts: Optional[Sequence[int]] = None, quoted: Sequence[str] = (),
+                  rarity: Optional[Sequence[float]] = None) -> list[str]:
     """The lines that say most about where the task is in this file: first the line
     holding the longest of ``quoted`` (query.quoted_lines: code the task pasted, lower
     case) when the file holds one as written, then the keyword lines in file order.
@@ -99,7 +100,12 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     ``counts`` (the match's, one per keyword, over the file's ASCII-lower-cased bytes)
     lets a keyword the file never holds skip its search: an ASCII needle absent from those
     bytes is absent from the quoted text too, unless the text holds a character whose
-    lower case is ASCII (_LOWERS_TO_ASCII)."""
+    lower case is ASCII (_LOWERS_TO_ASCII).
+
+    ``rarity`` (the cycle's idf per keyword, score.Corpus.idfs) weighs each keyword by
+    how few files of the tree hold it, as the ranking does: a word in every file's
+    licence header or package line (``express``, the project's name) says less about
+    where the task is than a name only three files hold."""
     lines = text.splitlines()
     joined, starts = _lowered_lines(lines)
     if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
@@ -123,7 +129,10 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                     spread[k] = spread.get(k, 0) + 1
                 nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
                 pos = joined.find(n, nxt)
-    value = {k: keywords[k].weight * _spread(n) for k, n in spread.items()}
+    if rarity is not None and len(rarity) != len(keywords):
+        rarity = None
+    value = {k: keywords[k].weight * _spread(n) * (rarity[k] if rarity is not None else 1.0)
+             for k, n in spread.items()}
     # Lines by the worth of their keywords alone, best first; a definition can at most
     # double that (or add DEF_LINE_TIE) and a quoted keyword only lowers it, so once that
     # bound falls below the best line of a pick, no later line can beat it: the
@@ -303,10 +312,12 @@ def build_result(
     related: Sequence[str],
     ranked: Optional[tuple[Sequence[str], bool]] = None,
     quoted: Sequence[str] = (),
+    rarity: Optional[Sequence[float]] = None,
 ) -> ResultView:
     """One result in the seed's contract (plus reason, missing, matched); ``ranked``:
     :func:`ranked_names` of the file when known; ``quoted``: the code lines the task
-    pasted (query.quoted_lines), the first of which the file holds is quoted first."""
+    pasted (query.quoted_lines), the first of which the file holds is quoted first;
+    ``rarity``: the cycle's idf per keyword (see :func:`summary_lines`)."""
     text = decode_text(doc.head) if doc is not None else ""
     tags = tags_for(text, keywords, s.rel, ranked) if text else []
     title = s.rel.rsplit("/", 1)[-1]
@@ -316,7 +327,7 @@ def build_result(
     missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
     return ResultView(
         id=s.rel, score=s.score, reason=reason_text(s.signals),
-        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None, quoted))
+        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None, quoted, rarity))
         if text else (),
         title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
         missing=tuple(missing), matched=tuple(s.matched_keywords),
