@@ -505,6 +505,20 @@ def test_output_has_the_documented_shape(tmp_path, router):
     assert out["context"] == [{"id": i, "score": s} for i, s in ranking if s >= 0.7]
 
 
+def test_a_file_the_next_cycle_excludes_is_listed_once(tmp_path):
+    # The seed's first example: cycle 1 goes on (refine), and the readme, far below the
+    # best file, is excluded from the next cycle. The default output marks it in the
+    # ranking instead of naming it again in next_query; --full names it there.
+    from test_seed_auth_fresh import TASK, TREE
+    tree = make_tree(tmp_path / "repo", TREE)
+    out = run_json("--root", tree, "--task", TASK, "--state", tmp_path / "a.json")
+    full = run_json("--root", tree, "--task", TASK, "--state", tmp_path / "b.json", "--full")
+    assert not out["done"] and full["next_query"]["excludes"] == ["README.md"]
+    assert [r["id"] for r in out["ranking"] if r.get("excluded")] == ["README.md"]
+    assert out["next_query"]["excludes"] == []
+    assert [r for r in full["ranking"] if "excluded" in r] == []
+
+
 def test_full_output_adds_every_field_of_the_result_contract(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "throttle", "--full")
     assert list(out)[:len(TOP_KEYS) - 1] == list(TOP_KEYS[:-1]) and "hints" in out
