@@ -285,6 +285,19 @@ def test_a_line_the_task_pasted_is_quoted_first_where_the_file_holds_it():
     assert summary_lines("nothing here\n", kws, quoted=quoted) == []
 
 
+def test_a_message_quoted_in_the_prose_is_quoted_first_where_the_file_holds_it():
+    from agentic_search.query import quoted_lines
+    task = ("With hide_input the prompt prints 'Error: The value you entered was invalid.' "
+            "and I don't know why it's hidden; \u201cRepeat for confirmation\u201d is fine.")
+    quoted = quoted_lines(task)
+    assert quoted == ("error: the value you entered was invalid.", "repeat for confirmation")
+    text = "\n".join(["def prompt(text, hide_input=False):", "    value = read(hide_input)", "    if bad(value):",
+                      '        echo(_("Error: The value you entered was invalid."), err=err)'])
+    kws = keywords_from_list(["hide_input", "prompt", "error"])
+    assert summary_lines(text, kws, quoted=quoted)[0] == \
+        'L4: echo(_("Error: The value you entered was invalid."), err=err)'
+
+
 def test_quoted_lines_come_from_code_only():
     from agentic_search.query import quoted_lines
     task = ("A long prose line that is not code at all, surely.\n"

@@ -153,6 +153,12 @@ _PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" %
 _DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
+# A message quoted in the prose ('Error: The value you entered was invalid.', "...",
+# “...”): the quote opens after no letter (not the apostrophe of "don't") and closes
+# before none.
+_QUOTED_STRING_RE = compile_later(
+    r"(?<!\w)'([^'\n]{%d,160})'(?!\w)|(?<!\w)\"([^\"\n]{%d,160})\"(?!\w)|\u201c([^\u201c\u201d\n]{%d,160})\u201d"
+    % ((QUOTED_LINE_MIN_CHARS,) * 3))
 _PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
@@ -395,7 +401,8 @@ def _module_path(dotted: str) -> str | None:
 def quoted_lines(task: str) -> tuple[str, ...]:
     """The lines of code the task quotes, lower-cased and stripped, longest first (ties
     in text order): each line of a fenced block, each code line (indented, a REPL
-    prompt's, a traceback's), each backticked span. Only those of at least
+    prompt's, a traceback's), each backticked span, each message quoted in the prose
+    (in single, double or typographic quotes). Only those of at least
     QUOTED_LINE_MIN_CHARS that hold a name (three letters in a row) and are no import or
     include line (those name what a file uses; every file of a package holds them);
     at most QUOTED_LINES_KEPT of them. A file holding one as written is where the task
@@ -407,6 +414,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
         if _CODE_LINE_RE.match(line):
             pieces.append(_PROMPT_RE.sub("", line))
         pieces += _BACKTICK_RE.findall(line)
+        pieces += ["".join(groups) for groups in _QUOTED_STRING_RE.findall(line)]
     found: dict[str, int] = {}
     for piece in pieces:
         line = piece.strip().lower()
