@@ -84,6 +84,12 @@ ROLE_CASES = [
     ("lib/legacy/zstd_v01.c", "legacy"),
     ("src/deprecated/old_api.go", "legacy"),
     ("pkg/scripts/run.py", "source"),
+    # A build template plays the part of what it becomes; one of plain source is build input.
+    ("assets/manual/bat.1.in", "docs"),
+    ("assets/completions/bat.fish.in", "build"),
+    ("src/config.h.in", "build"),
+    ("tests/data/case.in", "test"),
+    ("src/main.in.rs", "source"),
 ]
 
 
