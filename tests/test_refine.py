@@ -207,6 +207,20 @@ def test_never_learns_linter_directives(tmp_path) -> None:
     assert not {"pylint", "disable", "noqa", "eslint"} & set(got), got
 
 
+def test_never_learns_the_alias_an_import_gives(tmp_path) -> None:
+    # "import collections.abc as cabc", used where the best files check tokens: the
+    # alias is each file's own name for a module, not the codebase's vocabulary.
+    files = dict(AUTH_CORPUS)
+    for rel in ("src/auth.py", "src/tokens.py"):
+        files[rel] = ("import collections.abc as cabc\n" + files[rel]
+                      + "\ndef token_list(token):\n    return isinstance(token, cabc.Sequence) and cabc.Sized\n")
+    docs = load(tmp_path, files)
+    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                           keywords_from_list(["auth", "token", "expiry"]))
+    assert "cabc" not in got, got
+    assert {"refresh", "jwt"} <= set(got), got
+
+
 def test_learns_nothing_without_a_relevant_file(tmp_path) -> None:
     scored = [sc("src/auth.py", 0.3), sc("src/tokens.py", 0.25)]
     assert learn(tmp_path, scored, ["auth", "token"]) == []

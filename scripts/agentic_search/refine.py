@@ -112,6 +112,9 @@ _MODULE_NOISE = frozenset("utils util helper helpers common core lib src index m
 # use, using, #include, require(...)): the names a file takes from other files.
 _IMPORT_LINE_RE = re.compile(rb"^[ \t]*(?:import|from|use|using|#[ \t]*include|export[^\n]*\bfrom)\b[^\n]*"
                              rb"|^[^\n]*\brequire\([^\n]*", re.MULTILINE)
+# The alias an import line gives (``import collections.abc as cabc``, ``import * as ns``,
+# ``use a::b as c``): the importing file's own name for it, which no other file defines.
+_IMPORT_ALIAS_RE = re.compile(rb"\bas[ \t]+[A-Za-z_$][\w$]*")
 # A term the best files import (a name another file defines) and that the code uses on
 # a line about the task leads the next cycle to files not found yet: its value is
 # multiplied by 1 + LINKED_GAIN per best file importing it. Without it a local name (payload, sub) outranks the codebase's own
@@ -168,6 +171,8 @@ def learn_vocabulary(
     freq: dict[str, int] = {}
     # (A source whose text is not at hand has none to learn from: b"".)
     texts = [_without_urls(raw_texts.get(s.rel, b"")) for s in sources]
+    for alias in _import_aliases(texts):
+        eligible[alias] = False  # a file's own name for a module (``cabc``) is no vocabulary
     for text in texts:
         seen_here: set[str] = set()
         for token in _WORD_IN_RAW_RE.findall(text):
@@ -226,13 +231,27 @@ def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
     return out
 
 
+def _import_aliases(texts: Sequence[bytes]) -> set[str]:
+    """The one-word names the import lines of the texts give as aliases (``as cabc``),
+    lower case."""
+    out: set[str] = set()
+    for text in texts:
+        for line in _IMPORT_LINE_RE.findall(text):
+            for alias in _IMPORT_ALIAS_RE.findall(line):
+                parts = split_identifier(alias.split()[-1].decode("ascii", "ignore"))
+                if len(parts) == 1:  # (a compound alias's parts may be the code's words)
+                    out.update(parts)
+    return out
+
+
 def _imported_parts(texts: Sequence[bytes]) -> dict[str, int]:
-    """Per identifier part, how many of the texts name it on an import line."""
+    """Per identifier part, how many of the texts name it on an import line (an alias
+    the line gives, ``as cabc``, aside: it is the importing file's own name)."""
     out: dict[str, int] = {}
     for text in texts:
         parts: set[str] = set()
         for line in _IMPORT_LINE_RE.findall(text):
-            for token in _WORD_IN_RAW_RE.findall(line):
+            for token in _WORD_IN_RAW_RE.findall(_IMPORT_ALIAS_RE.sub(b" ", line)):
                 parts.update(split_identifier(token.decode("ascii", "ignore")))
         for part in parts:
             out[part] = out.get(part, 0) + 1
