@@ -471,11 +471,11 @@ def document_key(rel: str) -> str:
 # with the answer found (their declaration in the crowd) later, 0.7 ranks worse.
 DECLARATION_FACTOR = 0.5
 
-# (role, pattern over the relative path, factor its evidence is scaled by), first match
-# wins. Factors: how often a file of that role is where a fix lands, roughly.
 # A build template's suffix, and its role when the file it becomes is plain source.
 TEMPLATE_SUFFIX = ".in"
 TEMPLATE_ROLE = ("build", 0.4)
+# (role, pattern over the relative path, factor its evidence is scaled by), first match
+# wins. Factors: how often a file of that role is where a fix lands, roughly.
 ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Tests as each ecosystem lays them out: tests/ and test/ (Python, Rust crates' tests/,
     # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
@@ -561,7 +561,8 @@ def file_role(rel: str) -> tuple[str, float]:
     ``config.h.in``, ``zsh.in`` completions) plays the part of the file it becomes - a
     man page is docs - and is build input where that file would be plain source: the
     product's code is what the fix changes, not a template generated from its options."""
-    if rel.lower().endswith(TEMPLATE_SUFFIX) and len(rel) > len(TEMPLATE_SUFFIX) and not rel.endswith("/" + TEMPLATE_SUFFIX):
+    name = rel.rpartition("/")[2]
+    if len(name) > len(TEMPLATE_SUFFIX) and name.lower().endswith(TEMPLATE_SUFFIX):
         role, factor = file_role(rel[:-len(TEMPLATE_SUFFIX)])
         return (role, factor) if role != "source" else TEMPLATE_ROLE
     for role, pattern, factor in ROLE_RULES:
