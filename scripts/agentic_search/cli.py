@@ -59,24 +59,12 @@ def _check_before_the_lock(request: Request) -> None:
     if request.root is None and fresh:
         raise UsageError(ROOT_REQUIRED)
     check_writable_target(request.state_path, request.state_shown, replacing=request.reset)
-    if request.root is None and not fresh:
-        _check_stored_root(request)
     if request.root is not None:
         check_root(request.root, request.root)
         check_state_outside(request.state_path, request.state_shown, request.root)
         resolve_judgements(request.root, request.judgements, _own_files(request))
     if fresh and not request.task.strip() and not request.keywords:
         raise RequestError(NO_QUERY)
-
-
-def _check_stored_root(request: Request) -> None:
-    """A state moved into the tree it names is refused before its lock would be made
-    beside it (read without the lock only for this; the locked call checks again)."""
-    try:
-        root = load_state(request.state_path, request.state_shown).root
-    except StateError:
-        return  # the locked call reads it again and says what is wrong
-    check_state_outside(request.state_path, request.state_shown, root)
 
 
 def _judged_inside(state: LoopState, root: str) -> LoopState:
@@ -115,6 +103,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
+    # (A state moved into the tree it names: refused here, and the lock this call made
+    # beside it goes with the refusal, as state.locked removes it on every failure.)
     check_state_outside(request.state_path, request.state_shown, root)
     if state is not None:
         state = _judged_inside(state, root)
