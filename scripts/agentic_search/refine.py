@@ -171,7 +171,8 @@ def learn_vocabulary(
     freq: dict[str, int] = {}
     # (A source whose text is not at hand has none to learn from: b"".)
     texts = [_without_urls(raw_texts.get(s.rel, b"")) for s in sources]
-    for alias in _import_aliases(texts):
+    import_lines = [_IMPORT_LINE_RE.findall(text) for text in texts]
+    for alias in _import_aliases(import_lines):
         eligible[alias] = False  # a file's own name for a module (``cabc``) is no vocabulary
     for text in texts:
         seen_here: set[str] = set()
@@ -196,7 +197,7 @@ def learn_vocabulary(
     if not freq:
         return []
     near = _parts_near(texts, [n for kw in keywords for n in kw.needles])
-    linked = {t: n for t, n in _imported_parts(texts).items() if t in near}
+    linked = {t: n for t, n in _imported_parts(import_lines).items() if t in near}
     # Candidates: present in most source files or imported by one, then most frequent;
     # rarity decides.
     need = 2 if len(sources) >= 2 else 1
@@ -231,12 +232,12 @@ def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
     return out
 
 
-def _import_aliases(texts: Sequence[bytes]) -> set[str]:
-    """The one-word names the import lines of the texts give as aliases (``as cabc``),
+def _import_aliases(import_lines: Sequence[Sequence[bytes]]) -> set[str]:
+    """The one-word names the import lines (per text) give as aliases (``as cabc``),
     lower case."""
     out: set[str] = set()
-    for text in texts:
-        for line in _IMPORT_LINE_RE.findall(text):
+    for lines in import_lines:
+        for line in lines:
             for alias in _IMPORT_ALIAS_RE.findall(line):
                 parts = split_identifier(alias.split()[-1].decode("ascii", "ignore"))
                 if len(parts) == 1:  # (a compound alias's parts may be the code's words)
@@ -244,13 +245,14 @@ def _import_aliases(texts: Sequence[bytes]) -> set[str]:
     return out
 
 
-def _imported_parts(texts: Sequence[bytes]) -> dict[str, int]:
-    """Per identifier part, how many of the texts name it on an import line (an alias
-    the line gives, ``as cabc``, aside: it is the importing file's own name)."""
+def _imported_parts(import_lines: Sequence[Sequence[bytes]]) -> dict[str, int]:
+    """Per identifier part, how many of the texts name it on one of their import lines
+    (``import_lines``, per text); an alias a line gives (``as cabc``) aside: it is the
+    importing file's own name."""
     out: dict[str, int] = {}
-    for text in texts:
+    for lines in import_lines:
         parts: set[str] = set()
-        for line in _IMPORT_LINE_RE.findall(text):
+        for line in lines:
             for token in _WORD_IN_RAW_RE.findall(_IMPORT_ALIAS_RE.sub(b" ", line)):
                 parts.update(split_identifier(token.decode("ascii", "ignore")))
         for part in parts:
