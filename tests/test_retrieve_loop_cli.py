@@ -345,6 +345,27 @@ def test_a_state_inside_the_root_is_refused_and_nothing_is_written(tmp_path, rou
     assert tree_snapshot(router) == before  # no state, no lock, no directory
 
 
+def test_a_state_linked_into_the_root_is_never_a_result_nor_judged(tmp_path, router):
+    # A hard link (or a bind mount) brings the state, kept outside, into the tree: the
+    # walk skips it by identity and a judgement of it is refused.
+    state = tmp_path / "s.json"
+    outs = [run_json("--root", router, "--state", state, "--keywords", "throttle", "route", "format",
+                     "--max-cycles", "3", "--patterns", "**")]
+    link = router / "loop-state.json"
+    for _ in range(2):  # (each cycle saves a new state file: the link is made again)
+        os.link(state, link)
+        before = state.read_bytes()
+        assert_one_line_error(run_cli("--state", state, "--judge", "loop-state.json=0.9"), "own state file")
+        assert state.read_bytes() == before
+        proc = run_cli("--state", state)
+        assert proc.returncode == 0, proc.stderr
+        outs.append(json.loads(proc.stdout))
+        link.unlink()
+    for out in outs[1:]:
+        assert "loop-state.json" not in all_ids(out)
+        assert out["stats"]["files_read"] == len(ROUTER_TREE)
+
+
 def test_a_state_moved_into_the_root_is_refused_and_kept(tmp_path, router):
     outside = tmp_path / "s.json"
     run_json("--root", router, "--state", outside, "--keywords", "route", "--max-cycles", "3")
