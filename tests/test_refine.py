@@ -200,11 +200,20 @@ def test_never_learns_a_term_nearly_every_file_holds(tmp_path) -> None:
 def test_never_learns_linter_directives(tmp_path) -> None:
     files = dict(AUTH_CORPUS)
     for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] += "\nx = 1  # pylint: disable=invalid-name  # noqa\n# eslint-disable-next-line\n" * 4
+        files[rel] += ("\nx = 1  # pylint: disable=invalid-name  # noqa\n# eslint-disable-next-line\n"
+                       "token.refresh = spread(token)  # eslint-disable-line prefer-spread, no-plusplus\n"
+                       "/* istanbul ignore next */ renew(token)  # type: ignore[attr-defined]\n") * 4
     docs = load(tmp_path, files)
     got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
                            keywords_from_list(["auth", "token", "expiry"]))
-    assert not {"pylint", "disable", "noqa", "eslint"} & set(got), got
+    # Neither the tools' names nor the rules a directive names ...
+    assert not {"pylint", "disable", "noqa", "eslint", "prefer", "plusplus", "invalid", "ignore",
+                "attr", "defined", "istanbul"} & set(got), got
+    # ... while the code before and after a directive still teaches.
+    assert {"refresh", "jwt"} <= set(got), got
+    assert {"spread", "renew"} & set(learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                                                    keywords_from_list(["auth", "token", "expiry"]),
+                                                    limit=12)), got
 
 
 def test_never_learns_the_alias_an_import_gives(tmp_path) -> None:
