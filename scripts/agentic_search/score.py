@@ -70,8 +70,12 @@ TRANSLATION_FACTOR = 0.5
 # has at least this share of the other's evidence, so the header of a found ``.c``
 # follows it (a fix that changes a signature changes both). Measured on the
 # other-language dev split: Acc@10 +0.9, R@10 +0.5 (2 of 3 found .c files of a
-# fix had their header changed too); no other language has such pairs.
-COMPANION_SHARE = 0.85
+# fix had their header changed too); no other language has such pairs. (The share
+# also sets how close a TypeScript declaration follows its module's file.) Refitted
+# later on that split: 0.9 and 0.95 against 0.85 lose no rank; 0.95 raises 3 issues'
+# last gold file (zstd-3438 8th -> 6th, dayjs-1160 5th -> 4th, dayjs-973 4th -> 3rd in
+# cycle 1); 1.0 ties a pair and lowers 2 issues (bench/README.md).
+COMPANION_SHARE = 0.95
 
 # A task that names a human language ("Hungarian localization") is about the locale files
 # named by its code (``locale/hu.js``): each holds a path hit as strong as a quoted
