@@ -341,3 +341,30 @@ def test_pieces_of_unknown_cjk_text_are_searched_but_never_reported_as_gaps(tmp_
     assert not {"渲染", "染标", "标题", "题栏"} & set(out.view.gaps)
     assert not any("染标" in f for f in out.view.change.focus)
     assert "令牌" in out.view.gaps
+
+
+def test_an_expansion_follows_imports_into_code_never_into_the_next_test():
+    # A leading test's module is imported by other tests that name the task too (django-16408:
+    # tests/basic, tests/prefetch_related for a fix in the query compiler): following them
+    # reads tests, not the fix. The code a leading file imports is followed.
+    from types import SimpleNamespace
+
+    from agentic_search.cycle import _expand_targets
+    from agentic_search.match import FileMatch
+    from agentic_search.query import keywords_from_list
+    from agentic_search.score import Scored
+
+    kws = keywords_from_list(["`select_related`"])
+    named = FileMatch(rel="", size=1, counts=(3,), in_path=(0.0,), defines=(1.0,))
+
+    def scored(rel, score):
+        return Scored(rel=rel, score=score, raw=score, coverage=1.0, role="source", signals=(),
+                      matched_keywords=())
+
+    ev = SimpleNamespace(
+        scored=[scored("tests/known/tests.py", 0.6), scored("pkg/query.py", 0.58)],
+        related={"tests/known/tests.py": ("tests/basic/tests.py", "pkg/sql/compiler.py"),
+                 "pkg/query.py": ("tests/prefetch/tests.py", "docs/ref/query.txt")},
+        matches={rel: named for rel in ("tests/basic/tests.py", "pkg/sql/compiler.py",
+                                        "tests/prefetch/tests.py", "docs/ref/query.txt")})
+    assert _expand_targets(ev, kws, set(), ()) == ("pkg/sql/compiler.py",)

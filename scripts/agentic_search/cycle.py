@@ -39,8 +39,8 @@ from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, r
 from .report import build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED
-from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, idf, reason_text, \
-    roles_requested, score_matches, task_words
+from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
+    reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
 from .walk import MAX_FILE_BYTES, walk
@@ -60,6 +60,12 @@ EXCLUDE_WINDOW = DEFAULT_LIMIT
 EXPAND_FROM_TOP = 3
 # Related files proposed for one expansion at most.
 MAX_EXPAND = 5
+# The roles an expansion goes to: the code the leading files depend on or that depends on
+# them, whatever the task says of tests (an issue's "test case:" asks for no more tests
+# than the one it pastes). On the dev splits a cycle
+# expanded from a test to the tests importing its module (django-16408: tests/basic,
+# tests/prefetch_related, tests/model_inheritance for a fix in the query compiler).
+EXPAND_ROLES = LEARN_ROLES
 # Unjudged files a stop on the caller's judgement names: where a fix of several files goes on.
 NEXT_UNJUDGED = 2
 # Files the loop's memory (the state file) keeps scores of: the best by the ranking's
@@ -375,7 +381,9 @@ def _in_view(ev: Evaluation, d: Dispatched) -> tuple[str, ...]:
 def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str],
                     in_view: Sequence[str]) -> tuple[str, ...]:
     """Files the leading files import or are imported by that name the task, never in
-    view (``in_view``: :func:`_in_view` of this cycle, ``seen``: of earlier ones)."""
+    view (``in_view``: :func:`_in_view` of this cycle, ``seen``: of earlier ones), and
+    code (EXPAND_ROLES): a test that imports the leading test's module is the next
+    test, not the fix."""
     shown = set(in_view)
     out: list[str] = []
     for s in ev.scored[:EXPAND_FROM_TOP]:
@@ -383,7 +391,8 @@ def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str],
             continue
         for r in ev.related.get(s.rel, ()):
             m = ev.matches.get(r)
-            if m is not None and r not in seen and r not in shown and r not in out and _names_the_task(m, keywords):
+            if m is not None and r not in seen and r not in shown and r not in out \
+                    and _names_the_task(m, keywords) and file_role(r)[0] in EXPAND_ROLES:
                 out.append(r)
     return tuple(out[:MAX_EXPAND])
 
