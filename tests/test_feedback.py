@@ -10,14 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _trees import write_tree
+from _trees import read_tree, write_tree
 
 from agentic_search import feedback
 from agentic_search.cycle import Env, run_cycle
 from agentic_search.match import FileMatch
 from agentic_search.query import Kind, make_keyword
 from agentic_search.request import Request
-from agentic_search.score import Corpus
+from agentic_search.score import Corpus, Scored
 from agentic_search.state import LoopState
 
 import hints
@@ -206,3 +206,38 @@ def test_an_unsure_loops_unjudged_cycle_raises_files_but_never_demotes_one():
     assert unsure["b.py"].rank_key == 0.7                                # raised
     sure = _merge(0.8)
     assert sure["a.py"].rank_key == 0.3                                  # a sure loop re-ranks
+
+
+SHARED_TREE = {
+    "shop/cart.py": "from shop import money\nfrom shop import audit\n\ndef cart_total(items):\n    return money.cents(sum(items))\n",
+    "shop/invoice.py": "from shop import money\n\ndef invoice_total(items):\n    return money.cents(sum(items))\n",
+    "shop/money.py": "def cents(value):\n    return int(value * 100) / 100\n",
+    "shop/audit.py": "def log(event):\n    print(event)\n",
+}
+
+
+def _scored(rel: str, score: float) -> Scored:
+    return Scored(rel=rel, score=score, raw=score, coverage=0.5, role="source", signals=(), matched_keywords=())
+
+
+def test_a_file_every_relevant_file_imports_is_lifted_further_than_one_only_one_imports(tmp_path):
+    docs = {d.rel: d for d in read_tree(tmp_path, SHARED_TREE)}
+    scored = [_scored("shop/cart.py", 0.9), _scored("shop/invoice.py", 0.8),
+              _scored("shop/money.py", 0.1), _scored("shop/audit.py", 0.1)]
+    v = feedback.verdicts({"shop/cart.py": 1.0, "shop/invoice.py": 1.0})
+    found = {x.rel: x for x in feedback.lifts(v, scored, docs, sorted(docs), [])}
+    assert found["shop/money.py"].shared and not found["shop/audit.py"].shared
+    after = {s.rel: s for s in feedback.apply_lifts(scored, tuple(found.values()))}
+    # imported by both judged files: past the rubric's 0.5, where the sum of the lifts
+    # damped by its own weak evidence would leave it
+    assert after["shop/money.py"].score > 0.5 > feedback.lifted(0.1, found["shop/money.py"].amount)
+    assert after["shop/money.py"].signals[0].keyword.startswith("imported by judged shop/")
+    # one judged file alone is no "every relevant file"
+    one = feedback.lifts(feedback.verdicts({"shop/cart.py": 1.0}), scored, docs, sorted(docs), [])
+    assert not any(x.shared for x in one)
+
+
+def test_a_shared_dependency_is_damped_less_by_its_own_weak_evidence():
+    weak = 0.1
+    assert feedback.lifted(weak, 0.6, feedback.SHARED_DAMPING) > feedback.lifted(weak, 0.6) + 0.1
+    assert feedback.lifted(0.97, 1.0, feedback.SHARED_DAMPING) <= 0.98
