@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 from _trees import write_tree
 
-from agentic_search.cycle import CycleError, Env, dispatch, evaluate, plan, rejudge, run_cycle
+from agentic_search.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, dispatch, evaluate, plan, rejudge, \
+    run_cycle
 from agentic_search.query import Kind, normalize
 from agentic_search.request import Judgement, Request, RequestError, resolve_judgements
-from agentic_search.state import LoopState, Query
+from agentic_search.state import LoopState, Query, ScoreEntry, ranked_scores
 
 import hints
 
@@ -329,6 +330,18 @@ def test_limit_never_changes_when_the_loop_stops(tmp_path):
                 break
         runs.append((decisions, st.seen_ids))
     assert runs[0] == runs[1]
+
+
+def test_a_later_cycle_is_new_only_where_the_answer_shows_a_file_not_shown_before():
+    # The answer is the loop's ranking (earlier cycles merged in): files a later query
+    # turned up below its window change nothing an agent reads, so they are not "new"
+    # (decide: saturated); a file the caller excluded is never in the window.
+    scores = {f"f{i:02d}.py": ScoreEntry(1.0 - i / 100, 1, "x") for i in range(EXCLUDE_WINDOW + 5)}
+    ranked = ranked_scores(scores)
+    seen = {f"f{i:02d}.py" for i in range(EXCLUDE_WINDOW)}
+    assert _new_in_answer(ranked, frozenset(), seen) == []
+    assert _new_in_answer(ranked, frozenset({"f03.py"}), seen) == [f"f{EXCLUDE_WINDOW:02d}.py"]
+    assert _new_in_answer(ranked, frozenset(), seen - {"f07.py"}) == ["f07.py"]
 
 
 def test_pieces_of_unknown_cjk_text_are_searched_but_never_reported_as_gaps(tmp_path, tree):

@@ -604,7 +604,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
         high=sum(1 for e in scores.values() if e.score >= HIGH_RELEVANCE),
         best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,
-        new_ids=len(new_ids), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
+        new_ids=len(_new_in_answer(ranked, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned, expand_to=expand_to,
         top=ev.scored[0].rel if ev.scored else "", top_why=ev.assessment.why,
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
         unjudged_next=unjudged,
@@ -621,6 +621,16 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         translated=_translations(p.query.keywords),
     )
     return Outcome(view, next_state(state, p, nq, view, new_ids, kept_scores(scores, ranked, SCORES_KEPT)))
+
+
+def _new_in_answer(ranked: Sequence[tuple[str, float, ScoreEntry]], hidden: frozenset[str],
+                   seen: set[str]) -> list[str]:
+    """The files the loop's answer (its ranking, earlier cycles merged in) shows in its
+    best EXCLUDE_WINDOW that no cycle showed before: a later cycle whose answer holds none
+    changed nothing an agent reads (``saturated``), whatever its own query turned up
+    below the answer's window."""
+    window = islice((rel for rel, _s, _e in ranked if rel not in hidden), EXCLUDE_WINDOW)
+    return [rel for rel in window if rel not in seen]
 
 
 def kept_scores(scores: Mapping[str, ScoreEntry], ranked: Sequence[tuple[str, float, ScoreEntry]],

@@ -17,7 +17,9 @@ loop). The rules, first match wins:
    named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
    (``sufficient``);
 5. the cycle limit: ``synthesize``, stop (``max_cycles``);
-6. a later cycle that showed no file not shown before: ``synthesize``, stop (``saturated``);
+6. a later cycle after which the loop's ranking (earlier cycles merged in) shows no file
+   in its best 20 that no cycle showed before: ``synthesize``, stop (``saturated``) -
+   whatever the cycle's own query turned up below that, the answer did not change;
 7. files the leading files import that also match the task, not read yet: ``expand``;
 8. keywords that matched nothing have synonyms to search instead: ``broaden``;
 9. the codebase's own vocabulary was learned from the best files: ``refine``;
@@ -72,7 +74,7 @@ class Evidence:
     high: int = 0                         # files shown at the rubric's high relevance
     best: float = 1.0                     # the best score shown (this cycle merged with earlier)
     critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
-    new_ids: int = 0                      # files shown now and never before
+    new_ids: int = 0                      # files the ranking's best show now and no cycle before
     synonyms: tuple[str, ...] = ()        # other spellings the next cycle searches
     learned: tuple[str, ...] = ()         # codebase terms the next cycle searches
     expand_to: tuple[str, ...] = ()       # related files worth following
@@ -115,7 +117,7 @@ def decide(e: Evidence) -> Decision:
     if last:
         return stop("synthesize", "max_cycles", "the cycle limit is reached; read the best files")
     if e.cycle > 1 and e.new_ids == 0:
-        return stop("synthesize", "saturated", "this cycle found no file not shown before; read the best files")
+        return stop("synthesize", "saturated", "this cycle added no file to the ranking's best; read the best files")
     if e.expand_to:
         return go("expand", "the best files import files that also match: " + ", ".join(e.expand_to))
     if e.synonyms:
