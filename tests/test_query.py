@@ -616,3 +616,39 @@ def test_a_template_option_the_reporter_left_unchecked_gives_no_keyword():
             "- [ ] the `develop` branch\n\nThe `iter_impl` post-increment is const.\n")
     texts = {normalize(k.text) for k in extract_keywords(task)}
     assert "develop" not in texts and "iter_impl" in texts
+
+
+# --------------------------------------------------------------------------- #
+# Messages the task quotes
+# --------------------------------------------------------------------------- #
+
+@pytest.mark.parametrize("task, message", [
+    ('a request to a missing path makes gin panic with "invalid node type" instead of a 404', "invalid node type"),
+    ("thread '<unnamed>' panicked at src/walk.rs:529:14: Retrieving absolute path succeeds: Os { code: 2 }",
+     "Retrieving absolute path succeeds"),
+    ("panic: http: wildcard route conflicts with existing children", "wildcard route conflicts with existing children"),
+    ("Traceback (most recent call last):\n  File \"x.py\", line 1\nValueError: Imaginary coordinates are not permitted.",
+     "Imaginary coordinates are not permitted"),
+    # quotes inside a message name the value it was raised for: the words around them are the message
+    ("TypeError: 'NoneType' object is not callable", "object is not callable"),
+])
+def test_a_quoted_message_is_searched_as_written(task, message) -> None:
+    kws = extract_keywords(task)
+    assert message in texts(kws, "message")
+    kw = next(k for k in kws if k.text == message)
+    assert kw.needles == (normalize(message).encode(),)
+
+
+@pytest.mark.parametrize("task", [
+    "call dayjs('2020-11-02T02:58:28.000-08:00') and read it back",   # data, not a sentence
+    'set name="x" and value="y" in the config',                        # short values
+    "it raises ValueError: bad",                                      # too short to point anywhere
+    "the error reads 'if (x == null) { return; }'",                   # code, not a message
+])
+def test_quoted_data_and_code_are_no_messages(task) -> None:
+    assert texts(extract_keywords(task), "message") == []
+
+
+def test_a_file_holding_the_message_verbatim_matches_it_and_one_holding_its_words_apart_does_not(tmp_path) -> None:
+    assert count_in_file(tmp_path, "tree.go", 'panic("invalid node type")\n', "invalid node type", "message")[0] == 1
+    assert count_in_file(tmp_path, "other.go", "// invalid type of a node\n", "invalid node type", "message")[0] == 0

@@ -41,6 +41,7 @@ class Kind(str, Enum):
     PATH = "path"              # a file path or module quoted in the task
     IDENTIFIER = "identifier"  # a code name quoted in the task
     WORD = "word"              # a plain word of the task
+    MESSAGE = "message"        # a message the task quotes (an error, a panic), searched as written
     LEARNED = "learned"        # codebase vocabulary learned from high-relevance files
     SYNONYM = "synonym"        # a programming synonym of a keyword that matched nothing
 
@@ -53,6 +54,7 @@ KIND_WEIGHTS = {
     Kind.GIVEN: 1.0,       # named outright: as strong as a quoted name
     Kind.PATH: 1.0,
     Kind.IDENTIFIER: 1.0,
+    Kind.MESSAGE: 2.0,     # several words as written: where the task's error is raised (see MESSAGE_MIN_WORDS)
     Kind.WORD: 0.3,        # weak evidence on its own
     Kind.LEARNED: 0.45,    # the codebase's own term, but a guess of the loop's
     Kind.SYNONYM: 0.6,     # default; a synonym usually takes the weight of what it stands for
@@ -74,6 +76,19 @@ CODE_ONLY_FACTOR = 0.5
 # (``return x;``, ``} else {``); a task's longest quoted lines, at most this many, are
 # looked for in the results' files.
 QUOTED_LINE_MIN_CHARS = 16
+# A message the task quotes - in quotes, or after an error's or a panic's name (``panic:
+# invalid node type``, ``ValueError: ...``, ``panicked at ...: msg``) - is searched as
+# written when it reads as a sentence: at least MESSAGE_MIN_WORDS words, MESSAGE_MIN_CHARS
+# characters, letters and spaces in the main, no code punctuation. A file holding it is
+# where the error is raised: a message weighs as much as a quoted name and its definition
+# together (KIND_WEIGHTS; on the dev splits 2.0 against 1.0: simdjson-1899 2nd -> 1st,
+# no other rank moves by more than one place). At most MAX_MESSAGES of them, the longest first; a message
+# is cut at its colons and inner quotes, each part that reads as a sentence counting
+# (``http: wildcard route conflicts ...``, ``msg: Os { code: 2 }``).
+MESSAGE_MIN_WORDS = 3
+MESSAGE_MIN_CHARS = 12
+MESSAGE_MAX_CHARS = 100
+MAX_MESSAGES = 3
 QUOTED_LINES_KEPT = 40
 # A task with at most this many keywords is a short request (stems for its words).
 SHORT_TASK_KEYWORDS = 6
@@ -305,7 +320,7 @@ def make_keyword(text: str, kind: "Kind | str", weight: float | None = None, gro
         return None
     norm = normalize(text)
     needles: list[str] = []
-    if kind == "path":
+    if kind in ("path", "message"):
         needles.append(norm)
         path_needle = norm
     else:
@@ -423,6 +438,41 @@ def quoted_lines(task: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:QUOTED_LINES_KEPT])
 
 
+_ERROR_LINE_RE = compile_later(
+    r"^[ \t>*-]*(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
+    r"(?::\d+)*)\s*:\s*(.+)$", re.M)
+_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: ")
+_CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
+
+
+def messages(task: str) -> tuple[str, ...]:
+    """The messages the task quotes (see MESSAGE_MIN_WORDS), longest first, at most
+    MAX_MESSAGES: each quoted string and each error or panic line's message that reads
+    as a sentence."""
+    pieces = ["".join(groups) for groups in _QUOTED_STRING_RE.findall(task)]
+    pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
+    found: dict[str, int] = {}
+    for piece in pieces:
+        # (Quotes inside a message name the value it was raised for, and a colon joins a
+        # prefix or a detail: the words between them are the message as the code writes
+        # it, ``'NoneType' object is not callable``.)
+        for part in _INNER_QUOTE_RE.split(piece):
+            text = part.strip().strip(".,")
+            if _is_message(text):
+                found.setdefault(text, len(found))
+    return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:MAX_MESSAGES])
+
+
+def _is_message(text: str) -> bool:
+    """Whether quoted text reads as a message (a sentence of words), not code or data."""
+    if not MESSAGE_MIN_CHARS <= len(text) <= MESSAGE_MAX_CHARS or _CODE_PUNCTUATION_RE.search(text):
+        return False
+    words = text.split()
+    letters = sum(1 for c in text if c.isalpha() or c == " ")
+    return len(words) >= MESSAGE_MIN_WORDS and letters >= 0.85 * len(text) \
+        and sum(1 for w in words if w.isalpha()) >= MESSAGE_MIN_WORDS
+
+
 def prose_of(task: str) -> str:
     """The task without its pasted code: fenced blocks and code lines removed."""
     text = _FENCED_RE.sub(" ", task)
@@ -532,6 +582,8 @@ def extract_keywords(task: str) -> list[Keyword]:
 
     for p in list(paths)[:MAX_PATHS]:
         add(p, "path")
+    for text in messages(task):
+        add(text, "message")
     for name in list(idents)[:MAX_IDENTIFIERS]:
         add(name, "identifier")
     for name in [n for n in stem_names if normalize(n) not in seen][:MAX_STEM_NAMES]:

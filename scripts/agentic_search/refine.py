@@ -344,7 +344,7 @@ def synonym_keywords(
     keyword(s) they stand for.
     """
     have = {normalize(k.text) for k in existing}
-    originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind != Kind.PATH]
+    originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind not in (Kind.PATH, Kind.MESSAGE)]
     out: list[Keyword] = []
     runs = synonym_runs([g.text for g in originals], None, lambda t: base_form(normalize(t)))
     for start, length, found in runs:

@@ -38,7 +38,7 @@ from .score import Corpus, Scored, coverage_share, idf, query_mass
 
 # Keyword kinds that name something in the code outright: their hits are specific
 # evidence; hits on plain words (and on learned words and synonyms) are generic.
-QUOTED_KINDS = ("identifier", "path", "given")
+QUOTED_KINDS = ("identifier", "path", "given", "message")
 # The first file is compared with this many files after it (rival definitions, crowd).
 RIVALS = 20
 # A file holding at least this share of the first file's raw evidence is in its crowd:
