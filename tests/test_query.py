@@ -639,6 +639,12 @@ def test_a_quoted_message_is_searched_as_written(task, message) -> None:
     assert kw.needles == (normalize(message).encode(),)
 
 
+def test_a_panics_message_is_a_line_a_result_quotes_first() -> None:
+    from agentic_search.query import quoted_lines
+    task = "thread '<unnamed>' panicked at src/walk.rs:529:14:\nRetrieving absolute path succeeds: Os { code: 2 }"
+    assert "retrieving absolute path succeeds" in quoted_lines(task)
+
+
 @pytest.mark.parametrize("task", [
     "call dayjs('2020-11-02T02:58:28.000-08:00') and read it back",   # data, not a sentence
     'set name="x" and value="y" in the config',                        # short values
@@ -652,3 +658,20 @@ def test_quoted_data_and_code_are_no_messages(task) -> None:
 def test_a_file_holding_the_message_verbatim_matches_it_and_one_holding_its_words_apart_does_not(tmp_path) -> None:
     assert count_in_file(tmp_path, "tree.go", 'panic("invalid node type")\n', "invalid node type", "message")[0] == 1
     assert count_in_file(tmp_path, "other.go", "// invalid type of a node\n", "invalid node type", "message")[0] == 0
+
+
+@pytest.mark.parametrize("task, gone, kept", [
+    # a shell session's own paths name the reporter's files, not the code
+    ("$ mkdir /tmp/x && cd /tmp/x\n$ fd --full-path pattern /usr/share", {"tmp", "usr", "share"}, {"full"}),
+    ("run `./zstd -o /dev/null -7 < ~/silesia.tar --zstd=hlog=29`", {"dev", "null", "silesia", "tar"}, {"hlog"}),
+    # ... but a stack frame ending in a source file may be the tree's own: its words stay
+    ("TypeError: x\n    at diff (/home/ci/project/node_modules/dayjs/plugin/utc.js:1:1941)", set(), {"plugin", "utc"}),
+    # a runtime's header of a crash report is the runtime's, not the code's
+    ("thread 'main' panicked at src/time.rs:12:5:\noverflow when adding a duration to an instant",
+     {"main", "thread"}, {"overflow", "duration"}),
+    ("goroutine 1 [running]:\nmain.handler(0x0)\n\tserver/handler.go:42", {"goroutine", "running"}, {"handler"}),
+])
+def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone, kept) -> None:
+    found = {normalize(k.text) for k in extract_keywords(task)}
+    assert not gone & found
+    assert kept <= found

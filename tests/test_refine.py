@@ -61,6 +61,15 @@ def test_rate_limiting_gap_gives_throttle(name, make_gaps) -> None:
     assert all(k.group == throttle.group for k in syns if k.text.startswith("throttl"))
 
 
+def test_a_crash_is_searched_as_the_code_names_failures_not_as_a_bug_report() -> None:
+    # "crashes" in a task is a symptom: code says panic, error, exception, abort - the words
+    # of a bug tracker (bug, defect, issue) only match its prose ("bugs can be reported").
+    for word in ("crashes", "crashing"):
+        gaps = keywords_from_list([word])
+        got = set(texts(synonym_keywords(gaps, hints.synonym_runs, gaps)))
+        assert {"panic", "exception"} & got and not {"bug", "defect", "issue"} & got, got
+
+
 def test_synonyms_skip_other_spellings_of_the_gap_word() -> None:
     gaps = keywords_from_list(["rate limiting"])
     got = [flat(t) for t in texts(synonym_keywords(gaps, hints.synonym_runs, gaps))]

@@ -176,6 +176,18 @@ _QUOTED_STRING_RE = compile_later(
     % ((QUOTED_LINE_MIN_CHARS,) * 3))
 _PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A path of the reporter's machine (``/dev/null``, ``/tmp/x``, ``/usr/share``,
+# ``~/silesia.tar``): its pieces name the reporter's files, not the code, and are no
+# keywords - unless it ends in a source file (``/home/ci/.../dayjs/plugin/utc.js:1:1941``,
+# a stack frame whose tail may be the tree's own file: its words stay).
+_MACHINE_PATH_RE = compile_later(
+    r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+-]*")
+# A runtime's own header of a crash report (Rust's panic line and backtrace note, Go's
+# goroutine header): the words of the runtime, not of the code (``thread 'main'`` made
+# ``main`` a keyword).
+_RUNTIME_HEADER_RE = compile_later(
+    r"thread '[^'\n]{0,40}' panicked at|note: run with `?RUST_BACKTRACE=1`? environment variable to display"
+    r" a backtrace|goroutine \d+ \[[a-z ]+\]:")
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # Lines that are code, not prose: indented blocks, REPL prompts and output, traceback
 # frames, shell commands.
@@ -417,7 +429,8 @@ def quoted_lines(task: str) -> tuple[str, ...]:
     """The lines of code the task quotes, lower-cased and stripped, longest first (ties
     in text order): each line of a fenced block, each code line (indented, a REPL
     prompt's, a traceback's), each backticked span, each message quoted in the prose
-    (in single, double or typographic quotes). Only those of at least
+    (in single, double or typographic quotes) and each message of an error or a panic
+    line (:func:`messages`). Only those of at least
     QUOTED_LINE_MIN_CHARS that hold a name (three letters in a row) and are no import or
     include line (those name what a file uses; every file of a package holds them);
     at most QUOTED_LINES_KEPT of them. A file holding one as written is where the task
@@ -430,6 +443,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
             pieces.append(_PROMPT_RE.sub("", line))
         pieces += _BACKTICK_RE.findall(line)
         pieces += ["".join(groups) for groups in _QUOTED_STRING_RE.findall(line)]
+    pieces += messages(task)  # (an error's or a panic's message, quoted or not)
     found: dict[str, int] = {}
     for piece in pieces:
         line = piece.strip().lower()
@@ -463,6 +477,12 @@ def messages(task: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:MAX_MESSAGES])
 
 
+def _unless_source(m: "re.Match[str]") -> str:
+    """A machine path's replacement: nothing, unless it ends in a source file."""
+    path = re.sub(r"(?::\d+)+$", "", m.group(0))
+    return m.group(0) if lang.language_of(path) not in (lang.ANY, lang.NONE) else " "
+
+
 def _is_message(text: str) -> bool:
     """Whether quoted text reads as a message (a sentence of words), not code or data."""
     if not MESSAGE_MIN_CHARS <= len(text) <= MESSAGE_MAX_CHARS or _CODE_PUNCTUATION_RE.search(text):
@@ -493,6 +513,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     """
     task, url_paths = strip_urls(strip_boilerplate(task))
     task = split_scripts(task)
+    quoted_messages = messages(task)
+    task = _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task))
     paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
@@ -582,7 +604,7 @@ def extract_keywords(task: str) -> list[Keyword]:
 
     for p in list(paths)[:MAX_PATHS]:
         add(p, "path")
-    for text in messages(task):
+    for text in quoted_messages:
         add(text, "message")
     for name in list(idents)[:MAX_IDENTIFIERS]:
         add(name, "identifier")
