@@ -443,7 +443,9 @@ def quoted_lines(task: str) -> tuple[str, ...]:
             pieces.append(_PROMPT_RE.sub("", line))
         pieces += _BACKTICK_RE.findall(line)
         pieces += ["".join(groups) for groups in _QUOTED_STRING_RE.findall(line)]
-    pieces += messages(task)  # (an error's or a panic's message, quoted or not)
+    # An error's or a panic's message, quoted or not, unless a piece already holds it.
+    low = [p.lower() for p in pieces]
+    pieces += [m for m in messages(task) if not any(m.lower() in p for p in low)]
     found: dict[str, int] = {}
     for piece in pieces:
         line = piece.strip().lower()
