@@ -97,3 +97,12 @@ def test_the_user_model_is_dropped(plain, judged):
 def test_moves_name_the_file_behind_them(judged):
     reasons = {r["id"]: r["reason"] for r in judged[1]["results"]}
     assert "judged lib/auth.ts" in reasons["lib/session-manager.ts"]
+
+
+def test_files_judged_earlier_are_not_handed_back_by_the_loops_own_next_cycle(judged):
+    # Cycle 3 runs the tool's proposal alone: the files judged in cycle 2 were read, so its
+    # results are the rest; the ranking keeps them at the caller's scores.
+    assert len(judged) == 3
+    ids = [r["id"] for r in judged[2]["results"]]
+    assert not {"lib/auth.ts", "lib/tokens.ts", "lib/user.ts"} & set(ids)
+    assert _scores(judged[2])["lib/auth.ts"] == 0.9

@@ -146,7 +146,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             pass
         finally:
             index.close()
-    out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements))
+    out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),
+                    asked_anew=bool(request.keywords or request.task))
     return out, _render_checked(out, request.text, ascii_only)
 
 

@@ -105,15 +105,21 @@ def _result(r: ResultView, detail: str, shown: Mapping[str, float]) -> dict[str,
 
 
 def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPACT,
-              judged_now: Collection[str] = ()) -> dict[str, Any]:
+              judged_now: Collection[str] = (), asked_anew: bool = False) -> dict[str, Any]:
     """The output for one cycle (or the final answer of a finished loop). ``judged_now``:
-    the files this call judged, which the caller has just read."""
+    the files this call judged, which the caller has just read; ``asked_anew``: this call
+    gave words of its own (``--keywords``, ``--task``), for which a file read earlier
+    may hold new lines."""
     d = view.decision
     full = detail == FULL
-    # The caller has just read the files it judges in this call: results are the best of
-    # the rest (the judged files stand in the ranking at the caller's scores). A file
-    # judged earlier shows again where a later query puts it, with its lines for it.
-    unread = [r for r in view.results if r.id not in judged_now]
+    # The caller has read the files it judged, in this call or an earlier one: results are
+    # the best of the rest (the judged files stand in the ranking at the caller's
+    # scores). A file judged earlier shows again where a later query puts it, with its
+    # lines for that query, when the caller asked something new (or with ``--full``);
+    # the loop's own proposal sends it back to no one.
+    earlier = () if full or asked_anew else (rel for rel, e in state.scores.items() if e.judged)
+    read = set(judged_now) | set(earlier)
+    unread = [r for r in view.results if r.id not in read]
     results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
     excludes, excluded_files = _excludes_shown(view.excludes, full)
     ranked = ranked_scores(state.scores)
