@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from _trees import write_tree
 
-from agentic_search.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, dispatch, evaluate, plan, rejudge, \
-    run_cycle
+from agentic_search.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, _own_package_index, dispatch, \
+    evaluate, plan, rejudge, run_cycle
 from agentic_search.query import Kind, normalize
 from agentic_search.request import Judgement, Request, RequestError, resolve_judgements
 from agentic_search.state import LoopState, Query, ScoreEntry, ranked_scores
@@ -342,6 +342,18 @@ def test_a_later_cycle_is_new_only_where_the_answer_shows_a_file_not_shown_befor
     assert _new_in_answer(ranked, frozenset(), seen) == []
     assert _new_in_answer(ranked, frozenset({"f03.py"}), seen) == [f"f{EXCLUDE_WINDOW:02d}.py"]
     assert _new_in_answer(ranked, frozenset(), seen - {"f07.py"}) == ["f07.py"]
+
+
+@pytest.mark.parametrize("rel, leader, own", [
+    ("src/flask/__init__.py", "src/flask/cli.py", True),      # the module's own package
+    ("src/flask/__init__.py", "src/flask/json/tag.py", True),  # ... or an enclosing one
+    ("tokio/src/sync/mod.rs", "tokio/src/sync/mpsc/chan.rs", True),
+    ("src/plugin/utc/index.js", "src/plugin/utc/index.d.ts", True),
+    ("src/other/__init__.py", "src/flask/cli.py", False),     # another package's index is a real edge
+    ("src/flask/helpers.py", "src/flask/cli.py", False),      # a sibling module is no index
+])
+def test_an_expansion_never_goes_to_the_leading_files_own_package_index(rel, leader, own):
+    assert _own_package_index(rel, leader) is own
 
 
 def test_pieces_of_unknown_cjk_text_are_searched_but_never_reported_as_gaps(tmp_path, tree):

@@ -675,3 +675,11 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     found = {normalize(k.text) for k in extract_keywords(task)}
     assert not gone & found
     assert kept <= found
+
+
+def test_a_file_names_extension_in_pasted_code_is_no_keyword() -> None:
+    task = 'Running `flask run --exclude-patterns "*.tmp"` (same with `--extra-files a.py`) fails'
+    found = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"tmp", "py"} & found and {"exclude", "patterns", "extra", "files"} <= found
+    # an attribute is no extension: request.args keeps args
+    assert "args" in {normalize(k.text) for k in extract_keywords("read `request.args` in `views.py`")}

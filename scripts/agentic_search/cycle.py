@@ -392,9 +392,23 @@ def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str],
         for r in ev.related.get(s.rel, ()):
             m = ev.matches.get(r)
             if m is not None and r not in seen and r not in shown and r not in out \
-                    and _names_the_task(m, keywords) and file_role(r)[0] in EXPAND_ROLES:
+                    and _names_the_task(m, keywords) and file_role(r)[0] in EXPAND_ROLES \
+                    and not _own_package_index(r, s.rel):
                 out.append(r)
     return tuple(out[:MAX_EXPAND])
+
+
+# The file that stands for a package or a directory's module (its re-exports).
+PACKAGE_INDEX_NAMES = frozenset(("__init__.py", "mod.rs", "index.js", "index.mjs", "index.cjs", "index.jsx",
+                                 "index.ts", "index.tsx", "index.mts"))
+
+
+def _own_package_index(rel: str, leader: str) -> bool:
+    """Whether ``rel`` is the index of a package ``leader`` lives in (``src/flask/__init__.py``
+    for ``src/flask/cli.py``): the edge between them is the package's layout (the module
+    imports its package, the index re-exports the module), no dependency of the fix."""
+    folder, _, name = rel.rpartition("/")
+    return name in PACKAGE_INDEX_NAMES and (not folder or leader.startswith(folder + "/"))
 
 
 def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequence[str]) -> NextQuery:

@@ -121,6 +121,10 @@ def decide(e: Evidence) -> Decision:
     if e.expand_to:
         return go("expand", "the best files import files that also match: " + ", ".join(e.expand_to))
     if e.synonyms:
+        if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top:
+            # (The agent may read the likely file meanwhile; the search goes on for the rest.)
+            return go("broaden", f"{e.top} is likely (confidence {confidence:g}); some keywords match nothing, "
+                      "searching instead: " + ", ".join(e.synonyms))
         return go("broaden", "some keywords match nothing; searching instead: " + ", ".join(e.synonyms))
     if e.learned:
         if e.confidence < UNSURE_BELOW:

@@ -182,6 +182,9 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # a stack frame whose tail may be the tree's own file: its words stay).
 _MACHINE_PATH_RE = compile_later(
     r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+-]*")
+# A file name's extension in pasted code (``a.py``, ``--exclude-patterns "*.tmp"``) names
+# a kind of file, not the code: ``py`` named ``py.typed`` by its stem, ``tmp`` was searched.
+_FILE_SUFFIX_RE = compile_later(r"(?:(?<=\*)|(?<=\w))\.(?:%s)(?![\w(.])|\*\.\w+" % _EXT_ALT)
 # A runtime's own header of a crash report (Rust's panic line and backtrace note, Go's
 # goroutine header): the words of the runtime, not of the code (``thread 'main'`` made
 # ``main`` a keyword).
@@ -534,7 +537,8 @@ def extract_keywords(task: str) -> list[Keyword]:
             paths[tail] = None
     # A backticked sentence (an error message) is prose: only its code names count, and
     # those are taken from the whole text below.
-    code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(task) if not _PROSE_SPAN_RE.search(m.group(1)))
+    code_spans = " ".join(_FILE_SUFFIX_RE.sub(" ", m.group(1)) for m in _BACKTICK_RE.finditer(task)
+                          if not _PROSE_SPAN_RE.search(m.group(1)))
     for m in _DOTTED_RE.finditer(task):
         mod = _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
@@ -575,7 +579,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _CONSTANT_RE.findall(task):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
-    for token in _WORD_RE.findall(task):
+    for token in _WORD_RE.findall(_FILE_SUFFIX_RE.sub(" ", task)):
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
