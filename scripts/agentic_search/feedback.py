@@ -301,7 +301,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     for r in rels:
         folder = r.rpartition("/")[0]
         sizes[folder] = sizes.get(folder, 0) + 1
-    positive = [r for r in v.relevant] + [r for r in leaders if r not in judged]
+    positive = list(v.relevant) + [r for r in leaders if r not in judged]
     anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-low")
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]

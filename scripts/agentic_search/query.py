@@ -80,11 +80,11 @@ QUOTED_LINE_MIN_CHARS = 16
 # invalid node type``, ``ValueError: ...``, ``panicked at ...: msg``) - is searched as
 # written when it reads as a sentence: at least MESSAGE_MIN_WORDS words, MESSAGE_MIN_CHARS
 # characters, letters and spaces in the main, no code punctuation. A file holding it is
-# where the error is raised: a message weighs as much as a quoted name and its definition
-# together (KIND_WEIGHTS; on the dev splits 2.0 against 1.0: simdjson-1899 2nd -> 1st,
-# no other rank moves by more than one place). At most MAX_MESSAGES of them, the longest first; a message
-# is cut at its colons and inner quotes, each part that reads as a sentence counting
-# (``http: wildcard route conflicts ...``, ``msg: Os { code: 2 }``).
+# where the error is raised: a message weighs as much as a quoted name and its
+# definition together (KIND_WEIGHTS; on the dev splits 2.0 against 1.0: simdjson-1899
+# 2nd -> 1st, no other rank moves by more than one place). At most MAX_MESSAGES of them,
+# the longest first; a message is cut at its colons and inner quotes, each part that
+# reads as a sentence counting (``http: wildcard route conflicts ...``, ``msg: Os {...}``).
 MESSAGE_MIN_WORDS = 3
 MESSAGE_MIN_CHARS = 12
 MESSAGE_MAX_CHARS = 100
@@ -460,6 +460,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
+_LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 _INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: ")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
@@ -484,7 +485,7 @@ def messages(task: str) -> tuple[str, ...]:
 
 def _unless_source(m: "re.Match[str]") -> str:
     """A machine path's replacement: nothing, unless it ends in a source file."""
-    path = re.sub(r"(?::\d+)+$", "", m.group(0))
+    path = _LINE_COLUMN_RE.sub("", m.group(0))
     return m.group(0) if lang.language_of(path) not in (lang.ANY, lang.NONE) else " "
 
 
