@@ -683,3 +683,9 @@ def test_a_file_names_extension_in_pasted_code_is_no_keyword() -> None:
     assert not {"tmp", "py"} & found and {"exclude", "patterns", "extra", "files"} <= found
     # an attribute is no extension: request.args keeps args
     assert "args" in {normalize(k.text) for k in extract_keywords("read `request.args` in `views.py`")}
+
+
+def test_a_decorator_is_no_module_path() -> None:
+    kws = extract_keywords("a teardown registered with `@app.teardown_request` stops the others; see django.db.models.query")
+    assert "app/teardown_request" not in texts(kws, "path") and "django/db/models/query" in texts(kws, "path")
+    assert "teardown_request" in texts(kws, "identifier")

@@ -541,7 +541,9 @@ def extract_keywords(task: str) -> list[Keyword]:
     code_spans = " ".join(_FILE_SUFFIX_RE.sub(" ", m.group(1)) for m in _BACKTICK_RE.finditer(task)
                           if not _PROSE_SPAN_RE.search(m.group(1)))
     for m in _DOTTED_RE.finditer(task):
-        mod = _module_path(m.group(1))
+        # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
+        decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
+        mod = None if decorator else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
