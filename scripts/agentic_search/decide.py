@@ -90,6 +90,11 @@ def decide(e: Evidence) -> Decision:
     last = e.cycle >= e.max_cycles
     confidence = round(e.judged_score if e.judged_top else e.confidence, 3)
 
+    # Sure of the first file without it standing out (rules 8 and 9): the search goes on
+    # for the rest of the fix, and the agent may read the first file meanwhile.
+    likely = f"{e.top} is likely (confidence {confidence:g})" \
+        if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top else ""
+
     def stop(action: str, reason: str, why: str) -> Decision:
         return Decision(action, True, reason, why, confidence)
 
@@ -121,20 +126,17 @@ def decide(e: Evidence) -> Decision:
     if e.expand_to:
         return go("expand", "the best files import files that also match: " + ", ".join(e.expand_to))
     if e.synonyms:
-        if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top:
-            # (The agent may read the likely file meanwhile; the search goes on for the rest.)
-            return go("broaden", f"{e.top} is likely (confidence {confidence:g}); some keywords match nothing, "
-                      "searching instead: " + ", ".join(e.synonyms))
+        if likely:
+            return go("broaden", f"{likely}; some keywords match nothing, searching instead: "
+                      + ", ".join(e.synonyms))
         return go("broaden", "some keywords match nothing; searching instead: " + ", ".join(e.synonyms))
     if e.learned:
         if e.confidence < UNSURE_BELOW:
             return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)
                       + "; judging what you read (--judge) steers better")
-        if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top:
-            # Sure of the first file without it standing out: the search goes on for the
-            # rest of the fix, and the agent may read the first file meanwhile.
+        if likely:
             unclear = "only plain words of the task match it" if e.generic else "its lead is not clear"
-            return go("refine", f"{e.top} is likely (confidence {confidence:g}) but {unclear}; "
+            return go("refine", f"{likely} but {unclear}; "
                       "searching the codebase's own terms for more: " + ", ".join(e.learned))
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
     if e.confidence < SURE_AT:

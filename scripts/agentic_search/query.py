@@ -493,10 +493,8 @@ def _is_message(text: str) -> bool:
     """Whether quoted text reads as a message (a sentence of words), not code or data."""
     if not MESSAGE_MIN_CHARS <= len(text) <= MESSAGE_MAX_CHARS or _CODE_PUNCTUATION_RE.search(text):
         return False
-    words = text.split()
     letters = sum(1 for c in text if c.isalpha() or c == " ")
-    return len(words) >= MESSAGE_MIN_WORDS and letters >= 0.85 * len(text) \
-        and sum(1 for w in words if w.isalpha()) >= MESSAGE_MIN_WORDS
+    return letters >= 0.85 * len(text) and sum(1 for w in text.split() if w.isalpha()) >= MESSAGE_MIN_WORDS
 
 
 def prose_of(task: str) -> str:
@@ -538,7 +536,10 @@ def extract_keywords(task: str) -> list[Keyword]:
             paths[tail] = None
     # A backticked sentence (an error message) is prose: only its code names count, and
     # those are taken from the whole text below.
-    code_spans = " ".join(_FILE_SUFFIX_RE.sub(" ", m.group(1)) for m in _BACKTICK_RE.finditer(task)
+    # (File extensions are no words: ``a.py``, ``*.tmp``; taken out once for the code spans
+    # and the plain words.)
+    unsuffixed = _FILE_SUFFIX_RE.sub(" ", task)
+    code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(unsuffixed)
                           if not _PROSE_SPAN_RE.search(m.group(1)))
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
@@ -582,7 +583,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _CONSTANT_RE.findall(task):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
-    for token in _WORD_RE.findall(_FILE_SUFFIX_RE.sub(" ", task)):
+    for token in _WORD_RE.findall(unsuffixed):
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
