@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from _trees import write_tree
 
-from agentic_search.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, _own_package_index, dispatch, \
+from agentic_search.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, dispatch, \
     evaluate, plan, rejudge, run_cycle
+from agentic_search.imports import own_package_index
 from agentic_search.query import Kind, normalize
 from agentic_search.request import Judgement, Request, RequestError, resolve_judgements
 from agentic_search.state import LoopState, Query, ScoreEntry, ranked_scores
@@ -353,7 +354,7 @@ def test_a_later_cycle_is_new_only_where_the_answer_shows_a_file_not_shown_befor
     ("src/flask/helpers.py", "src/flask/cli.py", False),      # a sibling module is no index
 ])
 def test_an_expansion_never_goes_to_the_leading_files_own_package_index(rel, leader, own):
-    assert _own_package_index(rel, leader) is own
+    assert own_package_index(rel, leader) is own
 
 
 def test_pieces_of_unknown_cjk_text_are_searched_but_never_reported_as_gaps(tmp_path, tree):

@@ -241,3 +241,44 @@ def test_a_shared_dependency_is_damped_less_by_its_own_weak_evidence():
     weak = 0.1
     assert feedback.lifted(weak, 0.6, feedback.SHARED_DAMPING) > feedback.lifted(weak, 0.6) + 0.1
     assert feedback.lifted(0.97, 1.0, feedback.SHARED_DAMPING) <= 0.98
+
+
+LEAD_TREE = {
+    "shop/__init__.py": "from shop.cart import cart_total\n",
+    "shop/cart.py": "import shop\nfrom shop import money\n\ndef cart_total(items):\n    return money.cents(sum(items))\n",
+    "shop/money.py": "def cents(value):\n    return round(value, 2)\n",
+    "shop/audit.py": "def log(total):\n    print(total)\n",
+}
+
+
+def _unsure_state(best: float) -> LoopState:
+    from agentic_search.state import ScoreEntry
+    return LoopState(root="/r", scores={"shop/cart.py": ScoreEntry(best, 1, "x", standing=1.0),
+                                         "shop/audit.py": ScoreEntry(best / 2, 1, "y", standing=0.5)})
+
+
+def _leader_lifts(tmp_path, best: float) -> dict[str, str]:
+    """Cycle 2 of an unjudged loop whose best file (shop/cart.py) scored ``best``: the
+    lifts, file -> reason."""
+    from types import SimpleNamespace
+    from agentic_search.cycle import _with_leaders
+    from agentic_search.imports import TreeImports
+    docs = {d.rel: d for d in read_tree(tmp_path, LEAD_TREE)}
+    scored = [_scored("shop/cart.py", 0.4), _scored("shop/audit.py", 0.3),
+              _scored("shop/money.py", 0.1), _scored("shop/__init__.py", 0.1)]
+    p = SimpleNamespace(query=SimpleNamespace(keywords=(make_keyword("total", Kind.WORD),)))
+    d = SimpleNamespace(by_rel=docs, walked_rels=tuple(sorted(docs)))
+    _out, fb = _with_leaders(p, d, scored, _unsure_state(best), TreeImports(tuple(sorted(docs))))
+    return {x.rel: x.why for x in fb.lifts} if fb is not None else {}
+
+
+def test_an_unsure_loops_best_file_lifts_what_it_imports_but_not_its_package_index(tmp_path):
+    # no file reached high relevance: the best one (0.4, "indirect" on the rubric) leads
+    lifted = _leader_lifts(tmp_path, 0.4)
+    assert lifted["shop/money.py"] == "imported by best file shop/cart.py"
+    assert "shop/__init__.py" not in lifted  # the package layout, no dependency
+    assert "shop/audit.py" not in lifted     # no edge to the lead
+
+
+def test_a_best_file_the_rubric_calls_unrelated_leads_nothing(tmp_path):
+    assert _leader_lifts(tmp_path, 0.15) == {}

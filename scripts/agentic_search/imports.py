@@ -303,6 +303,20 @@ class TreeImports:
         return found
 
 
+# The file that stands for a package or a directory's module (its re-exports).
+PACKAGE_INDEX_NAMES = frozenset(("__init__.py", "mod.rs", "index.js", "index.mjs", "index.cjs", "index.jsx",
+                                 "index.ts", "index.tsx", "index.mts"))
+
+
+def own_package_index(rel: str, module: str) -> bool:
+    """Whether ``rel`` is the index of a package ``module`` lives in (``src/flask/__init__.py``
+    for ``src/flask/cli.py``): the edge between them is the package's layout (the module
+    imports its package, the index re-exports the module), no dependency of a fix: not
+    a file to expand to, nor one an unsure loop's lead lifts (cycle._with_leaders)."""
+    folder, _, name = rel.rpartition("/")
+    return name in PACKAGE_INDEX_NAMES and (not folder or module.startswith(folder + "/"))
+
+
 def importers_of(targets: Iterable[str], graph: Mapping[str, Sequence[str]]) -> Dict[str, Tuple[str, ...]]:
     """Reverse edges: for each of `targets`, the sorted files of `graph` that import it.
 
