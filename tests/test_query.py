@@ -469,6 +469,16 @@ def test_url_hosts_images_and_query_strings_are_no_keywords() -> None:
     assert "guide" in texts and "readers" in texts and "reader" in texts
 
 
+def test_a_host_without_a_scheme_or_an_email_address_is_no_module_path() -> None:
+    kws = extract_keywords("An empty netrc login: `machine api.example.com login user` mails admin@corp.org "
+                           "via smtp.corp.net:587; compare com.fasterxml.jackson.core.JsonFactory and scipy.io.loadmat")
+    texts = {k.text for k in kws}
+    for junk in ("api/example/com", "api", "example", "com", "admin", "corp", "smtp", "corp/net"):
+        assert junk not in texts, junk
+    # a Java package starts with com., a module may end in .io: both stay module paths
+    assert {"com/fasterxml/jackson/core", "scipy/io/loadmat", "netrc", "login"} <= texts
+
+
 def test_issue_template_words_are_no_keywords() -> None:
     task = ("Parser drops fields\n\n**Describe the bug**\nA clear and concise description of what the bug is.\n"
             "**To Reproduce**\nSteps to reproduce the behavior:\n1. parse nested fields\n"

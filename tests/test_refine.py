@@ -70,6 +70,29 @@ def test_a_crash_is_searched_as_the_code_names_failures_not_as_a_bug_report() ->
         assert {"panic", "exception"} & got and not {"bug", "defect", "issue"} & got, got
 
 
+def test_a_programming_word_the_tree_lacks_is_searched_by_its_stem_first() -> None:
+    # the task said "panics", the code says panic!(...): the stem before other words for it
+    gaps = [make_keyword("panics", "word")]
+    syns = synonym_keywords(gaps, hints.synonym_runs, gaps)
+    assert syns[0].text == "panic" and syns[0].group == "panics"
+    assert 1 < len(syns) <= MAX_SYNONYMS_PER_GAP + 1  # the table's synonyms still come
+    # a word the table does not know is prose: no stem searched for it
+    prose = [make_keyword("misbehaves", "word")]
+    assert synonym_keywords(prose, hints.synonym_runs, prose) == []
+
+
+def test_a_message_no_file_holds_is_searched_by_its_halves() -> None:
+    # the code builds it from a format string: "%v while waiting for connections to become ready"
+    from agentic_search.refine import message_pieces
+    gap = make_keyword("context deadline exceeded while waiting for connections to become ready", "message")
+    pieces = message_pieces([gap], [gap])
+    assert [k.text for k in pieces] == ["context deadline exceeded while waiting", "for connections to become ready"]
+    assert all(k.group == gap.text and k.weight == gap.weight for k in pieces)  # one group: the better counts
+    assert pieces[1].needles == (b"for connections to become ready",)
+    # a short message has no halves that still read as one
+    assert message_pieces([make_keyword("invalid node type", "message")], []) == []
+
+
 def test_synonyms_skip_other_spellings_of_the_gap_word() -> None:
     gaps = keywords_from_list(["rate limiting"])
     got = [flat(t) for t in texts(synonym_keywords(gaps, hints.synonym_runs, gaps))]

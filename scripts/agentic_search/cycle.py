@@ -32,10 +32,11 @@ from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
-from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, extract_keywords, \
+from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
     is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
 from .records import Change, CycleView, Decision, ResultView, Stats
-from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, refine_query, synonym_keywords
+from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
+    synonym_keywords
 from .report import build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
@@ -430,6 +431,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords, presence=getattr(env.cache, "presence", None))
     syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
+    syns += message_pieces(ev.gaps, list(p.query.keywords) + syns)
     lam = coverage_share(p.query.keywords, ev.corpus)
     # Excludes follow the standing, not the calibrated score: on a ranking the tool is
     # unsure of every shown file scores below 0.2, and the best of them are still the
@@ -451,7 +453,11 @@ def _change(p: Plan, nq: NextQuery) -> Change:
     for k in nq.keywords:
         if normalize(k.text) in have:
             continue
-        adds.append(f"{k.text} (synonym of {k.group})" if k.kind == Kind.SYNONYM and k.group
+        adds.append(f"{k.text} (stem of {k.group})" if k.kind == Kind.SYNONYM and k.group
+                    and normalize(k.text) == base_form(normalize(k.group))
+                    else f"{k.text} (part of the message {k.group!r})" if k.kind == Kind.SYNONYM and k.group
+                    and " " in k.text and normalize(k.text) in normalize(k.group)
+                    else f"{k.text} (synonym of {k.group})" if k.kind == Kind.SYNONYM and k.group
                     else _translation(k) if k.translated and k.group
                     else f"{k.text} ({k.kind.value})")
     drops = tuple(k.text for k in p.query.keywords if normalize(k.text) not in nxt)

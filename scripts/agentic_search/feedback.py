@@ -312,11 +312,15 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         anchor_role = roles[anchor] if anchor in roles else lang.file_role(anchor)[0]
         # A hub (imported by many, importing many) says little about each neighbour.
         targets = [r for r in graph_of(anchor, doc.head) if r in matched]
+        # (Go imports a package, a directory: the edge is to every file of it.)
+        go = lang.language_of(anchor) is lang.GO
         for r in targets:
-            offer(r, strength * LIFT_IMPORTED * _fan(len(targets)), f"imported by {label} {anchor}")
+            offer(r, strength * LIFT_IMPORTED * _fan(len(targets)),
+                  f"in a package {label} {anchor} imports" if go else f"imported by {label} {anchor}")
         importers = [r for r, out in graph.items() if anchor in out]
         for r in importers:
-            offer(r, strength * LIFT_IMPORTS * _fan(len(importers)), f"imports {label} {anchor}")
+            offer(r, strength * LIFT_IMPORTS * _fan(len(importers)),
+                  f"imports the package of {label} {anchor}" if go else f"imports {label} {anchor}")
         if label == "best file":
             continue  # a directory of the loop's own guesses says too little
         folder = anchor.rpartition("/")[0]
@@ -455,14 +459,14 @@ def _shift_reason(s: Scored, shifts: Sequence[KeywordShift], up: bool) -> str:
         cands = [x for x in shifts if x.factor > 1 and x.keyword in held]
         if cands:
             x = max(cands, key=lambda x: (x.factor, x.keyword))
-            return f"{x.keyword} held by judged {x.source}"
+            return f"up: holds {x.keyword}, as judged {x.source} does"
         return ""
     cuts = [x for x in shifts if x.factor < 1 and x.keyword in held]
     if cuts:
         x = min(cuts, key=lambda x: (x.factor, x.keyword))
-        return f"{x.keyword} drove {x.source}, judged low"
+        return f"down: {x.keyword} weighs less, it drove {x.source}, judged low"
     lacks = [x for x in shifts if x.factor > 1 and x.keyword not in held]
     if lacks:
         x = max(lacks, key=lambda x: (x.factor, x.keyword))
-        return f"lacks {x.keyword} (held by judged {x.source})"
+        return f"down: no {x.keyword}, which judged {x.source} holds"
     return ""

@@ -654,6 +654,13 @@ _REPO_URL_RE = re.compile(
 _IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
 # Trailing punctuation of the sentence a URL ends.
 _URL_TAIL = ".,;:!?)]}>'\""
+# A host name without a scheme (``api.example.com``, ``pypi.org:443``) or an e-mail
+# address: it names a machine, not code; read as a dotted module name it made the path
+# keyword ``api/example/com`` and the word ``api`` (a trial: ``requests/api.py`` 2nd for
+# a netrc task). Only the generic top-level domains: ``scipy.io`` and ``x.dev`` may be
+# modules, and a Java package starts with ``com.``, never ends with it.
+_BARE_HOST_RE = re.compile(r"(?<![\w./@-])(?:[\w.+-]+@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
+                           r"(?:com|org|net|edu|gov)(?::\d+)?(?![\w-])", re.I)
 
 
 def strip_urls(task: str) -> tuple[str, list[str]]:
@@ -663,7 +670,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
     path, as strong as a quoted path; the line anchor is dropped. Image and attachment
     links are dropped whole; any other URL leaves its path and fragment words (a
     documentation link's ``ref/models/querysets`` and ``#django.db.models.Q``), never its
-    host (``github.com``, ``githubusercontent``) or its query string.
+    host (``github.com``, ``githubusercontent``) or its query string. A host without a
+    scheme (``api.example.com``) and an e-mail address go too.
     """
     paths: list[str] = []
 
@@ -686,7 +694,7 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
 
-    return _URL_RE.sub(one, task), paths
+    return _BARE_HOST_RE.sub(" ", _URL_RE.sub(one, task)), paths
 
 
 def strip_html(task: str) -> str:

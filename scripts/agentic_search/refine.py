@@ -25,11 +25,11 @@ from __future__ import annotations
 import math
 import re
 from itertools import islice
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
 from .match import Document
-from .query import DERIVED_KINDS, Keyword, Kind, base_form, is_cjk_piece, make_keyword, merge_keywords, \
+from .query import DERIVED_KINDS, MESSAGE_MIN_WORDS, MIN_STEM_LEN, Keyword, Kind, base_form, is_cjk_piece, make_keyword, merge_keywords, \
     normalize, split_identifier, _STOP_WORDS
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import Scored
@@ -339,9 +339,10 @@ def synonym_keywords(
     ``synonym_runs`` is hints.synonym_runs, the one phrase lookup of the table: adjacent
     gap words are looked up as a phrase first ("rate limiting" -> throttle), a word a
     phrase covered is not looked up again, and a phrase the table does not know is tried
-    in its base form. Other spellings of the same word are skipped (the needles already
-    search them); each gap gets at most MAX_SYNONYMS_PER_GAP synonyms, weighted like the
-    keyword(s) they stand for.
+    in its base form. A gap word the table knows has its own stem searched first
+    (``panics`` -> ``panic``: a task's words are searched as written); other spellings
+    from the table are skipped; each gap gets at most MAX_SYNONYMS_PER_GAP synonyms
+    besides its stem, weighted like the keyword(s) they stand for.
     """
     have = {normalize(k.text) for k in existing}
     originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind not in (Kind.PATH, Kind.MESSAGE)]
@@ -352,6 +353,15 @@ def synonym_keywords(
         text = " ".join(g.text for g in group)
         weight = min(1.0, sum(g.weight for g in group))
         picked = 0
+        # A word the table knows is a programming term: its own stem first (the tree may
+        # say "panic" where the task says "panics"; a task's words are searched as written).
+        stem = base_form(normalize(text))
+        if found and length == 1 and group[0].kind == Kind.WORD and stem != normalize(text) \
+                and len(stem) >= MIN_STEM_LEN and stem not in have and len(out) < MAX_SYNONYMS:
+            made = make_keyword(stem, Kind.SYNONYM, weight, group=text)
+            if made is not None:
+                have.add(stem)
+                out.append(made)
         for syn in found:
             if len(out) >= MAX_SYNONYMS or picked >= MAX_SYNONYMS_PER_GAP:
                 break
@@ -364,6 +374,32 @@ def synonym_keywords(
             have.add(key)
             out.append(made)
             picked += 1
+    return out
+
+
+def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list[Keyword]:
+    """A quoted message no file holds as written, searched again by its halves: the code's
+    format string may put a placeholder where the task shows a value (``"%v while waiting
+    for connections to become ready"`` for ``context deadline exceeded while waiting for
+    connections to become ready``, a trial's gRPC task). Each half keeps at least
+    MESSAGE_MIN_WORDS words; the halves stand for the message as one group (the better
+    counts), weighted like it."""
+    have = {normalize(k.text) for k in existing}
+    out: list[Keyword] = []
+    for g in gaps:
+        if g.kind != Kind.MESSAGE:
+            continue
+        words = g.text.split()
+        half = (len(words) + 1) // 2
+        if len(words) - half < MESSAGE_MIN_WORDS:
+            continue
+        for part in (words[:half], words[len(words) - half:]):
+            text = " ".join(part)
+            made = make_keyword(text, Kind.SYNONYM, g.weight, group=g.text)
+            if made is not None and normalize(text) not in have:
+                made = replace(made, needles=(normalize(text).encode("utf-8", "surrogateescape"),))
+                have.add(normalize(text))
+                out.append(made)
     return out
 
 

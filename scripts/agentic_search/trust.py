@@ -254,7 +254,7 @@ def calibrated(scored: Sequence[Scored], assessment: Assessment) -> list[Scored]
 
 def _why(ev: Evidence) -> tuple[str, ...]:
     """The evidence behind the first file's score, in a few words each."""
-    out = [f"leads the next file {math.exp(ev.margin):.2f}x"]
+    out = [f"evidence {math.exp(ev.margin):.2f}x the next file's"]
     if ev.crowd > 1:
         others = ev.crowd - 1
         out.append(f"{others} other file{'s' if others > 1 else ''} reach{'' if others > 1 else 'es'} "
