@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_search.decide import ENOUGH_HIGH_FILES, Evidence, decide
+from agentic_search.decide import CROWDED_AT, ENOUGH_HIGH_FILES, Evidence, decide
 from agentic_search.records import ACTIONS, STOP_REASONS
 
 
@@ -22,6 +22,10 @@ CASES = [
     ("clear, but the loop shows its best file as weak (a later cycle confirming itself)",
      ev(cycle=2, clear=True, best=0.26, new_ids=1, learned=("x",)), ("refine", False, None)),
     ("clear but generic", ev(clear=True, generic=True, learned=("x",)), ("refine", False, None)),
+    ("clear, but a crowd of files holds half its evidence", ev(clear=True, crowd=CROWDED_AT, learned=("x",)),
+     ("refine", False, None)),
+    ("clear, a few files near it", ev(clear=True, crowd=CROWDED_AT - 1, learned=("x",)),
+     ("synthesize", True, "sufficient")),
     ("enough high files", ev(high=ENOUGH_HIGH_FILES), ("synthesize", True, "sufficient")),
     ("enough high files but a named gap", ev(high=3, critical_gaps=("Foo",), learned=("x",)),
      ("refine", False, None)),
@@ -87,3 +91,9 @@ def test_a_likely_first_file_that_does_not_stand_out_is_named_while_the_search_g
     assert (d.action, d.done) == ("refine", False)
     assert d.why.startswith("src/plugin/duration/index.js is likely (confidence 0.878)")
     assert d.why.endswith("hour, minute")
+
+
+def test_a_likely_first_file_in_a_crowd_says_the_fix_may_span_the_others():
+    d = decide(ev(clear=True, crowd=5, confidence=0.8, top="lib/zstd_compress.c", learned=("cwksp",)))
+    assert not d.done and d.action == "refine"
+    assert "lib/zstd_compress.c is likely" in d.why and "5 other files hold half its evidence" in d.why

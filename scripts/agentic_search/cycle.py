@@ -630,6 +630,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
+        crowd=max(ev.assessment.evidence.crowd - 1, 0) if ev.assessment.evidence is not None else 0,
         high=sum(1 for e in scores.values() if e.score >= HIGH_RELEVANCE),
         best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,
         new_ids=len(_new_in_answer(ranked, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
