@@ -97,3 +97,8 @@ def test_a_likely_first_file_in_a_crowd_says_the_fix_may_span_the_others():
     d = decide(ev(clear=True, crowd=5, confidence=0.8, top="lib/zstd_compress.c", learned=("cwksp",)))
     assert not d.done and d.action == "refine"
     assert "lib/zstd_compress.c is likely" in d.why and "5 other files hold half its evidence" in d.why
+
+
+def test_an_expansion_beside_a_likely_first_file_says_so():
+    d = decide(ev(clear=True, crowd=5, confidence=0.8, top="a.c", new_ids=3, expand_to=("b.h",)))
+    assert d.action == "expand" and d.why.startswith("a.c is likely (confidence 0.8); the best files import")

@@ -135,7 +135,8 @@ def decide(e: Evidence) -> Decision:
     if e.cycle > 1 and e.new_ids == 0:
         return stop("synthesize", "saturated", "this cycle added no file to the ranking's best; read the best files")
     if e.expand_to:
-        return go("expand", "the best files import files that also match: " + ", ".join(e.expand_to))
+        follow = "the best files import files that also match: " + ", ".join(e.expand_to)
+        return go("expand", f"{likely}; {follow}" if likely else follow)
     if e.synonyms:
         if likely:
             return go("broaden", f"{likely}; some keywords match nothing, searching instead: "
