@@ -641,6 +641,10 @@ def test_a_template_option_the_reporter_left_unchecked_gives_no_keyword():
      "Imaginary coordinates are not permitted"),
     # quotes inside a message name the value it was raised for: the words around them are the message
     ("TypeError: 'NoneType' object is not callable", "object is not callable"),
+    # words with a hyphen, a digit or a code point still read as a message (a trial's nlohmann task)
+    ('parsing fails with "invalid string: ill-formed UTF-8 byte"', "ill-formed UTF-8 byte"),
+    ('it says "surrogate U+DC00..U+DFFF must be followed by U+DC00..U+DFFF"',
+     "surrogate U+DC00..U+DFFF must be followed by U+DC00..U+DFFF"),
 ])
 def test_a_quoted_message_is_searched_as_written(task, message) -> None:
     kws = extract_keywords(task)
@@ -660,6 +664,8 @@ def test_a_panics_message_is_a_line_a_result_quotes_first() -> None:
     'set name="x" and value="y" in the config',                        # short values
     "it raises ValueError: bad",                                      # too short to point anywhere
     "the error reads 'if (x == null) { return; }'",                   # code, not a message
+    'locales "en-US en-GB fr-FR pt-BR" load',                         # codes: no plain word
+    'versions "1.2.3 4.5.6 7.8.9-rc1" fail',                          # numbers, not words
 ])
 def test_quoted_data_and_code_are_no_messages(task) -> None:
     assert texts(extract_keywords(task), "message") == []

@@ -490,11 +490,19 @@ def _unless_source(m: "re.Match[str]") -> str:
 
 
 def _is_message(text: str) -> bool:
-    """Whether quoted text reads as a message (a sentence of words), not code or data."""
+    """Whether quoted text reads as a message (a sentence of words), not code or data.
+
+    Its words are mostly letters; a word may carry a hyphen, a digit or a code point
+    (``ill-formed UTF-8 byte``, ``surrogate U+DC00..U+DFFF must be followed by ...``, a
+    trial's nlohmann task, whose lexer holds both as written), but most of the text is
+    words and at least one word is plain letters."""
     if not MESSAGE_MIN_CHARS <= len(text) <= MESSAGE_MAX_CHARS or _CODE_PUNCTUATION_RE.search(text):
         return False
-    letters = sum(1 for c in text if c.isalpha() or c == " ")
-    return letters >= 0.85 * len(text) and sum(1 for w in text.split() if w.isalpha()) >= MESSAGE_MIN_WORDS
+    words = text.split()
+    wordy = [w for w in words if sum(c.isalpha() for c in w) * 2 >= len(w) and sum(c.isalpha() for c in w) >= 2]
+    if len(wordy) < MESSAGE_MIN_WORDS or not any(w.isalpha() for w in words):
+        return False
+    return sum(len(w) for w in wordy) >= 0.6 * sum(len(w) for w in words)
 
 
 def prose_of(task: str) -> str:
