@@ -258,6 +258,8 @@ NAMED_BY_DIRECTORY = [
     ("auth", "auth/management/__init__.py", 0.25),        # a directory further up
     ("auth", "auth/management/commands.py", 0.25),
     ("init", "auth/management/__init__.py", 0.0),         # the stem itself names nothing
+    ("educational_decoder", "doc/educational_decoder/zstd_decompress.c", 0.25),  # a name of several words
+    ("educational_decoder", "doc/educational-decoder/harness.c", 0.25),
 ]
 
 

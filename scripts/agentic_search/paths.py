@@ -101,6 +101,9 @@ def path_match(rel_low: str, kw: Keyword, rel: str = "") -> float:
         if needle in parts:
             return 1.0 if parts - FILLER_WORDS == {needle} else STEM_PART
         return 0.5
-    if needle in rel_low[: len(rel_low) - len(base)]:
+    folders = rel_low[: len(rel_low) - len(base)]
+    # (A name of several words is searched flat: ``educational_decoder`` names the
+    # directory ``doc/educational_decoder/`` as ``educationaldecoder``.)
+    if needle in folders or needle in folders.replace("_", "").replace("-", ""):
         return 0.25
     return 0.0
