@@ -453,16 +453,24 @@ def _change(p: Plan, nq: NextQuery) -> Change:
     for k in nq.keywords:
         if normalize(k.text) in have:
             continue
-        adds.append(f"{k.text} (stem of {k.group})" if k.kind == Kind.SYNONYM and k.group
-                    and normalize(k.text) == base_form(normalize(k.group))
-                    else f"{k.text} (part of the message {k.group!r})" if k.kind == Kind.SYNONYM and k.group
-                    and " " in k.text and normalize(k.text) in normalize(k.group)
-                    else f"{k.text} (synonym of {k.group})" if k.kind == Kind.SYNONYM and k.group
-                    else _translation(k) if k.translated and k.group
-                    else f"{k.text} ({k.kind.value})")
+        adds.append(_added(k))
     drops = tuple(k.text for k in p.query.keywords if normalize(k.text) not in nxt)
     new_excludes = tuple(e for e in nq.set_aside if e not in p.query.set_aside)
     return Change(tuple(adds), drops, new_excludes, nq.focus_areas)
+
+
+def _added(k: Keyword) -> str:
+    """A keyword the next query adds, with where it came from."""
+    if k.translated and k.group:
+        return _translation(k)
+    if k.kind != Kind.SYNONYM or not k.group:
+        return f"{k.text} ({k.kind.value})"
+    text, group = normalize(k.text), normalize(k.group)
+    if text == base_form(group):
+        return f"{k.text} (stem of {k.group})"
+    if " " in text and text in group:
+        return f"{k.text} (part of the message {k.group!r})"
+    return f"{k.text} (synonym of {k.group})"
 
 
 def _translation(k: Keyword) -> str:

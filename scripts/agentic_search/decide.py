@@ -134,14 +134,13 @@ def decide(e: Evidence) -> Decision:
         return stop("synthesize", "max_cycles", "the cycle limit is reached; read the best files")
     if e.cycle > 1 and e.new_ids == 0:
         return stop("synthesize", "saturated", "this cycle added no file to the ranking's best; read the best files")
+    def after_likely(why: str) -> str:
+        return f"{likely}; {why}" if likely else why
+
     if e.expand_to:
-        follow = "the best files import files that also match: " + ", ".join(e.expand_to)
-        return go("expand", f"{likely}; {follow}" if likely else follow)
+        return go("expand", after_likely("the best files import files that also match: " + ", ".join(e.expand_to)))
     if e.synonyms:
-        if likely:
-            return go("broaden", f"{likely}; some keywords match nothing, searching instead: "
-                      + ", ".join(e.synonyms))
-        return go("broaden", "some keywords match nothing; searching instead: " + ", ".join(e.synonyms))
+        return go("broaden", after_likely("some keywords match nothing, searching instead: " + ", ".join(e.synonyms)))
     if e.learned:
         if e.confidence < UNSURE_BELOW:
             return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)

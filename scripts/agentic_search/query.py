@@ -499,10 +499,11 @@ def _is_message(text: str) -> bool:
     if not MESSAGE_MIN_CHARS <= len(text) <= MESSAGE_MAX_CHARS or _CODE_PUNCTUATION_RE.search(text):
         return False
     words = text.split()
-    wordy = [w for w in words if sum(c.isalpha() for c in w) * 2 >= len(w) and sum(c.isalpha() for c in w) >= 2]
+    letters = [sum(c.isalpha() for c in w) for w in words]
+    wordy = [len(w) for w, n in zip(words, letters) if n >= 2 and 2 * n >= len(w)]
     if len(wordy) < MESSAGE_MIN_WORDS or not any(w.isalpha() for w in words):
         return False
-    return sum(len(w) for w in wordy) >= 0.6 * sum(len(w) for w in words)
+    return sum(wordy) >= 0.6 * sum(len(w) for w in words)
 
 
 def prose_of(task: str) -> str:

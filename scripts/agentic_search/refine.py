@@ -29,8 +29,8 @@ from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
 from .match import Document
-from .query import DERIVED_KINDS, MESSAGE_MIN_WORDS, MIN_STEM_LEN, Keyword, Kind, base_form, is_cjk_piece, make_keyword, merge_keywords, \
-    normalize, split_identifier, _STOP_WORDS
+from .query import DERIVED_KINDS, MESSAGE_MIN_WORDS, MIN_STEM_LEN, Keyword, Kind, base_form, is_cjk_piece, \
+    make_keyword, merge_keywords, normalize, split_identifier, _STOP_WORDS
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import Scored
 
@@ -395,11 +395,11 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
             continue
         for part in (words[:half], words[len(words) - half:]):
             text = " ".join(part)
-            made = make_keyword(text, Kind.SYNONYM, g.weight, group=g.text)
+            # (Searched as written, as its message is; derived, as a synonym is.)
+            made = make_keyword(text, Kind.MESSAGE, g.weight, group=g.text)
             if made is not None and normalize(text) not in have:
-                made = replace(made, needles=(normalize(text).encode("utf-8", "surrogateescape"),))
                 have.add(normalize(text))
-                out.append(made)
+                out.append(replace(made, kind=Kind.SYNONYM))
     return out
 
 
