@@ -756,10 +756,24 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def _parser(**kwargs):
+    """An argparse parser that takes no abbreviated flags (``--stat`` is not ``--state``)
+    and reports a usage error in one line, ``PROG: error: WHAT (see --help)``, exit 2
+    (retrieve_loop.py's too)."""
+    import argparse
+
+    class OneLineParser(argparse.ArgumentParser):
+        def error(self, message: str):  # type: ignore[override]
+            _say(f"{self.prog}: error: {message} (see --help)")
+            raise SystemExit(2)
+
+    return OneLineParser(allow_abbrev=False, **kwargs)
+
+
 def _build_parser():
     import argparse
 
-    parser = argparse.ArgumentParser(
+    parser = _parser(
         prog="hints.py",
         description="Compute agentic-search hints (the next move) from normalized search results.",
         epilog=_HELP_EPILOG,
@@ -936,7 +950,9 @@ def _say(line: str) -> None:
     if stream is None:
         return
     try:
-        stream.write(line + "\n")
+        # one line whatever it quotes: a path with a newline or a control character
+        # shows them escaped
+        stream.write(_printable(line) + "\n")
         stream.flush()
     except (OSError, ValueError):
         _silence_stderr()

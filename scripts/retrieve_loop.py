@@ -92,7 +92,19 @@ def _root_of(args) -> str | None:
 def _build_parser():
     import argparse
 
-    p = argparse.ArgumentParser(
+    class OneLineParser(argparse.ArgumentParser):
+        # (hints.py's _parser, written again: importing hints before the root is known
+        # would write its bytecode beside a skill kept inside the tree it searches)
+        def error(self, message: str):  # type: ignore[override]
+            line = "".join(c if c.isprintable() else repr(c)[1:-1] for c in message)
+            try:
+                sys.stderr.write(f"{self.prog}: error: {line} (see --help)\n")
+            except (AttributeError, OSError, ValueError):
+                pass
+            raise SystemExit(2)
+
+    p = OneLineParser(
+        allow_abbrev=False,
         prog="retrieve_loop.py",
         description="Run one cycle of the agentic retrieval loop over a codebase; state lives in --state.",
         epilog="Exit codes: 0 ok, 1 bad input or state, 2 usage. See SKILL.md and references/retriever.md.",

@@ -478,7 +478,9 @@ def test_cli_unreadable_input_exit_1(tmp_path, make_path, message):
 def test_cli_usage_errors_exit_2(args):
     code, out, err = run_cli(*args, stdin=CLI_INPUT)
     assert (code, out) == (2, "")
-    assert err.startswith("usage: hints.py") and "Traceback" not in err
+    # one line: what is wrong, and where help is
+    assert err.startswith("hints.py: error: ") and err.endswith("(see --help)\n")
+    assert err.count("\n") == 1 and "Traceback" not in err
 
 
 def test_cli_help_documents_schema_and_exit_codes():

@@ -1140,3 +1140,91 @@ def test_a_judgement_of_minus_zero_is_a_judgement_of_zero(tmp_path, router):
         outs.append((run_cli("--state", state, "--judge", f"app/router.py={score}").stdout,
                      json.loads(state.read_text())["judgements"]))
     assert outs[0] == outs[1] == outs[2] and "-0" not in outs[1][0]
+
+
+# --- what a second look at the edges found (aliases, a repointed root, odd paths) -------------
+
+needs_links = pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="needs symlinks")
+
+
+@needs_links
+def test_a_file_reached_through_a_link_is_one_file_with_one_score(tmp_path):
+    root = make_tree(tmp_path / "t", {"src/auth/session.py": "def refresh_session(user):\n    return user\n",
+                                      "src/auth/token.py": "def session_token(user):\n    return user\n"})
+    os.symlink("src/auth", str(root / "authdir"))
+    os.symlink("src/auth/token.py", str(root / "tok_alias.py"))
+    os.symlink(".", str(root / "loop"))
+    state = tmp_path / "s.json"
+    out = run_json("--root", root, "--state", state, "--task", "refresh session token user", "--no-cache")
+    assert {r["id"] for r in out["ranking"]} == {"src/auth/session.py", "src/auth/token.py"}
+    # judged through an alias, the file is judged under its own path
+    out = run_json("--state", state, "--no-cache", "--judge", "authdir/session.py=1", "loop/src/auth/token.py=0")
+    assert [(r["id"], r["score"]) for r in out["ranking"]] == [("src/auth/session.py", 1.0),
+                                                                ("src/auth/token.py", 0.0)]
+
+
+@needs_links
+def test_a_root_link_repointed_between_cycles_is_refused_not_searched(tmp_path):
+    tree = make_tree(tmp_path / "tree", {"auth.py": "def token_expiry():\n    return 1\n"})
+    outside = make_tree(tmp_path / "outside", {"secret.py": "zqxmarker = 1\n"})
+    link = tmp_path / "rootlink"
+    os.symlink(str(tree), str(link))
+    state = tmp_path / "s.json"
+    run_json("--root", link, "--state", state, "--task", "token expiry", "--max-cycles", "5", "--no-cache")
+    before = state.read_bytes()
+    link.unlink()
+    os.symlink(str(outside), str(link))
+    for extra in ([], ["--root", str(link)]):
+        proc = run_cli("--state", state, "--keywords", "zqxmarker", "--no-cache", *extra)
+        assert_one_line_error(proc, "not to the tree this loop searched")
+        assert "zqxmarker" not in proc.stdout
+    assert state.read_bytes() == before
+
+
+def test_a_path_with_a_newline_is_shown_escaped_on_one_line(tmp_path, router):
+    proc = run_cli("--root", router, "--state", tmp_path / "s.json", "--task-file", str(tmp_path / "no\nsuch"))
+    assert_one_line_error(proc, "no\\x0asuch")
+
+
+def test_a_usage_error_is_one_line_and_flags_are_never_abbreviated(tmp_path, router):
+    proc = run_cli("--root", router, "--state", tmp_path / "s.json", "--task", "route", "--bogus")
+    assert_one_line_error(proc, "unrecognized arguments: --bogus", code=2)
+    assert proc.stderr.endswith("(see --help)\n")
+    proc = run_cli("--root", router, "--stat", tmp_path / "s.json", "--task", "route")
+    assert proc.returncode == 2 and not (tmp_path / "s.json").exists()
+
+
+def test_a_state_edited_to_name_the_tree_it_lies_in_leaves_no_lock_there(tmp_path, router):
+    state = tmp_path / "st" / "s.json"
+    run_json("--root", router, "--state", state, "--task", "route throttle", "--no-cache")
+    data = json.loads(state.read_text(encoding="utf-8"))
+    data["root"] = str(state.parent.resolve())
+    data.pop("root_real", None)
+    edited = state.parent / "edited.json"
+    edited.write_text(json.dumps(data), encoding="utf-8")
+    before = tree_snapshot(state.parent), state.parent.stat().st_mtime_ns
+    proc = run_cli("--state", edited, "--keywords", "route", "--no-cache")
+    assert_one_line_error(proc, "inside the tree it searches")
+    # no lock file made and removed there (the directory's own mtime would show it)
+    assert (tree_snapshot(state.parent), state.parent.stat().st_mtime_ns) == before
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in a name")
+def test_a_name_that_is_not_utf8_can_be_judged_by_the_id_a_json_reader_gives_back(tmp_path):
+    root = tmp_path / "t"
+    (root / "src").mkdir(parents=True)
+    with open(os.path.join(os.fsencode(str(root / "src")), b"bad\xff\xfename.py"), "w") as fh:
+        fh.write("def weird_name_func():\n    pass\n")
+    state = tmp_path / "s.json"
+    out = run_cli("--root", root, "--state", state, "--task", "weird_name_func", "--no-cache")
+    assert out.returncode == 0, out.stderr
+    shown = json.loads(out.stdout)["ranking"][0]["id"]
+    # jq and JavaScript read the JSON escape of a lone surrogate as U+FFFD
+    passed_back = "".join("\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in shown)
+    assert passed_back == "src/bad\ufffd\ufffdname.py"
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--state", str(state), "--no-cache",
+                           "--judge", passed_back + "=1"], capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    ranking = json.loads(proc.stdout)["ranking"]
+    assert [(r["id"], r["score"]) for r in ranking] == [(shown, 1.0)]
+

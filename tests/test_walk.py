@@ -166,10 +166,21 @@ def test_symlink_inside_root_is_followed_and_each_directory_walked_once(tmp_path
     os.mkdir(str(tmp_path / "hid"))
     os.symlink("only", str(tmp_path / "zlink"))
     result = walk(str(tmp_path))
-    assert rels(result) == ["g.py", "h.py", "only/x.py", "real/f.py"]
-    assert skipped(result) == {"duplicate_directory": 2}
+    # h.py is g.py under another path: listed once, by its own path (one id, one score)
+    assert rels(result) == ["g.py", "only/x.py", "real/f.py"]
+    assert skipped(result) == {"duplicate_directory": 2, "duplicate_file": 1}
+
+
+@needs_symlinks
+def test_a_link_to_a_file_the_walk_does_not_list_is_the_way_to_it(tmp_path) -> None:
+    make(tmp_path, {".gen.py": "", "g.py": ""})
+    os.symlink(".gen.py", str(tmp_path / "h.py"))  # the target is hidden
+    os.symlink("g.py", str(tmp_path / "a_alias.py"))  # sorts before its target
+    result = walk(str(tmp_path))
+    assert rels(result) == ["g.py", "h.py"]
+    assert skipped(result) == {"hidden": 1, "duplicate_file": 1}
     # A vetted file symlink is opened at its target, so the read never follows a link.
-    assert {f.rel: f.path for f in result.files}["h.py"] == os.path.join(str(tmp_path), "g.py")
+    assert {f.rel: f.path for f in result.files}["h.py"] == os.path.join(str(tmp_path), ".gen.py")
 
 
 @needs_symlinks

@@ -63,6 +63,15 @@ def _check_before_the_lock(request: Request) -> None:
         check_root(request.root, request.root)
         check_state_outside(request.state_path, request.state_shown, request.root)
         resolve_judgements(request.root, request.judgements, _own_files(request))
+    elif not fresh:
+        # The state's own root, read without the lock (read again under it): a state
+        # that names the tree it lies in is refused before a lock file is made there.
+        try:
+            named = load_state(request.state_path, request.state_shown).root
+        except (StateError, OSError, ValueError):
+            named = None
+        if named is not None:
+            check_state_outside(request.state_path, request.state_shown, named)
     if fresh and not request.task.strip() and not request.keywords:
         raise RequestError(NO_QUERY)
 
@@ -103,6 +112,10 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         raise RequestError(
             f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
             "pass --reset or use another --state")
+    if state is not None and state.root_real is not None and fsafe.resolved(root) != state.root_real:
+        raise RequestError(
+            f"--root {root}: now leads to {fsafe.resolved(root)}, not to the tree this loop "
+            f"searched ({state.root_real}); pass --reset to search it anew")
     # (A state moved into the tree it names: refused here, and the lock this call made
     # beside it goes with the refusal, as state.locked removes it on every failure.)
     check_state_outside(request.state_path, request.state_shown, root)
@@ -113,7 +126,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
-        state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES)
+        state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES,
+                          root_real=fsafe.resolved(root))
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:

@@ -232,6 +232,8 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
     out: dict[str, float] = {}
     for j in judgements:
         full = j.path if os.path.isabs(j.path) else os.path.join(root, j.path)
+        if "\ufffd" in j.path and not os.path.lexists(full):
+            full = _by_decoded_names(full) or full
         real = fsafe.resolve(full)
         if real is None:
             raise RequestError(f"--judge {j.path}: cannot be resolved (a link that cannot be read)")
@@ -244,10 +246,38 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
             what = "is a directory; judge the files in it" if os.path.isdir(real) else \
                 "is not a regular file" if os.path.lexists(real) else "no such file under the root"
             raise RequestError(f"--judge {j.path}: {what}")
-        rel = os.path.relpath(os.path.abspath(full), os.path.abspath(root))
-        if rel.startswith(".."):
-            rel = os.path.relpath(real, root_real)
+        # The file by its own path in the tree, not by a link's: a file judged through an
+        # alias (``authdir/x.py`` for ``src/auth/x.py``, ``./loop/src/x.py``) is the one
+        # file the ranking names, with one score.
+        rel = os.path.relpath(real, root_real)
         out[rel.replace(os.sep, "/")] = j.score
+    return out
+
+
+def _by_decoded_names(path: str) -> Optional[str]:
+    """``path`` with each part holding U+FFFD taken as the one name in its directory that
+    reads so once its bytes that are not UTF-8 are replaced: a file name that is not
+    UTF-8 is shown in JSON as lone surrogates (``\\udcff``), which most JSON readers
+    (jq, JavaScript) turn into U+FFFD; the id they pass back still names the file.
+    None when a part matches no name, or more than one."""
+    head, parts = path, []
+    while True:
+        head, tail = os.path.split(head)
+        if not tail:
+            break
+        parts.append(tail)
+    out = head
+    for part in reversed(parts):
+        if "\ufffd" in part:
+            try:
+                names = [n for n in os.listdir(out)
+                         if n.encode("utf-8", "surrogateescape").decode("utf-8", "replace") == part]
+            except (OSError, UnicodeError):
+                return None
+            if len(names) != 1:
+                return None
+            part = names[0]
+        out = os.path.join(out, part)
     return out
 
 

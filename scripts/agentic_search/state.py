@@ -195,6 +195,10 @@ class LoopState:
     pending_related: tuple[str, ...] = ()       # related files the next cycle follows (expand)
     history: tuple[HistoryEntry, ...] = ()
     last: Optional[CycleView] = None            # the last cycle's outcome
+    # The root resolved when the loop began (links followed): a later call whose root
+    # resolves elsewhere (a link repointed, the directory swapped for a link) would search
+    # another tree under the same name. None: a state written before this field.
+    root_real: Optional[str] = None
 
     @property
     def stop_reason(self) -> Optional[str]:
@@ -215,6 +219,7 @@ class LoopState:
             "seen_ids": list(self.seen_ids), "pending_related": list(self.pending_related),
             "history": [h.to_json() for h in self.history],
             "last": self.last.to_json() if self.last is not None else None,
+            **({"root_real": self.root_real} if self.root_real is not None else {}),
         }
 
     @classmethod
@@ -244,6 +249,9 @@ class LoopState:
         root = get_str(data, "root")
         if not os.path.isabs(root):  # (the tool writes the root resolved: one relative to
             raise FormatError("root")  # wherever the next call runs names another tree)
+        root_real = get_str(data, "root_real") if "root_real" in data else None
+        if root_real is not None and not os.path.isabs(root_real):
+            raise FormatError("root_real")
         return cls(
             root=root, task=get_str(data, "task"),
             max_cycles=get_int(data, "max_cycles", 1), max_file_bytes=get_int(data, "max_file_bytes", 1),
@@ -253,7 +261,7 @@ class LoopState:
             judgements=judged,
             seen_ids=seen, pending_related=pending,
             history=_within("history", lambda: tuple(HistoryEntry.from_json(h) for h in get_list(data, "history"))),
-            last=view,
+            last=view, root_real=root_real,
         )
 
 

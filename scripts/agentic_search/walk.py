@@ -20,7 +20,9 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
    once, by device and inode: symlinked directories wait until the tree has been
    walked by real paths, and one whose target was walked already is
    ``duplicate_directory`` (so is a bind mount seen twice).  Links fanning out
-   to the same directories thus cost one walk of each, not one per path.
+   to the same directories thus cost one walk of each, not one per path.  A
+   file listed under two paths (a link to a file of the tree) keeps its own
+   path: the other is ``duplicate_file``.
 6. ``not_regular`` -- FIFOs, sockets, devices: reading one could block.
 7. ``unmatched``  -- no ``patterns`` glob selects the file (or, for a
    directory that no pattern can reach, the whole directory: counted once).
@@ -425,8 +427,37 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
         for sub in reversed(subdirs):
             (deferred if sub[5] else stack).append(sub)
     _add_named_files(root_abs, root_real, patterns, skip_real, skip_ids, max_bytes, files)
+    files = _without_aliases(files, root_real, tally)
     files.sort(key=_by_rel)
     return WalkResult(tuple(files), tuple(sorted(tally.counts.items())), tuple(tally.examples))
+
+
+def _without_aliases(files: List[FileEntry], root_real: str, tally: _Tally) -> List[FileEntry]:
+    """The files less those reached again through a link: one file listed under two
+    paths (``tok_alias.py -> src/auth/token.py``) keeps the path that is its own, so it
+    has one id and one score. Only files sharing a device and inode are resolved; hard
+    links (each path its own) all stay, and so does a link whose target the walk did not
+    list (hidden, ignored: the link is the one way to it), the first by path."""
+    by_id: Dict[Tuple[int, int], List[FileEntry]] = {}
+    for f in files:
+        if f.ino:
+            by_id.setdefault((f.dev, f.ino), []).append(f)
+    drop: set = set()
+    for group in by_id.values():
+        if len(group) < 2:
+            continue
+        own = []
+        for f in group:
+            real = fsafe.resolve(f.path)
+            if real is not None and os.path.relpath(real, root_real).replace(os.sep, "/") == f.rel:
+                own.append(f)
+        keep = {id(f) for f in own} or {id(min(group, key=_by_rel))}
+        first = min((f for f in group if id(f) in keep), key=_by_rel)
+        for f in group:
+            if id(f) not in keep:
+                drop.add(id(f))
+                tally.skip("duplicate_file", f.rel, f"the same file as {first.rel}, reached through a link")
+    return [f for f in files if id(f) not in drop] if drop else files
 
 
 def _reincluded(rules: IgnoreRules, rel: str, e: "os.DirEntry[str]") -> bool:
