@@ -394,3 +394,27 @@ def test_an_expansion_follows_imports_into_code_never_into_the_next_test():
         matches={rel: named for rel in ("tests/basic/tests.py", "pkg/sql/compiler.py",
                                         "tests/prefetch/tests.py", "docs/ref/query.txt")})
     assert _expand_targets(ev, kws, set(), ()) == ("pkg/sql/compiler.py",)
+
+
+def test_the_callers_keywords_show_again_what_the_loop_set_aside_and_keep_it_shown(tmp_path, tree):
+    from agentic_search.query import make_keyword
+    aside = ("src/router-setup.ts", "src/handlers/users.ts")
+    st = LoopState(root=str(tree), cycle=1,
+                   proposal=Query(("**",), (make_keyword("middleware", Kind.LEARNED),), (), aside))
+    assert plan(st, request(tmp_path), {}).query.set_aside == aside  # the loop's own proposal
+    # a trial's `--keywords adapter` found its file hidden by the loop's old set-aside
+    out = run_cycle(str(tree), st, request(tmp_path, keywords=("setupRouter",)), {}, ENV)
+    assert "src/router-setup.ts" in {r.id for r in out.view.results}
+    # ... and a file holding the caller's keyword is never set aside, however weak
+    assert "src/router-setup.ts" not in out.state.proposal.set_aside
+
+
+def test_a_cycle_the_caller_steers_with_its_own_keywords_shows_what_they_give(tmp_path, tree):
+    first = run_cycle(str(tree), LoopState(root=str(tree), max_cycles=5),
+                      request(tmp_path, task="cors middleware fails for throttled routes"), {}, ENV)
+    before = dict((rel, sc) for rel, sc, _e in ranked_scores(first.state.scores))
+    out = run_cycle(str(tree), first.state, request(tmp_path, keywords=("setupRouter",)), {}, ENV)
+    after = dict((rel, sc) for rel, sc, _e in ranked_scores(out.state.scores))
+    # the caller's word finds router-setup.ts; its score is not held at cycle 1's
+    assert after["src/router-setup.ts"] > before.get("src/router-setup.ts", 0.0)
+    assert next(iter(after)) == "src/router-setup.ts"

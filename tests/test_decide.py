@@ -102,3 +102,21 @@ def test_a_likely_first_file_in_a_crowd_says_the_fix_may_span_the_others():
 def test_an_expansion_beside_a_likely_first_file_says_so():
     d = decide(ev(clear=True, crowd=5, confidence=0.8, top="a.c", new_ids=3, expand_to=("b.h",)))
     assert d.action == "expand" and d.why.startswith("a.c is likely (confidence 0.8); the best files import")
+
+
+def test_a_clear_stop_names_the_next_file_when_it_scores_related_or_more():
+    base = dict(cycle=1, max_cycles=3, results=5, confidence=0.9, clear=True, high=1, best=0.9, top="a.py")
+    d = decide(Evidence(**base, runner_up="b.py", runner_up_score=0.58))
+    assert (d.action, d.done) == ("synthesize", True)
+    assert d.why.endswith("read it and the next file, b.py (0.58)")
+    assert decide(Evidence(**base)).why.endswith("; read it")
+
+
+def test_saturated_on_files_the_caller_judged_weak_is_broaden_not_read_them_again():
+    base = dict(cycle=2, max_cycles=3, results=5, confidence=0.3, high=0, best=0.5, new_ids=0,
+                judged_top="lib/xhr.js", judged_score=0.5, unjudged_next=("lib/a.js", "lib/b.js"))
+    d = decide(Evidence(**base))
+    assert (d.action, d.done, d.reason) == ("broaden", True, "saturated")
+    assert "read the next: lib/a.js, lib/b.js" in d.why and "--keywords" in d.why
+    strong = decide(Evidence(**{**base, "judged_score": 0.7}))
+    assert (strong.action, strong.reason) == ("synthesize", "saturated")

@@ -597,8 +597,9 @@ def test_member_expressions_and_file_names_are_not_module_paths():
     from agentic_search.query import extract_keywords
     kws = {k.text: k.kind for k in extract_keywords(
         "import.meta.hot.invalidate() fails when run as pip.pyz against libpthread.so; "
-        "super.save and window.location too, unlike django.db.models.query")}
-    assert not {"import/meta/hot", "pip/pyz", "libpthread/so", "super/save", "window/location"} & set(kws)
+        "super.save and window.location too, unlike django.db.models.query; a main.svg template")}
+    assert not {"import/meta/hot", "pip/pyz", "libpthread/so", "super/save", "window/location",
+                "main/svg"} & set(kws)
     assert kws.get("django/db/models/query") == "path"
 
 

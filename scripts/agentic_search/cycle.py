@@ -171,8 +171,10 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
         cycle=state.cycle + 1,
         max_cycles=request.max_cycles or state.max_cycles,
         task=task,
+        # The caller's own --keywords search anew: the files the loop set aside under its
+        # old query are shown again (a trial's `--keywords adapter` found its file hidden).
         query=Query(tuple(patterns or ["**"]), tuple(keywords), tuple(excludes),
-                    proposal.set_aside if proposal else ()),
+                    proposal.set_aside if proposal and not request.keywords else ()),
         judgements=merged,
         limit=request.limit,
     )
@@ -439,7 +441,11 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     # The files weighed are the best EXCLUDE_WINDOW not yet set aside, whatever --limit
     # shows: the limit is for reading, never a change to the search.
     window = set(_in_view(ev, d))
-    standing = [s for s in ev.relative if s.rel in window]
+    # A file holding a keyword the caller gave is never set aside: the caller named it.
+    given = [i for i, k in enumerate(p.query.keywords) if k.kind == Kind.GIVEN]
+    named = {rel for rel, m in ev.matches.items()
+             if any(m.counts[i] or m.in_path[i] or m.defines[i] for i in given)} if given else set()
+    standing = [s for s in ev.relative if s.rel in window and s.rel not in named]
     return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, standing, ev.gaps, learned,
                         syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam,
                         set_aside=p.query.set_aside)
@@ -505,7 +511,7 @@ def _ranked(cache: Optional[Any], doc: Optional[Document]) -> Optional[tuple[lis
 
 
 def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, float],
-                 cycle_no: int) -> dict[str, ScoreEntry]:
+                 cycle_no: int, steered: bool = False) -> dict[str, ScoreEntry]:
     """The loop's memory of every file scored so far (the seed's mergeContext).
 
     Across cycles files are ordered by their standing (the scorer's relevance against
@@ -523,7 +529,10 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     # reorder files but never claims more than the loop already did - a file keeps at
     # most its earlier rubric score, a new file at most the best score so far.
     # A short request's scores are the scorer's own claim of coverage, not calibrated:
-    # a later cycle's stands as it is.
+    # a later cycle's stands as it is. So does a cycle the caller ``steered`` with words
+    # of its own (--keywords, --task): its query is no guess of the loop's, and a file
+    # those words find shows what they give it (a trial's `--keywords adapter` found
+    # adapters.js first by standing, shown at its cycle-1 0.03).
     best_so_far = max((e.score for e in state.scores.values() if not e.judged), default=None)
     # When the loop is unsure of its ranking (the last cycle's confidence below the
     # rubric's "related"), an unjudged cycle's query is a guess learned from files that
@@ -539,7 +548,8 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
                                                   and (unsure or prev.rank_key >= HIGH_RELEVANCE))):
             continue
         cap = prev.score if prev is not None else best_so_far
-        shown = s.score if cap is None or s.rel in judgements or not ev.calibrated else min(s.score, cap)
+        shown = s.score if cap is None or s.rel in judgements or not ev.calibrated or steered \
+            else min(s.score, cap)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
     return apply_judgements(scores, judgements, cycle_no)
 
@@ -625,7 +635,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     named_gaps = tuple(k.text for k in ev.gaps if k.kind in NAMED_KINDS)
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
-    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle), ev, d, root, state.max_file_bytes)
+    steered = p.cycle > 1 and bool(request.keywords or request.task)
+    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered), ev, d, root,
+                          state.max_file_bytes)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
     # The files to judge next: the best of the ranking the caller has not judged, less
@@ -635,6 +647,10 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     left_out = frozenset(p.query.excludes)
     unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
                             NEXT_UNJUDGED))
+    top = ev.scored[0].rel if ev.scored else ""
+    runner_up = next(((rel, sc) for rel, sc, e in ranked if rel != top and not e.judged), ("", 0.0))
+    if runner_up[1] < RELATED:
+        runner_up = ("", 0.0)
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
@@ -643,7 +659,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,
         new_ids=len(_new_in_answer(ranked, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
         expand_to=expand_to,
-        top=ev.scored[0].rel if ev.scored else "", top_why=ev.assessment.why,
+        top=top, top_why=ev.assessment.why, runner_up=runner_up[0], runner_up_score=runner_up[1],
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
         unjudged_next=unjudged,
     ))

@@ -19,7 +19,9 @@ loop). The rules, first match wins:
 5. the cycle limit: ``synthesize``, stop (``max_cycles``);
 6. a later cycle after which the loop's ranking (earlier cycles merged in) shows no file
    in its best 20 that no cycle showed before: ``synthesize``, stop (``saturated``) -
-   whatever the cycle's own query turned up below that, the answer did not change;
+   whatever the cycle's own query turned up below that, the answer did not change; when
+   the files the caller judged below 0.7 lead that ranking, ``broaden`` instead: the
+   answer is not among them, and the agent's own words are the next move;
 7. files the leading files import that also match the task, not read yet: ``expand``;
 8. keywords that matched nothing have synonyms to search instead: ``broaden``;
 9. the codebase's own vocabulary was learned from the best files: ``refine``;
@@ -93,6 +95,8 @@ class Evidence:
     judged_top: str = ""                  # the file leading the ranking, if the caller judged it
     judged_score: float = 0.0             # the caller's score of that file
     unjudged_next: tuple[str, ...] = ()   # the best files the caller has not judged
+    runner_up: str = ""                   # the next file after the best, when it scores RELATED or more
+    runner_up_score: float = 0.0          # ... and its score
 
 
 def decide(e: Evidence) -> Decision:
@@ -113,7 +117,8 @@ def decide(e: Evidence) -> Decision:
 
     if e.searched == 0:
         return stop("broaden", "exhausted", "the patterns and excludes select no file of the tree; "
-                    "widen --patterns (a directory is DIR/**) or drop an --exclude")
+                    "widen --patterns (a directory is DIR/**); excludes stay for the whole loop, so "
+                    "drop one by starting over with --reset")
     if e.results == 0:
         if e.synonyms and not last:
             return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))
@@ -127,12 +132,23 @@ def decide(e: Evidence) -> Decision:
     crowded = e.crowd >= CROWDED_AT
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded:
         because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
-        return stop("synthesize", "sufficient", f"one file is the likely answer: {e.top}{because}; read it")
+        # A next file at the rubric's "related" or more is read too: on the dev splits the
+        # two held the fix in all 36 such cycle-1 stops (the second was gold in 13; in 8 of
+        # the other 117 stops, bench/README.md).
+        also = f" and the next file, {e.runner_up} ({e.runner_up_score:.2f})" if e.runner_up else ""
+        return stop("synthesize", "sufficient", f"one file is the likely answer: {e.top}{because}; read it{also}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:
         return stop("synthesize", "max_cycles", "the cycle limit is reached; read the best files")
     if e.cycle > 1 and e.new_ids == 0:
+        if e.judged_top and e.judged_score < HIGH_RELEVANCE:
+            # The files the caller read lead, and the caller called them weak: "read the
+            # best files" would send it back to them. The loop has nothing new either.
+            nxt = f"read the next: {', '.join(e.unjudged_next)}, or " if e.unjudged_next else ""
+            return stop("broaden", "saturated",
+                        f"you judged the leading files below 0.7 and this cycle added no file to the "
+                        f"ranking's best; {nxt}call again with --keywords in the words the code would use")
         return stop("synthesize", "saturated", "this cycle added no file to the ranking's best; read the best files")
     def after_likely(why: str) -> str:
         return f"{likely}; {why}" if likely else why

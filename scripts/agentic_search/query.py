@@ -407,7 +407,8 @@ _NOT_MODULE_HEADS = frozenset(("self", "cls", "this", "os", "sys", "import", "su
 # name ending in one names a file, not a package path (``db``, ``log``, ``lock`` are
 # module names too: not here).
 _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "jar", "war", "exe", "dll",
-                              "so", "dylib", "pdf", "png", "jpg", "jpeg", "gif", "sqlite", "pem", "crt"))
+                              "so", "dylib", "pdf", "png", "jpg", "jpeg", "gif", "svg", "webp", "bmp", "ico",
+                              "mp4", "mov", "woff", "woff2", "ttf", "sqlite", "pem", "crt"))
 
 
 def _module_path(dotted: str) -> str | None:
