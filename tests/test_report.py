@@ -221,7 +221,7 @@ def test_a_word_every_file_holds_says_less_than_a_name_few_files_hold():
     # line far below holds "interspersed", which three files of the tree hold. With the
     # tree's rarity (the cycle's idf) that line is quoted; without it, the header wins
     # the tie on being first.
-    text = "\n".join(["// Copyright Apache", "// see the License", "// Version 2.0", "", "package cmd"]
+    text = "\n".join(["say(`Copyright Apache`)", "say(`see the License`)", "say(`Version 2.0`)", "", "package cmd"]
                       + ["x := 1"] * 4 + ["\tif interspersed { return }"])
     kws = keywords_from_list(["apache", "license", "version", "interspersed"])
     assert "L10: if interspersed { return }" not in summary_lines(text, kws)
@@ -310,3 +310,13 @@ def test_quoted_lines_come_from_code_only():
     assert "make_widget_factory(x)" in got
     assert not any("prose" in q for q in got)
     assert not any(q.startswith("import") for q in got)
+
+
+def test_a_code_line_is_quoted_before_a_comment_holding_the_same_names():
+    text = "\n".join(["    // the replacement is done here", "    apply(replacement);",
+                      "    if should_quit() {", "    let ctx = after_context;"])
+    kws = keywords_from_list(["replacement", "should_quit", "after_context"])
+    assert summary_lines(text, kws) == ["L2: apply(replacement);", "L3: if should_quit() {",
+                                        "L4: let ctx = after_context;"]
+    # a comment is still quoted when nothing in code holds the names
+    assert summary_lines("// the replacement rule\nx = 1\n", kws) == ["L1: // the replacement rule"]

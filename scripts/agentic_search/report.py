@@ -32,6 +32,12 @@ COVERED_FACTOR = 0.5
 # A package, import or include line names what the file uses, not where the task is in
 # it: it is quoted only when nothing better holds the keywords.
 HEADER_LINE_FACTOR = 0.25
+# A comment line says in prose what the code near it does; the code line holding the same
+# names is where an agent starts reading (a trial: ``// additional search to perform the
+# actual replacement).`` quoted over the code it was looking for). Quoted when nothing in
+# code holds the keywords as well.
+COMMENT_LINE_FACTOR = 0.5
+_COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#(?![\w!\[])|/\*|\*(?!\*?[\w(])|--[ \t]|;;|<!--)")
 # A keyword is looked for on at most this many lines of a file: one on thousands of
 # lines points at no place (its worth there is below a tenth of a rare name's), and a
 # generated file must not cost a pass per occurrence.
@@ -165,6 +171,8 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
             if header:
                 worth *= HEADER_LINE_FACTOR
+            elif _COMMENT_LINE_RE.match(lines[i]):
+                worth *= COMMENT_LINE_FACTOR
             if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
                 best = (worth, i)  # (ties: the earlier line)
         if best[1] < 0:
