@@ -146,12 +146,6 @@ BAD_INPUT = [
     ("judge absolute path outside the tree", _judge_outside_absolute, "outside the root"),
     ("judge symlink leaving the tree", _judge_symlink_out, "outside the root"),
     ("judge file that does not exist", _judge("app/nothere.py=0.5"), "no such file"),
-    ("judge without '='", _judge("app/router.py"), "expected PATH=SCORE"),
-    ("judge without a path", _judge("=0.5"), "expected PATH=SCORE"),
-    ("judge score not a number", _judge("app/router.py=high"), "is not a number"),
-    ("judge score above 1", _judge("app/router.py=1.5"), "between 0 and 1"),
-    ("judge score below 0", _judge("app/router.py=-0.1"), "between 0 and 1"),
-    ("judge score nan", _judge("app/router.py=nan"), "between 0 and 1"),
     ("state is a directory", lambda tmp, root: ["--root", root, "--state", tmp, "--keywords", "route"],
      "is a directory"),
 ]
@@ -163,6 +157,29 @@ def test_bad_input_on_first_call_is_one_line_exit_1_and_creates_no_state(tmp_pat
     assert_one_line_error(run_cli(*args), needle)
     assert not (tmp_path / "s.json").is_file()
     assert temp_files(tmp_path) == []
+
+
+# A --judge value malformed in itself is a usage error (exit 2), as a flag out of its range
+# is; what its path names (missing, outside the tree) is bad input (exit 1, above).
+JUDGE_MALFORMED = [
+    ("judge without '='", "app/router.py", "expected PATH=SCORE"),
+    ("judge without a path", "=0.5", "expected PATH=SCORE"),
+    ("judge score not a number", "app/router.py=high", "is not a number"),
+    ("judge score above 1", "app/router.py=1.5", "between 0 and 1"),
+    ("judge score below 0", "app/router.py=-0.1", "between 0 and 1"),
+    ("judge score nan", "app/router.py=nan", "between 0 and 1"),
+]
+
+
+@pytest.mark.parametrize("value, needle", [c[1:] for c in JUDGE_MALFORMED], ids=[c[0] for c in JUDGE_MALFORMED])
+def test_a_malformed_judgement_is_a_usage_error_on_any_call(tmp_path, router, value, needle):
+    state = tmp_path / "s.json"
+    assert_one_line_error(run_cli(*_judge(value)(tmp_path, router)), needle, code=2)
+    assert not state.is_file() and temp_files(tmp_path) == []
+    run_json("--root", router, "--state", state, "--keywords", "route")
+    before = state.read_bytes()
+    assert_one_line_error(run_cli(*_judge(value)(tmp_path, router)), needle, code=2)
+    assert state.read_bytes() == before
 
 
 FLAG_BELOW_ONE = [("--max-cycles", "0"), ("--limit", "0"), ("--max-file-kb", "0"), ("--limit", "-3")]

@@ -94,16 +94,18 @@ class Request:
 
 
 def parse_judge(value: str) -> Judgement:
-    """``PATH=SCORE`` with a finite score in 0..1; RequestError with a message otherwise."""
+    """``PATH=SCORE`` with a finite score in 0..1; a UsageError (exit 2) otherwise, as for
+    any flag whose value is malformed or out of its range (``--max-cycles 0``). What the
+    path names (missing, outside the tree) is bad input, exit 1 (:func:`resolve_judgements`)."""
     path, sep, raw = value.rpartition("=")
     if not sep or not path:
-        raise RequestError(f"--judge {value!r}: expected PATH=SCORE, e.g. src/auth.py=0.9")
+        raise UsageError(f"--judge {value!r}: expected PATH=SCORE, e.g. src/auth.py=0.9")
     try:
         score = float(raw)
     except ValueError:
-        raise RequestError(f"--judge {value!r}: score {raw!r} is not a number") from None
+        raise UsageError(f"--judge {value!r}: score {raw!r} is not a number") from None
     if not 0.0 <= score <= 1.0:  # also false for nan
-        raise RequestError(f"--judge {value!r}: score must be between 0 and 1")
+        raise UsageError(f"--judge {value!r}: score must be between 0 and 1")
     return Judgement(path, score + 0.0)  # (-0 is 0: the same judgement, the same bytes)
 
 
