@@ -121,6 +121,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     check_state_outside(request.state_path, request.state_shown, root)
     if state is not None:
         state = _judged_inside(state, root)
+        if state.root_real is None:  # a state written before the field: checked from now on
+            state = state.with_(root_real=fsafe.resolved(root))
     own = _own_files(request)
     judgements = resolve_judgements(root, request.judgements, own)
     if state is None:
