@@ -1245,3 +1245,14 @@ def test_a_name_that_is_not_utf8_can_be_judged_by_the_id_a_json_reader_gives_bac
     ranking = json.loads(proc.stdout)["ranking"]
     assert [(r["id"], r["score"]) for r in ranking] == [(shown, 1.0)]
 
+
+
+def test_keywords_a_loop_at_its_cycle_limit_will_not_search_are_said_not_searched(tmp_path, router):
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "1", "--no-cache")
+    proc = run_cli("--state", state, "--keywords", "throttle", "--no-cache")
+    assert proc.returncode == 0 and proc.stderr.count("\n") == 1
+    assert "--keywords not searched; pass --max-cycles 2" in proc.stderr
+    assert "throttle" not in json.loads(proc.stdout)["query"]["keywords"]
+    out = run_json("--state", state, "--keywords", "throttle", "--max-cycles", "2", "--no-cache")
+    assert "throttle" in out["query"]["keywords"] and out["cycle"] == 2

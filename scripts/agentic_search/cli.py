@@ -182,10 +182,15 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
     """A finished loop: its final answer again, with new judgements applied (saved), less
     the files that no longer exist."""
     state, lost = without_vanished(state)
+    if request.steers_query:
+        # The caller asked for a search the loop will not run: say so, never drop it silently.
+        notice(f"retrieve_loop.py: the loop is at its cycle limit ({state.max_cycles}): "
+               f"{_steering(request)} not searched; pass --max-cycles {state.max_cycles + 1} (or more) "
+               "to search them, or --reset to start over. Showing the final answer.")
     if judgements:
         state = rejudge(state, judgements)
         _save(request, state)
-    else:
+    elif not request.steers_query:
         more = "" if state.cycle < state.max_cycles else " or raise --max-cycles"
         left = "" if not lost else " (1 of its files no longer exists and is left out)" if lost == 1 \
             else f" ({lost} of its files no longer exist and are left out)"
@@ -194,6 +199,13 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
     view: CycleView = state.last
     out = to_output(view, state, request.limit, detail, judged_now=tuple(judgements))
     return out, _render_checked(out, request.text, ascii_only)
+
+
+def _steering(request: Request) -> str:
+    """The flags that would have changed the query: ``--keywords and --patterns``."""
+    flags = [f for f, on in (("--task", request.task), ("--keywords", request.keywords),
+                             ("--patterns", request.patterns), ("--exclude", request.excludes)) if on]
+    return " and ".join(flags)
 
 
 def _save(request: Request, state: LoopState) -> None:
