@@ -18,7 +18,7 @@ import pytest
 
 from agentic_search.match import compile_keywords, match_document, read_document
 from agentic_search.query import (
-    CODE_ONLY_FACTOR, TITLE_BOOST, Keyword, extract_keywords, keywords_from_list, make_keyword,
+    CODE_ONLY_FACTOR, TITLE_BOOST, Keyword, extract_keywords, installed_tail, keywords_from_list, make_keyword,
     merge_keywords, normalize, prose_of, split_identifier,
 )
 
@@ -692,6 +692,43 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     found = {normalize(k.text) for k in extract_keywords(task)}
     assert not gone & found
     assert kept <= found
+
+
+@pytest.mark.parametrize("task, path, gone", [
+    # Rust's panic location in cargo's registry: the crate's own path, its version dropped
+    ("thread 'main' panicked at /root/.cargo/registry/src/index.crates.io-6f17d22bba15001f/"
+     "clap_builder-4.4.16/src/parser/parser.rs:517:53:\ncalled `Option::unwrap()` on a `None` value",
+     "clap_builder/src/parser/parser.rs", {"cargo", "registry", "root", "index/crates/io", "crates"}),
+    # Go's module cache: the path inside the module
+    ("panic: x\n\t/home/u/go/pkg/mod/github.com/spf13/cobra@v1.8.0/command.go:123 +0x1d",
+     "command.go", {"home", "pkg", "github/com", "cobra"}),
+    # npm's node_modules, scoped or not
+    ("    at diff (/home/ci/project/node_modules/@scope/lib/src/utc.js:1:1941)", "src/utc.js",
+     {"circleci", "project", "node_modules", "scope"}),
+    # pytest's own frame format in site-packages
+    ("/usr/local/lib/python3.8/site-packages/_pytest/assertion/rewrite.py:169: in exec_module",
+     "_pytest/assertion/rewrite.py", {"usr", "site", "packages"}),
+    # a compiler's error in the reporter's checkout: a path the tree may end
+    ("/home/u/json/include/nlohmann/detail/conversions/from_json.hpp:12:3: error: no match",
+     "nlohmann/detail/conversions/from_json.hpp", set()),
+])
+def test_a_stack_frame_or_error_location_outside_the_root_is_a_path(task, path, gone) -> None:
+    kws = extract_keywords(task)
+    assert path in texts(kws, "path")
+    assert not gone & {normalize(k.text) for k in kws}
+
+
+def test_an_installed_copys_path_is_the_path_inside_its_package() -> None:
+    assert installed_tail("/r/.cargo/registry/src/github.com-1ecc6299db9ec823/tokio-1.2.0-alpha.1/src/lib.rs") \
+        == "tokio/src/lib.rs"
+    assert installed_tail("/h/.cargo/git/checkouts/tokio-2b4ef8a8c4f5b9b1/1a2b3c4/tokio/src/lib.rs") == "tokio/src/lib.rs"
+    assert installed_tail("/h/go/pkg/mod/google.golang.org/grpc@v1.50.1/internal/transport/x.go") \
+        == "internal/transport/x.go"
+    assert installed_tail("/a/node_modules/b/node_modules/c/lib/x.js") == "lib/x.js"  # the last install dir
+    assert installed_tail("/p/lib/python2.7/site-packages/requests-2.3.0-py2.7.egg/requests/models.py") \
+        == "requests/models.py"
+    assert installed_tail("/home/me/project/src/x.rs") is None
+    assert installed_tail("/a/node_modules/b") is None  # the package itself, no file of it
 
 
 def test_a_file_names_extension_in_pasted_code_is_no_keyword() -> None:

@@ -181,7 +181,7 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # keywords - unless it ends in a source file (``/home/ci/.../dayjs/plugin/utc.js:1:1941``,
 # a stack frame whose tail may be the tree's own file: its words stay).
 _MACHINE_PATH_RE = compile_later(
-    r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+-]*")
+    r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+@-]*")
 # A file name's extension in pasted code (``a.py``, ``--exclude-patterns "*.tmp"``) names
 # a kind of file, not the code: ``py`` named ``py.typed`` by its stem, ``tmp`` was searched.
 _FILE_SUFFIX_RE = compile_later(r"(?:(?<=\*)|(?<=\w))\.(?:%s)(?![\w(.])|\*\.\w+" % _EXT_ALT)
@@ -484,10 +484,49 @@ def messages(task: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:MAX_MESSAGES])
 
 
+# Where a package manager installs a copy of a package: what follows names a file of the
+# package's own tree. Cargo's registry keeps the crate's name without its version
+# (``.cargo/registry/src/<index>/clap_builder-4.4.16/src/parser.rs`` -> ``clap_builder/src/parser.rs``,
+# a workspace's member directory or, quoted from outside the root, the crate's own
+# ``src/parser.rs``); Go's module cache (``pkg/mod/github.com/o/r@v1.2.0/x.go``), npm's
+# ``node_modules/[@scope/]pkg/``, Python's ``site-packages/`` and an egg keep what follows.
+_INSTALLED_RE = compile_later(
+    r"(?<![^/])(?:\.cargo/registry/src/[^/]+/(?P<crate>[A-Za-z0-9_-]+?)-\d+\.\d+\.\d+[\w.+-]*"
+    r"|\.cargo/git/checkouts/[^/]+/[0-9a-f]+"
+    r"|pkg/mod/(?:[^/@]+/)*[^/@]+@[^/]+"
+    r"|node_modules/(?:@[^/]+/)?[^/]+"
+    r"|(?:site|dist)-packages(?:/[^/]+\.egg)?"
+    r"|[^/]+\.egg)/")
+
+
+def installed_tail(path: str) -> str | None:
+    """The path inside the package an installed copy's ``path`` is a file of, or None when
+    ``path`` is in no package manager's install directory (the last one counts)."""
+    last = None
+    for last in _INSTALLED_RE.finditer(path):
+        pass
+    if last is None or last.end() >= len(path):
+        return None
+    tail = path[last.end():]
+    return last.group("crate") + "/" + tail if last.group("crate") else tail
+
+
 def _unless_source(m: "re.Match[str]") -> str:
-    """A machine path's replacement: nothing, unless it ends in a source file."""
+    """A machine path's replacement: nothing, unless it ends in a source file.
+
+    A source file's path stays, as a path the tree may end (``/home/ci/proj/src/x.go`` ->
+    ``home/ci/proj/src/x.go``, read as a quoted path); in a package manager's install
+    directory, only the path inside the package stays (:func:`installed_tail`): the
+    install directory's words (``cargo``, ``registry``, ``site``, ``packages``) name no
+    code. A Python traceback's ``File "..."`` keeps its path as written (read as a frame).
+    """
     path = _LINE_COLUMN_RE.sub("", m.group(0))
-    return m.group(0) if lang.language_of(path) not in (lang.ANY, lang.NONE) else " "
+    if lang.language_of(path) in (lang.ANY, lang.NONE):
+        return " "
+    if m.string.endswith('File "', 0, m.start()):
+        return m.group(0)
+    inner = installed_tail(path)
+    return inner if inner is not None else path.lstrip("~/")
 
 
 def _is_message(text: str) -> bool:
