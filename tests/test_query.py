@@ -629,6 +629,15 @@ def test_a_template_option_the_reporter_left_unchecked_gives_no_keyword():
     assert "develop" not in texts and "iter_impl" in texts
 
 
+def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_statement_does():
+    task = ("Panics on conflicts\n### Checklist\n\n- [x] I have searched the [discussions](https://x.org/d)\n"
+            "- [x] For bug reports, I have checked the manual page (`man fzf`)\n"
+            "- [x] In `json_sax_dom_parser`, not all lines of `handle_binary` are covered.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"searched", "discussions", "manual", "checklist", "fzf"} & texts
+    assert {"json_sax_dom_parser", "handle_binary", "conflicts"} <= texts
+
+
 # --------------------------------------------------------------------------- #
 # Messages the task quotes
 # --------------------------------------------------------------------------- #
