@@ -127,6 +127,9 @@ def _build_parser():
     p.add_argument("--full", action="store_true",
                    help="print every field: whole results (title, summary, tags, related, missing, matched), "
                         "hints.py's hints, the whole next query and all statistics")
+    p.add_argument("--show", action="store_true",
+                   help="print the last cycle's answer again (with --text, --full, --limit) "
+                        "without running a cycle or changing the state")
     p.add_argument("--no-cache", action="store_true",
                    help="neither read nor write the tree's index (see --index-dir)")
     p.add_argument("--index-dir", default=None, metavar="DIR",

@@ -1256,3 +1256,24 @@ def test_keywords_a_loop_at_its_cycle_limit_will_not_search_are_said_not_searche
     assert "throttle" not in json.loads(proc.stdout)["query"]["keywords"]
     out = run_json("--state", state, "--keywords", "throttle", "--max-cycles", "2", "--no-cache")
     assert "throttle" in out["query"]["keywords"] and out["cycle"] == 2
+
+
+def test_show_prints_the_last_answer_again_and_runs_no_cycle(tmp_path, router) -> None:
+    state = tmp_path / "state.json"
+    proc = run_cli("--root", router, "--state", state, "--task", "where are requests throttled")
+    assert proc.returncode == 0, proc.stderr
+    before = state.read_bytes()
+    # the same answer, byte for byte, and the state untouched: no cycle spent on looking
+    assert run_cli("--state", state, "--show").stdout == proc.stdout
+    text = run_cli("--state", state, "--show", "--text", "--limit", "1")
+    assert text.returncode == 0 and text.stdout.startswith("cycle 1/")
+    assert state.read_bytes() == before
+    # a flag that would change the loop is refused, never silently ignored
+    assert_one_line_error(run_cli("--state", state, "--show", "--keywords", "route"), "--show", code=2)
+    assert state.read_bytes() == before
+
+
+def test_show_without_a_state_says_to_run_a_cycle_first(tmp_path) -> None:
+    proc = run_cli("--state", tmp_path / "none.json", "--show")
+    assert_one_line_error(proc, "run a cycle first")
+    assert not (tmp_path / "none.json").exists()

@@ -45,11 +45,33 @@ def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str
     What can be told wrong without the state is told before its lock is taken: a call
     refused for its arguments leaves nothing behind (no lock file, no directory)."""
     try:
+        if request.show:
+            return _show(request, ascii_only)
         _check_before_the_lock(request)
         with locked(request.state_path, request.state_shown):
             return _run_locked(request, ascii_only)
     except StateError as exc:
         raise RequestError(str(exc)) from None
+
+
+def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
+    """``--show``: the last cycle's answer as the state holds it, less files that no
+    longer exist; no cycle runs, and nothing is written but the lock (taken so a cycle
+    another process is saving is read whole)."""
+    if not os.path.lexists(request.state_path):
+        raise RequestError(f"--state {request.state_shown}: no such state file; run a cycle first "
+                           "(--root DIR --task TEXT)")
+    with locked(request.state_path, request.state_shown):
+        state = load_state(request.state_path, request.state_shown)
+    if request.root is not None and fsafe.resolved(state.root) != fsafe.resolved(request.root):
+        raise RequestError(f"--state {request.state_shown}: belongs to a loop over {state.root!r}, "
+                           f"not {request.root!r}")
+    if state.last is None:
+        raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
+    state, _lost = without_vanished(state)
+    detail = FULL if request.full else COMPACT
+    out = to_output(state.last, state, request.limit, detail)
+    return out, _render_checked(out, request.text, ascii_only)
 
 
 def _check_before_the_lock(request: Request) -> None:

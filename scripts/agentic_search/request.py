@@ -84,6 +84,7 @@ class Request:
     reset: bool = False
     text: bool = False
     full: bool = False
+    show: bool = False                # print the last cycle's answer again; run none
     use_cache: bool = True
     index_dir: Optional[str] = None   # where the tree's index lives (index.base_dir)
 
@@ -184,6 +185,18 @@ def from_args(args: Any) -> Request:
     state_path = os.path.abspath(state)
     if os.path.isdir(state_path):
         raise RequestError(f"--state {state}: is a directory, not a state file")
+    show = bool(getattr(args, "show", False))
+    if show:
+        # (--show reads the state and runs nothing: a flag that would change the loop
+        # would be silently ignored, so it is refused.)
+        extra = [flag for flag, on in (
+            ("--reset", args.reset), ("--task", args.task), ("--task-file", args.task_file),
+            ("--keywords", args.keywords), ("--patterns", args.patterns), ("--exclude", args.exclude),
+            ("--judge", args.judge), ("--max-cycles", args.max_cycles is not None),
+            ("--max-file-kb", args.max_file_kb is not None)) if on]
+        if extra:
+            raise UsageError(f"--show runs no cycle and changes nothing: drop {', '.join(extra)} "
+                             "(it takes --text, --full and --limit)")
     if args.root is not None and not args.root:
         raise UsageError("--root '': empty; pass the directory to search (. for the current one)")
     return Request(
@@ -201,6 +214,7 @@ def from_args(args: Any) -> Request:
         reset=bool(args.reset),
         text=bool(args.text),
         full=bool(args.full),
+        show=show,
         use_cache=not args.no_cache,
         index_dir=getattr(args, "index_dir", None),
     )
