@@ -72,6 +72,8 @@ ROLE_CASES = [
     ("src/vendors.py", "source"),
     ("static/app.min.js", "generated"),
     ("proto/api_pb2.py", "generated"),
+    ("sig/v1.3/jq-1.3.tar.gz.asc", "generated"),
+    ("jq.1.prebuilt", "generated"),
     ("src/app/core.py", "source"),
     ("src/contest.py", "source"),
     ("src/latest.py", "source"),

@@ -512,8 +512,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Copies of other projects' code: vendor/, third_party/, and the private _vendor/ of a
     # package that ships its dependencies inside it (pip, setuptools).
     ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
-    # Generated files, and patches (a copy of code in another form).
-    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff)$|(^|/)(dist|build)/"), 0.2),
+    # Generated files, and patches (a copy of code in another form); a release's detached
+    # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
+    # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff"
+                             r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"), 0.2),
     # Contributed extras kept at the repository's root beside the product (``contrib/``:
     # ports to other code bases, wrappers, side tools): a fix lands in the product. Only
     # at the root: a package's own ``contrib`` module is its code. Measured on the dev
