@@ -224,6 +224,24 @@ def test_a_finished_loops_confidence_follows_the_file_that_leads_after_judgement
     assert up_then_down.last.decision.confidence == round(up_then_down.last.results[0].score, 3) != 0.9
 
 
+def test_a_finished_loops_sentence_names_the_file_its_ranking_leads_with(tmp_path, tree):
+    # A result carries its own cycle's score; the ranking may show that file lower (held
+    # at an earlier cycle's). After judgements, why and confidence speak of the file the
+    # ranking shows first, never of one whose score the output does not show.
+    out = run_cycle(str(tree), LoopState(root=str(tree), max_cycles=1),
+                    request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)
+    first, second = out.view.results[0].id, out.view.results[1].id
+    held = dict(out.state.scores)
+    held[first] = ScoreEntry(0.0, held[first].cycle, held[first].reason)
+    rest = max(e.score for rel, e in held.items() if rel not in (first, second))
+    v = round((out.view.results[0].score + rest) / 2, 3)  # above the rest, below first's own
+    assert rest < v < out.view.results[0].score
+    again = rejudge(out.state.with_(scores=held), {second: v})
+    leader = ranked_scores(again.scores)[0][0]
+    assert leader == second != first
+    assert f"{second} leads (judged {v:g})" in again.last.decision.why and again.last.decision.confidence == v
+
+
 def test_judge_paths_are_checked_in_one_place(tmp_path, tree):
     (tmp_path / "outside.py").write_text("x\n")
     with pytest.raises(RequestError, match="outside the root"):

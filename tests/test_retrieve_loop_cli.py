@@ -1277,3 +1277,17 @@ def test_show_without_a_state_says_to_run_a_cycle_first(tmp_path) -> None:
     proc = run_cli("--state", tmp_path / "none.json", "--show")
     assert_one_line_error(proc, "run a cycle first")
     assert not (tmp_path / "none.json").exists()
+
+
+def test_a_judgement_at_the_cycle_limit_names_the_file_the_ranking_leads_with(tmp_path, router) -> None:
+    state = tmp_path / "state.json"
+    first = run_json("--root", router, "--state", state, "--task", "where are requests throttled per client",
+                     "--max-cycles", "1")
+    assert first["done"] and first["stop_reason"] == "max_cycles"
+    second = first["ranking"][1]["id"]
+    out = run_cli("--state", state, "--judge", f"{first['ranking'][0]['id']}=0", f"{second}=0.9")
+    assert out.returncode == 0, out.stderr
+    after = json.loads(out.stdout)
+    # the sentence, the confidence and the ranking agree on the file that leads
+    assert after["ranking"][0]["id"] == second
+    assert f"{second} leads (judged 0.9)" in after["why"] and after["confidence"] == 0.9

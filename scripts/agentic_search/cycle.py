@@ -746,14 +746,18 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
     scores; no cycle runs and the cycle count does not move."""
     merged = dict(state.judgements)
     merged.update(judgements)
+    scores = apply_judgements(state.scores, merged, state.cycle)
     last = state.last
     if last is not None:
         results = sorted((r.with_score(merged[r.id], Signal(SignalKind.JUDGED, value=merged[r.id]).text()
                                        + "; " + _unjudged_reason(r.reason, state.judgements.get(r.id)))
                           if r.id in judgements else r for r in last.results), key=lambda r: (-r.score, r.id))
-        was_first = last.results[0].id if last.results else ""
-        last = replace(last, results=tuple(results), decision=_rejudged(last.decision, results, merged, was_first))
-    return state.with_(scores=apply_judgements(state.scores, merged, state.cycle), judgements=merged, last=last)
+        # (The file that leads is the ranking's, as shown: a result's score is its own
+        # cycle's, which the ranking may show lower; the sentence names what the agent sees.)
+        was_first = ranked_scores(state.scores)[0][0] if state.scores else ""
+        leader = ranked_scores(scores)[0][:2] if scores else None
+        last = replace(last, results=tuple(results), decision=_rejudged(last.decision, leader, merged, was_first))
+    return state.with_(scores=scores, judgements=merged, last=last)
 
 
 def _unjudged_reason(reason: str, before: Optional[float]) -> str:
@@ -765,20 +769,21 @@ def _unjudged_reason(reason: str, before: Optional[float]) -> str:
     return reason[len(head):] if reason.startswith(head) else reason
 
 
-def _rejudged(decision: Decision, results: Sequence[ResultView], judged: Mapping[str, float],
+def _rejudged(decision: Decision, leader: Optional[tuple[str, float]], judged: Mapping[str, float],
               was_first: str = "") -> Decision:
-    """A finished loop's decision once the caller judged files: the sentence says what the
-    judgements made of the ranking, and a judged first file's score is the confidence."""
-    if not results:
+    """A finished loop's decision once the caller judged files: the sentence says which
+    file leads the ranking now (``leader``: its id and shown score), and a judged first
+    file's score is the confidence."""
+    if leader is None:
         return decision
-    best = results[0]
-    if best.id in judged:
-        why = f"after your judgements {best.id} leads (judged {judged[best.id]:g}); read the context"
-        return replace(decision, why=why, confidence=round(judged[best.id], 3))
+    rel, shown = leader
+    if rel in judged:
+        why = f"after your judgements {rel} leads (judged {judged[rel]:g}); read the context"
+        return replace(decision, why=why, confidence=round(judged[rel], 3))
     # A file the caller did not judge leads now: the old confidence was the estimate for
     # the file the caller overruled; the new leader's rubric score is the same estimate.
-    confidence = decision.confidence if best.id == was_first else round(best.score, 3)
-    return replace(decision, why=f"after your judgements {best.id} leads ({best.score:g}); read the context",
+    confidence = decision.confidence if rel == was_first else round(shown, 3)
+    return replace(decision, why=f"after your judgements {rel} leads ({shown:g}); read the context",
                    confidence=confidence)
 
 
