@@ -629,6 +629,14 @@ def test_a_template_option_the_reporter_left_unchecked_gives_no_keyword():
     assert "develop" not in texts and "iter_impl" in texts
 
 
+def test_a_pasted_files_encoding_line_and_shebang_give_no_keyword():
+    task = ("Memory leak\n```python\n#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"
+            "from marshmallow import Schema\nclass MsgSchema(Schema): pass\n```\nmemory grows")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"coding", "utf", "env", "usr", "bin"} & texts
+    assert {"msgschema", "memory", "leak"} <= texts
+
+
 def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_statement_does():
     task = ("Panics on conflicts\n### Checklist\n\n- [x] I have searched the [discussions](https://x.org/d)\n"
             "- [x] For bug reports, I have checked the manual page (`man fzf`)\n"

@@ -772,13 +772,21 @@ _CONFIRMED_ITEM_RE = compile_later(
     r"| searched| checked| read| understand| tested| tried| did| will)\b")
 
 
+# A source file's header pasted with a reproducer: an encoding declaration
+# (``# -*- coding: utf-8 -*-``) or a shebang (``#!/usr/bin/env python``). Every such file
+# may start so; its words (``coding``, ``utf``, ``env``) are the language's, not the issue's
+# (a trial: four of five quoted lines were ``# -*- coding: utf-8 -*-``).
+_FILE_HEADER_LINE_RE = compile_later(
+    r"^[ \t]*(?:#[^\n]*?-\*-[ \t]*(?:en)?coding[:=][ \t]*[\w.-]+[ \t]*-\*-[^\n]*|#![ \t]*/[^\n]*)$", re.M)
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML comments and prose markup, template headings and
     instructions, ``OS: …`` / ``Version: …`` lines and short ``- Browser Chrome`` items."""
     text = _DELIMITED_BLOCK_RE.sub(" ", task)
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
-    text = _ENVIRONMENT_LINE_RE.sub("", text)
+    text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     text = "\n".join(line for line in text.split("\n")
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
