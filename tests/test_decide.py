@@ -112,6 +112,19 @@ def test_a_clear_stop_names_the_next_file_when_it_scores_related_or_more():
     assert decide(Evidence(**base)).why.endswith("; read it")
 
 
+def test_a_best_file_below_earlier_cycles_files_says_where_it_stands():
+    # After --keywords or --patterns, files of earlier cycles keep their scores: the file
+    # the sentence names can stand below them, and the sentence says so.
+    base = dict(cycle=2, max_cycles=3, results=5, confidence=0.9, clear=True, high=2, best=0.9, top="keys.py",
+                top_why=("alone defines load_key",), runner_up="token.py", runner_up_score=0.81)
+    d = decide(Evidence(**base, top_rank=2))
+    assert d.why == ("one file is the likely answer: keys.py (2nd in the ranking, below files of earlier cycles; "
+                     "alone defines load_key); read it and token.py (0.81)")
+    assert "in the ranking" not in decide(Evidence(**base, top_rank=1)).why
+    likely = decide(Evidence(**{**base, "clear": False, "high": 1, "new_ids": 2, "learned": ("key",), "top_rank": 11}))
+    assert likely.why.startswith("keys.py (11th in the ranking, below files of earlier cycles) is likely")
+
+
 def test_saturated_on_files_the_caller_judged_weak_is_broaden_not_read_them_again():
     base = dict(cycle=2, max_cycles=3, results=5, confidence=0.3, high=0, best=0.5, new_ids=0,
                 judged_top="lib/xhr.js", judged_score=0.5, unjudged_next=("lib/a.js", "lib/b.js"))

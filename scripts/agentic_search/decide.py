@@ -97,6 +97,13 @@ class Evidence:
     unjudged_next: tuple[str, ...] = ()   # the best files the caller has not judged
     runner_up: str = ""                   # the next file after the best, when it scores RELATED or more
     runner_up_score: float = 0.0          # ... and its score
+    top_rank: int = 0                     # the best file's place in the ranking shown (0: first or not known)
+
+
+def _ordinal(n: int) -> str:
+    """2 -> '2nd', 11 -> '11th', 23 -> '23rd'."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
 
 
 def decide(e: Evidence) -> Decision:
@@ -106,7 +113,11 @@ def decide(e: Evidence) -> Decision:
 
     # Sure of the first file without it standing out (rules 8 and 9): the search goes on
     # for the rest of the fix, and the agent may read the first file meanwhile.
-    likely = f"{e.top} is likely (confidence {confidence:g})" \
+    # After a change of direction (--keywords, --patterns) the files of earlier cycles keep
+    # their scores, and this cycle's best file can stand below them: the sentence says
+    # where, so "read the first files of ranking" and "read it" never point apart.
+    place = f" ({_ordinal(e.top_rank)} in the ranking, below files of earlier cycles)" if e.top_rank > 1 else ""
+    likely = f"{e.top}{place} is likely (confidence {confidence:g})" \
         if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top else ""
 
     def stop(action: str, reason: str, why: str) -> Decision:
@@ -131,12 +142,15 @@ def decide(e: Evidence) -> Decision:
                     f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context{more}")
     crowded = e.crowd >= CROWDED_AT
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded:
-        because = f" ({'; '.join(e.top_why)})" if e.top_why else ""
+        said = ([place.strip(" ()")] if place else []) + list(e.top_why)
+        because = f" ({'; '.join(said)})" if said else ""
         # A next file at the rubric's "related" or more is read too: on the dev splits the
         # two held the fix in all 36 such cycle-1 stops (the second was gold in 13; in 8 of
         # the other 117 stops, bench/README.md).
-        also = f" and the next file, {e.runner_up} ({e.runner_up_score:.2f})" if e.runner_up else ""
-        return stop("synthesize", "sufficient", f"one file is the likely answer: {e.top}{because}; read it{also}")
+        also = "" if not e.runner_up else f" and the next file, {e.runner_up} ({e.runner_up_score:.2f})" \
+            if not place else f" and {e.runner_up} ({e.runner_up_score:.2f})"
+        return stop("synthesize", "sufficient",
+                    f"one file is the likely answer: {e.top}{because}; read it{also}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:
