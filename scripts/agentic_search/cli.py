@@ -63,15 +63,22 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
                            "(--root DIR --task TEXT)")
     with locked(request.state_path, request.state_shown):
         state = load_state(request.state_path, request.state_shown)
-    if request.root is not None and fsafe.resolved(state.root) != fsafe.resolved(request.root):
-        raise RequestError(f"--state {request.state_shown}: belongs to a loop over {state.root!r}, "
-                           f"not {request.root!r}")
+    if request.root is not None:
+        _check_same_root(request, state, request.root)
     if state.last is None:
         raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
     state, _lost = without_vanished(state)
     detail = FULL if request.full else COMPACT
     out = to_output(state.last, state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
+
+
+def _check_same_root(request: Request, state: LoopState, root: str) -> None:
+    """A state belongs to the loop over one tree: another --root is refused."""
+    if fsafe.resolved(state.root) != fsafe.resolved(root):
+        raise RequestError(
+            f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
+            "pass --reset or use another --state")
 
 
 def _check_before_the_lock(request: Request) -> None:
@@ -130,10 +137,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             raise UsageError(ROOT_REQUIRED)
         root = state.root
         check_root(root, root)
-    if state is not None and fsafe.resolved(state.root) != fsafe.resolved(root):
-        raise RequestError(
-            f"--state {request.state_shown}: belongs to a loop over {state.root!r}, not {root!r}; "
-            "pass --reset or use another --state")
+    if state is not None:
+        _check_same_root(request, state, root)
     if state is not None and state.root_real is not None and fsafe.resolved(root) != state.root_real:
         raise RequestError(
             f"--root {root}: now leads to {fsafe.resolved(root)}, not to the tree this loop "

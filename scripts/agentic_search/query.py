@@ -387,13 +387,11 @@ def _tail_path(path: str, keep: int = 3) -> str:
     """The last ``keep`` components of a (possibly absolute, possibly Windows) path.
 
     An installed package's frame (``.../site-packages/pkg/mod.py``) keeps only what
-    follows the install directory: that part is the path inside the package's tree.
+    follows the install directory (:func:`installed_tail`): the path inside the package.
     """
     parts = [p for p in re.split(r"[\\/]+", path) if p and p not in (".", "..")]
-    for marker in ("site-packages", "dist-packages"):
-        if marker in parts:
-            parts = parts[len(parts) - parts[::-1].index(marker):]
-    return "/".join(parts[-keep:])
+    inner = installed_tail("/".join(parts))
+    return "/".join((inner.split("/") if inner is not None else parts)[-keep:])
 
 
 # A dotted name starting with one of these is a member expression, never a module path
