@@ -92,6 +92,12 @@ ROLE_CASES = [
     ("src/config.h.in", "build"),
     ("tests/data/case.in", "test"),
     ("src/main.in.rs", "source"),
+    # A scaffold copied into a user's project is build input; a page template is not.
+    ("django/conf/project_template/project_name/settings.py-tpl", "build"),
+    ("tools/gen/main.go.tmpl", "build"),
+    ("templates/README.md.template", "docs"),
+    ("views/index.tpl", "source"),
+    ("src/tpl.py", "source"),
 ]
 
 

@@ -471,8 +471,12 @@ def document_key(rel: str) -> str:
 # with the answer found (their declaration in the crowd) later, 0.7 ranks worse.
 DECLARATION_FACTOR = 0.5
 
-# A build template's suffix, and its role when the file it becomes is plain source.
-TEMPLATE_SUFFIX = ".in"
+# The suffixes of a template that becomes a named file - configure's and CMake's ``.in``
+# (``config.h.in``), and a scaffold a tool copies into its user's project (Django's
+# ``settings.py-tpl``, ``main.go.tmpl``) - and the template's role when the file it
+# becomes is plain source. ``.in`` alone names a template with or without an inner
+# extension (``zsh.in``); the others only over one (``main.tpl`` may be a page).
+TEMPLATE_SUFFIXES = (".in", "-tpl", ".tpl", ".tmpl", ".template")
 TEMPLATE_ROLE = ("build", 0.4)
 # (role, pattern over the relative path, factor its evidence is scaled by), first match
 # wins. Factors: how often a file of that role is where a fix lands, roughly.
@@ -563,11 +567,17 @@ def file_role(rel: str) -> tuple[str, float]:
     A template the build fills in (configure's and CMake's ``.in``: ``bat.1.in``,
     ``config.h.in``, ``zsh.in`` completions) plays the part of the file it becomes - a
     man page is docs - and is build input where that file would be plain source: the
-    product's code is what the fix changes, not a template generated from its options."""
+    product's code is what the fix changes, not a template generated from its options.
+    A project scaffold (``settings.py-tpl``) likewise: an issue quotes the reporter's own
+    copy of it (``BASE_DIR``, ``TEMPLATES``), which names what the scaffold defines but
+    says nothing about the code that reads it."""
     name = rel.rpartition("/")[2]
-    if len(name) > len(TEMPLATE_SUFFIX) and name.lower().endswith(TEMPLATE_SUFFIX):
-        role, factor = file_role(rel[:-len(TEMPLATE_SUFFIX)])
-        return (role, factor) if role != "source" else TEMPLATE_ROLE
+    low = name.lower()
+    for suffix in TEMPLATE_SUFFIXES:
+        inner = name[:-len(suffix)]
+        if low.endswith(suffix) and inner and (suffix == ".in" or "." in inner.strip(".")):
+            role, factor = file_role(rel[:-len(suffix)])
+            return (role, factor) if role != "source" else TEMPLATE_ROLE
     for role, pattern, factor in ROLE_RULES:
         if pattern.search(rel):
             return role, factor
