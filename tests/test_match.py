@@ -303,6 +303,7 @@ BINARY_CASES = [
     ("NUL first", b"\0token token"),
     ("NUL late in the sniffed prefix", b"token " + b"x" * (BINARY_SNIFF_BYTES - 8) + b"\0"),
     ("image header", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR token"),
+    ("PDF opening with text metadata", b"%PDF-1.6\r%\xe2\xe3\r\n<x:xmpmeta> origin token " + b"x" * BINARY_SNIFF_BYTES + b"\0"),
 ]
 
 
@@ -350,7 +351,8 @@ def test_missing_file_raises_oserror(tmp_path) -> None:
         read_document("gone.py", os.path.join(str(tmp_path), "gone.py"))
 
 
-@pytest.mark.parametrize("data,expected", [(b"", False), (b"abc", False), (b"a\0b", True)])
+@pytest.mark.parametrize("data,expected", [(b"", False), (b"abc", False), (b"a\0b", True), (b"%PDF-1.4\n", True),
+                                           (b"# %PDF-1.4 is a header\n", False)])
 def test_is_binary(data, expected) -> None:
     assert is_binary(data) is expected
 
