@@ -157,3 +157,30 @@ def test_the_default_query_counts_the_single_files_the_loop_excluded():
     assert _excludes_shown(["**/*.test.ts", "src/a.py", "src/b.py", "docs/[ab].md"], False) == \
         (["**/*.test.ts", "docs/[ab].md"], 2)
     assert _excludes_shown(["**/*.test.ts", "src/a.py"], True) == (["**/*.test.ts", "src/a.py"], 0)
+
+
+
+def test_results_offer_no_file_the_same_output_sets_aside():
+    # A trial's second round offered four translation files beside one real candidate,
+    # while next_query set the four aside: the default results keep the candidate only.
+    from agentic_search.output import FULL, to_output
+    from agentic_search.records import Change, CycleView, Decision, ResultView, Stats
+    from agentic_search.state import LoopState, ScoreEntry
+    weak = ("locales/es.ts", "locales/hr.ts", "locales/ro.ts")
+
+    def view(results, aside):
+        return CycleView(cycle=2, max_cycles=3, patterns=("**",), keywords=("origin",), excludes=(),
+                         stats=Stats(10, 9, 4), results=tuple(ResultView(r, s, "origin x1") for r, s in results),
+                         decision=Decision("refine", False, None, "searching again", 0.3),
+                         change=Change((), (), aside, ()))
+
+    scores = {r: ScoreEntry(s, 2, "origin x1") for r, s in [("mini/schemas.ts", 0.21)] + [(w, 0.07) for w in weak]}
+    state = LoopState(root="/r", cycle=2, scores=scores)
+    mixed = view([("mini/schemas.ts", 0.21)] + [(w, 0.07) for w in weak], weak)
+    out = to_output(mixed, state, 20)
+    assert [r["id"] for r in out["results"]] == ["mini/schemas.ts"]
+    assert {e["id"] for e in out["ranking"] if e.get("excluded")} == set(weak)
+    assert [r["id"] for r in to_output(mixed, state, 20, FULL)["results"]] == ["mini/schemas.ts", *weak]
+    # a round whose every file is set aside still shows where to start reading
+    only_weak = view([(w, 0.07) for w in weak], weak)
+    assert [r["id"] for r in to_output(only_weak, state, 20)["results"]] == list(weak)

@@ -120,6 +120,13 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     earlier = () if full or asked_anew else (rel for rel, e in state.scores.items() if e.judged)
     read = set(judged_now) | set(earlier)
     unread = [r for r in view.results if r.id not in read]
+    if not full:
+        # A file this round sets aside (below the rubric's "unrelated" line) is not offered
+        # to read beside the files that pass it; a round whose every file falls below
+        # shows its best anyway, as where to start.
+        set_aside = set(view.change.excludes)
+        passing = [r for r in unread if r.id not in set_aside]
+        unread = passing or unread
     results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
     excludes, excluded_files = _excludes_shown(view.excludes, full)
     ranked = ranked_scores(state.scores)
