@@ -46,6 +46,21 @@ def test_definitions_win_ties_and_long_lines_are_cut():
     assert summary_lines(text2 * 2, kws)[:2] == ["L1: x = token", "L2: class Token:"]
 
 
+def test_a_definition_without_a_keyword_is_a_definition_line_in_java_and_c():
+    # A trial's CodeWriter.java quoted a Javadoc line and a call, not the method the
+    # issue names: a Java or C function needs no definition word.
+    calls = "\n".join(f"    emitAndIndent(part{i});" for i in range(6))
+    java = ("class CodeWriter {\n  void a() {\n" + calls + "\n  }\n\n"
+            "  CodeWriter emitAndIndent(String s) throws IOException {\n    return this;\n  }\n}\n")
+    kws = keywords_from_list(["emitAndIndent"])
+    assert "L11: CodeWriter emitAndIndent(String s) throws IOException {" in summary_lines(java, kws, rel="CodeWriter.java")
+    c = ("static int\nparse_value(char *s);\n\nint parse_value(char *s)\n{\n    return parse_value(s + 1);\n}\n"
+         + "x = parse_value(s);\n" * 6)
+    assert "L4: int parse_value(char *s)" in summary_lines(c, keywords_from_list(["parse_value"]), rel="cjson.c")
+    # without the path the language is unknown: only definition words count
+    assert "L11: CodeWriter emitAndIndent(String s) throws IOException {" not in summary_lines(java, kws)
+
+
 def test_no_hit_no_summary_and_non_ascii_lines_keep_their_numbers():
     kws = keywords_from_list(["token"])
     assert summary_lines("nothing here\n", kws) == []

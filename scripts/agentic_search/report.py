@@ -87,7 +87,7 @@ def decode_text(data: bytes) -> str:
 
 def summary_lines(text: str, keywords: Sequence[Keyword],
                   counts: Optional[Sequence[int]] = None, quoted: Sequence[str] = (),
-                  rarity: Optional[Sequence[float]] = None) -> list[str]:
+                  rarity: Optional[Sequence[float]] = None, rel: str = "") -> list[str]:
     """The lines that say most about where the task is in this file: first the line
     holding the longest of ``quoted`` (query.quoted_lines: code the task pasted, lower
     case) when the file holds one as written, then the keyword lines in file order.
@@ -111,7 +111,11 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     ``rarity`` (the cycle's idf per keyword, score.Corpus.idfs) weighs each keyword by
     how few files of the tree hold it, as the ranking does: a word in every file's
     licence header or package line (``express``, the project's name) says less about
-    where the task is than a name only three files hold."""
+    where the task is than a name only three files hold.
+
+    ``rel`` (the file's path) names its language, whose definitions without a keyword
+    (``CodeWriter emitAndIndent(String s) {`` in Java, C, C++, a JS method) count as
+    definition lines too (:func:`_line_definitions`)."""
     lines = text.splitlines()
     joined, starts = _lowered_lines(lines)
     if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
@@ -164,8 +168,8 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
             worth = sum(value[k] * (COVERED_FACTOR if k in covered else 1.0) for k in hits[i])
             if i not in kinds:
-                m = _DEF_NAME_RE.match(lines[i])
-                kinds[i] = (0 if not m else 1 + any(n and n in m.group(1).lower() for n in hits[i].values()),
+                names = _line_definitions(lines, i, rel)
+                kinds[i] = (0 if not names else 1 + any(n and n in name for n in hits[i].values() for name in names),
                             _is_header(lines, i))
             defined, header = kinds[i]
             worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
@@ -187,6 +191,21 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             line = line[: SUMMARY_LINE_CHARS - 1] + "…"
         out.append(f"L{i + 1}: {line}")
     return out
+
+
+def _line_definitions(lines: Sequence[str], i: int, rel: str) -> list[str]:
+    """The names (lower case) line ``i`` defines: after a definition word (``def``,
+    ``func``, ``class``), or, in a language whose functions need none (lang.Language.calls),
+    as lang finds them - a type before the name, a body after the parameters (looked for
+    on the next line too)."""
+    m = _DEF_NAME_RE.match(lines[i])
+    if m:
+        return [m.group(1).lower()]
+    if not rel or not lang.language_of(rel).calls or "(" not in lines[i]:
+        return []
+    here = lines[i].lower()
+    chunk = "\n".join(lines[i:i + 2]).encode("utf-8", "replace")
+    return [n.lower() for n, _v in lang.defined_names(chunk, rel) if n.lower() in here]
 
 
 def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str]) -> Optional[int]:
@@ -335,7 +354,8 @@ def build_result(
     missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
     return ResultView(
         id=s.rel, score=s.score, reason=reason_text(s.signals),
-        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None, quoted, rarity))
+        lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None, quoted, rarity,
+                                  s.rel))
         if text else (),
         title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
         missing=tuple(missing), matched=tuple(s.matched_keywords),
