@@ -436,3 +436,25 @@ def test_a_cycle_the_caller_steers_with_its_own_keywords_shows_what_they_give(tm
     # the caller's word finds router-setup.ts; its score is not held at cycle 1's
     assert after["src/router-setup.ts"] > before.get("src/router-setup.ts", 0.0)
     assert next(iter(after)) == "src/router-setup.ts"
+
+
+def test_the_callers_keywords_outweigh_a_long_tasks_words_in_the_cycle_they_steer(tmp_path):
+    # Files that define what the task names; one only calls the name the caller found.
+    words = "session pool connection retry timeout request socket adapter proxy header\n"
+    files = {f"net/handler_{i}.py": f"class SessionPool{i}:\n    pass\ndef retry_adapter_{i}(request):\n"
+                                    + ("    # " + words) * (i + 3) for i in range(6)}
+    files["net/pool.py"] = "class SessionPool:\n    pass\n\ndef retry_adapter(request):\n    # " + words
+    files["net/wait.py"] = "from .util import compute_jitter_delay\n\ndef wait(n):\n    return compute_jitter_delay(n)\n"
+    root = write_tree(tmp_path / "repo", files)
+    task = ("SessionPool drops the connection behind a proxy\n\n`retry_adapter` ignores the retry and timeout "
+            "settings of the session pool; the socket header is wrong and the request hangs.")
+    first = run_cycle(str(root), LoopState(root=str(root), max_cycles=5), request(tmp_path, task=task), {}, ENV)
+    steer = request(tmp_path, keywords=("compute_jitter_delay",))
+    planned = plan(first.state, steer, {}).query.keywords
+    given = next(k for k in planned if k.text == "compute_jitter_delay")
+    assert given.weight >= sum(k.weight for k in planned if k is not given)  # half the query
+    out = run_cycle(str(root), first.state, steer, {}, ENV)
+    assert out.view.results[0].id == "net/wait.py"
+    # ... and in the ranking it stands beside the best file of cycle 1 (a tie of standing
+    # goes to the earlier cycle), above the rest
+    assert [rel for rel, _s, _e in ranked_scores(out.state.scores)].index("net/wait.py") <= 1

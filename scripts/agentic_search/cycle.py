@@ -144,6 +144,23 @@ class Outcome:
     state: LoopState
 
 
+# The share of the query's weight the caller's --keywords carry when they steer a query
+# that already holds words (a loop under way, or --task beside them): the caller read the
+# code and named its words, which a task's forty words would otherwise outweigh (a trial:
+# ``--keywords ZodCheckGreaterThan`` left the two files holding it 3rd and 4th, below a
+# file without it; a loop on that name alone put its file first).
+STEER_SHARE = 0.5
+
+
+def _steering(given: Sequence[Keyword], keywords: Sequence[Keyword]) -> list[Keyword]:
+    """The caller's keywords weighted to carry STEER_SHARE of the query beside
+    ``keywords`` (never less than their own weight): each one an equal part."""
+    given_keys = {normalize(k.text) for k in given}
+    rest = sum(k.weight for k in keywords if normalize(k.text) not in given_keys)
+    weight = STEER_SHARE / (1.0 - STEER_SHARE) * rest / len(given) if given else 0.0
+    return [replace(k, weight=max(k.weight, weight)) for k in given]
+
+
 def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) -> Plan:
     """The query to run now: the last proposal, combined with the caller's flags as
     :mod:`.request` documents (patterns replace, keywords and excludes add)."""
@@ -154,7 +171,10 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
     if request.task:
         keywords = merge_keywords(keywords, extract_keywords(request.task))
     if request.keywords:
-        keywords = merge_keywords(keywords_from_list(request.keywords, Kind.GIVEN), keywords)
+        given = keywords_from_list(request.keywords, Kind.GIVEN)
+        if keywords:
+            given = _steering(given, keywords)
+        keywords = merge_keywords(given, keywords)
     if request.patterns:
         patterns = list(dict.fromkeys(request.patterns))
     for e in request.excludes:
