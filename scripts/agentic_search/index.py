@@ -83,6 +83,7 @@ from hints import _say as notice  # (hints.py's own: one diagnostic line, best e
 from . import fsafe, lang
 from . import match as match_mod
 from . import score as score_mod
+from .forkmap import fork_map
 from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
 from .paths import outside_tails
@@ -1408,14 +1409,6 @@ class Index:
         total = sum(sizes)
         if workers < 2 or len(entries) < 2 or total < match_mod.PARALLEL_MIN_BYTES:
             return None
-        import multiprocessing  # only here: importing it costs start-up time
-
-        try:
-            ctx = multiprocessing.get_context("fork")
-        except ValueError:
-            return None
-        if multiprocessing.current_process().daemon:
-            return None
         parts, start, acc = [], 0, 0
         for i, n in enumerate(sizes):
             acc += n
@@ -1426,12 +1419,16 @@ class Index:
         parts = [p for p in parts if p[0] < p[1]]
         _FORK_BUILD = (entries, self.path, self.root, self._fingerprint)
         try:
-            with ctx.Pool(len(parts)) as pool:
-                names = pool.map(_build_part, parts)
-        except (OSError, EOFError, RuntimeError, AssertionError):
-            return None
+            names = fork_map(_build_part, parts, len(parts))
         finally:
             _FORK_BUILD = None
+        if names is None:  # no fork here, or a worker failed or died: what it wrote goes
+            for _s, _e, name in parts:
+                try:
+                    os.unlink(os.path.join(self.path, name))
+                except OSError:
+                    pass
+            return None
         segs: list[Segment] = []
         try:
             if any(n is None for n in names):

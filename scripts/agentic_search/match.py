@@ -16,6 +16,7 @@ from typing import Any, Callable, Optional, Sequence
 
 from . import fsafe
 from . import lang
+from .forkmap import fork_map
 from .lang import Language, definition_words, language_of
 from .paths import path_match
 from .query import Keyword
@@ -502,7 +503,8 @@ def match_many(docs: Sequence[Document], ck: CompiledKeywords, workers: Optional
     Inputs of at least ``min_bytes`` and ``min_work`` (bytes x needles) are split into
     contiguous ranges matched by forked worker processes (where the platform forks),
     which send back plain tuples; the result is the same list the sequential loop gives.
-    Inside a daemonic process, or when workers cannot start, the sequential loop runs.
+    Where that cannot be done (forkmap.fork_map: no fork, a daemonic process, a worker
+    that fails or dies), the sequential loop runs.
     """
     if workers is None:
         workers = min(os.cpu_count() or 1, MAX_WORKERS)
@@ -510,24 +512,15 @@ def match_many(docs: Sequence[Document], ck: CompiledKeywords, workers: Optional
     needles = sum(len(kw.needles) for kw in ck.keywords)
     if workers < 2 or len(docs) < 2 or total < min_bytes or total * needles < min_work:
         return [match_document(d, ck) for d in docs]
-    import multiprocessing  # only here: importing it costs start-up time
-
     global _FORK_WORK
-    try:
-        ctx = multiprocessing.get_context("fork")
-    except ValueError:  # no fork on this platform
-        return [match_document(d, ck) for d in docs]
-    if multiprocessing.current_process().daemon:  # a pool's worker may not start children
-        return [match_document(d, ck) for d in docs]
     for d in docs:
         d.low  # materialise lazily loaded text once, in the parent, before forking
     _FORK_WORK = (docs, ck)
     try:
-        with ctx.Pool(workers) as pool:
-            parts = pool.map(_match_range, _ranges(docs, workers))
-    except (OSError, EOFError, RuntimeError, AssertionError):
-        return [match_document(d, ck) for d in docs]
+        parts = fork_map(_match_range, _ranges(docs, workers), workers)
     finally:
         _FORK_WORK = None
+    if parts is None:  # no fork here, or a worker failed or died
+        return [match_document(d, ck) for d in docs]
     found = (t for part in parts for t in part)
     return [FileMatch(rel=d.rel, size=d.size, counts=c, in_path=p, defines=f) for d, (c, p, f) in zip(docs, found)]
