@@ -162,7 +162,6 @@ def test_a_process_killed_mid_write_leaves_the_previous_state_loadable(tmp_path)
 CORRUPT = [
     ("invalid json", b"{bad", "corrupt"),
     ("truncated json", b'{"format": "agentic-search-state", "vers', "corrupt"),
-    ("empty", b"", "corrupt"),
     ("not utf-8", b"\xff\xfe\x00{", "corrupt"),
     ("json array", b"[]", "not an agentic-search state file"),
     ("json null", b"null", "not an agentic-search state file"),
@@ -187,6 +186,23 @@ def test_corrupt_or_foreign_file_raises_state_error_and_is_left_untouched(tmp_pa
     assert message.startswith(str(path))
     assert "\n" not in message
     assert path.read_bytes() == content
+
+
+def test_an_empty_file_is_no_state_and_a_state_of_two_names_is_refused(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_bytes(b"")  # mktemp's: the tool's own saves are atomic, never empty
+    assert load_state(str(path)) is None
+    save_state(str(path), new_state("/r", "fix it"))
+    (tmp_path / "link.json").symlink_to(path)
+    with pytest.raises(StateError, match="symbolic link"):
+        load_state(str(tmp_path / "link.json"))
+    os.link(path, tmp_path / "second.json")
+    for name in ("s.json", "second.json"):
+        with pytest.raises(StateError, match="has 2 names"):
+            load_state(str(tmp_path / name))
+    (tmp_path / "dangling.json").symlink_to(tmp_path / "nowhere.json")
+    with pytest.raises(StateError, match="symbolic link"):
+        load_state(str(tmp_path / "dangling.json"))
 
 
 def test_a_directory_is_not_a_state_file(tmp_path):
@@ -299,3 +315,24 @@ def test_a_state_naming_a_path_outside_the_tree_is_refused(tmp_path, field, rel)
     open(path, "w").write(json.dumps(data))
     with pytest.raises(StateError, match=field):
         load_state(path)
+
+
+def test_a_directory_another_call_removed_meanwhile_is_made_again(tmp_path, monkeypatch):
+    # Two first calls on one new directory: the one that fails removes the directories it
+    # made, maybe while the other is making one inside them (mkdir: ENOENT).
+    from agentic_search import state as state_mod
+    real_mkdir = os.mkdir
+    calls = []
+
+    def racing_mkdir(path, *args, **kw):
+        calls.append(path)
+        if len(calls) == 2:  # the other call removes what the first mkdir made
+            os.rmdir(calls[0])
+            raise FileNotFoundError(2, "No such file or directory", path)
+        return real_mkdir(path, *args, **kw)
+
+    monkeypatch.setattr(os, "mkdir", racing_mkdir)
+    target = tmp_path / "a" / "b" / "s.json"
+    made = state_mod.make_parents(str(target), "s.json")
+    assert (tmp_path / "a" / "b").is_dir()
+    assert made == [str(tmp_path / "a"), str(tmp_path / "a" / "b")]

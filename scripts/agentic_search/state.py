@@ -283,9 +283,13 @@ def _within(key: str, parse: Any) -> Any:
 
 
 def _regular_or_absent(path: str, shown: str) -> bool:
-    """True when ``path`` is a regular file, False when absent; StateError otherwise."""
+    """True when ``path`` is a regular file, False when absent; StateError otherwise.
+
+    A state reached under two names - a symbolic link, or a file with a second hard
+    link - is refused: each save replaces the name it was given, and the other name
+    would keep an older state (and take its own lock)."""
     try:
-        st = os.stat(path)
+        lst = os.lstat(path)
     except FileNotFoundError:
         return False
     except NotADirectoryError:
@@ -293,6 +297,13 @@ def _regular_or_absent(path: str, shown: str) -> bool:
                          "choose another --state") from None
     except OSError as exc:
         raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(lst.st_mode):
+        raise StateError(f"{shown}: is a symbolic link; name the state file itself (a save replaces the "
+                         "link, and its target would keep the older state)")
+    if stat.S_ISREG(lst.st_mode) and lst.st_nlink > 1:
+        raise StateError(f"{shown}: has {lst.st_nlink} names (hard links); use a state file of one name "
+                         "(a save replaces this name only)")
+    st = lst  # (not a link: what lstat saw is the file)
     if stat.S_ISDIR(st.st_mode):
         raise StateError(f"{shown}: is a directory, not a state file")
     if not stat.S_ISREG(st.st_mode):
@@ -322,6 +333,8 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
         raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
     if len(raw) > MAX_STATE_BYTES:
         raise StateError(f"{shown}: larger than any state file; left untouched, choose another --state")
+    if not raw.strip():  # an empty file (``mktemp``'s): no state yet, as --reset takes it
+        return None
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
@@ -415,9 +428,30 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
             _remove_made(made)
 
 
+# Walks up a state's missing directories at most this many times: another call on the
+# same new directory may remove, when it fails, a directory this one was about to use.
+MAKE_PARENTS_TRIES = 5
+
+
+class _ParentVanished(Exception):
+    """A directory made by another call went before this call could make one inside it."""
+
+
 def make_parents(path: str, shown: str) -> list[str]:
     """Create the missing directories above ``path``; returns them, outermost first.
-    StateError when one cannot be made (a regular file where a directory must be)."""
+    StateError when one cannot be made (a regular file where a directory must be).
+    A directory another call made and removed again meanwhile (its own call failed) is
+    made anew: the walk starts over."""
+    for _ in range(MAKE_PARENTS_TRIES):
+        try:
+            return _make_parents_once(path, shown)
+        except _ParentVanished:
+            continue
+    raise StateError(f"{shown}: cannot create the state's directory {os.path.dirname(os.path.abspath(path))}: "
+                     "other processes keep removing it")
+
+
+def _make_parents_once(path: str, shown: str) -> list[str]:
     directory = os.path.dirname(os.path.abspath(path))
     missing: list[str] = []
     while not os.path.lexists(directory):
@@ -437,6 +471,9 @@ def make_parents(path: str, shown: str) -> list[str]:
                 continue
             _remove_made(made)
             raise StateError(f"{shown}: cannot create the state's directory: {new} is not a directory") from None
+        except FileNotFoundError:  # its parent, another call's, was removed meanwhile
+            _remove_made(made)
+            raise _ParentVanished() from None
         except OSError as exc:
             _remove_made(made)
             raise StateError(f"{shown}: cannot create the state's directory {new}: {exc.strerror or exc}") from None
