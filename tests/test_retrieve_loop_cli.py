@@ -240,7 +240,6 @@ def test_help_exits_0_and_names_every_flag():
 CORRUPT = [
     ("invalid json", b"{bad", "not an agentic-search state file"),
     ("truncated state", b'{"format":"agentic-search-state","version":2,"ro', "state file is corrupt"),
-    ("empty file", b"", "state file is corrupt"),
     ("not utf-8", b"\xff\xfe{}", "not an agentic-search state file"),
     ("json array", b"[1, 2]", "not an agentic-search state file"),
     ("json string", b'"agentic-search-state"', "not an agentic-search state file"),
@@ -264,6 +263,16 @@ def test_corrupt_or_foreign_state_is_an_error_and_left_untouched(tmp_path, route
     assert_one_line_error(run_cli("--root", router, "--state", state), needle)
     assert state.read_bytes() == content
     assert temp_files(tmp_path) == []
+
+
+def test_an_empty_file_is_no_state_yet(tmp_path, router):
+    # `S=$(mktemp)` makes an empty file; the tool never writes one (its saves are atomic)
+    state = tmp_path / "s.json"
+    state.write_bytes(b"")
+    out = run_json("--root", router, "--state", state, "--keywords", "route")
+    assert out["cycle"] == 1 and json.loads(state.read_text())["cycle"] == 1
+    state.write_bytes(b"")
+    assert_one_line_error(run_cli("--state", state, "--keywords", "route"), "--root", code=2)
 
 
 OURS = [c for c in CORRUPT if not c[1].strip() or b'"agentic-search-state"' in c[1]]
@@ -363,8 +372,9 @@ def test_a_state_inside_the_root_is_refused_and_nothing_is_written(tmp_path, rou
 
 
 def test_a_state_linked_into_the_root_is_never_a_result_nor_judged(tmp_path, router):
-    # A hard link (or a bind mount) brings the state, kept outside, into the tree: the
-    # walk skips it by identity and a judgement of it is refused.
+    # A hard link brings the state, kept outside, into the tree: a state of two names is
+    # refused whole (a save would replace one name and leave the other behind), and is
+    # never read as a file of the tree; once the link goes, the loop goes on.
     state = tmp_path / "s.json"
     outs = [run_json("--root", router, "--state", state, "--keywords", "throttle", "route", "format",
                      "--max-cycles", "3", "--patterns", "**")]
@@ -372,12 +382,13 @@ def test_a_state_linked_into_the_root_is_never_a_result_nor_judged(tmp_path, rou
     for _ in range(2):  # (each cycle saves a new state file: the link is made again)
         os.link(state, link)
         before = state.read_bytes()
-        assert_one_line_error(run_cli("--state", state, "--judge", "loop-state.json=0.9"), "own state file")
+        assert_one_line_error(run_cli("--state", state, "--judge", "loop-state.json=0.9"), "has 2 names")
+        assert_one_line_error(run_cli("--state", state), "has 2 names")
         assert state.read_bytes() == before
+        link.unlink()
         proc = run_cli("--state", state)
         assert proc.returncode == 0, proc.stderr
         outs.append(json.loads(proc.stdout))
-        link.unlink()
     for out in outs[1:]:
         assert "loop-state.json" not in all_ids(out)
         assert out["stats"]["files_read"] == len(ROUTER_TREE)
@@ -1196,6 +1207,53 @@ def test_a_root_link_repointed_between_cycles_is_refused_not_searched(tmp_path):
         assert_one_line_error(proc, "not to the tree this loop searched")
         assert "zqxmarker" not in proc.stdout
     assert state.read_bytes() == before
+
+
+def test_show_refuses_an_answer_about_a_tree_that_is_gone_or_another_now(tmp_path):
+    tree = make_tree(tmp_path / "tree", {"auth.py": "def token_expiry():\n    return 1\n"})
+    other = make_tree(tmp_path / "other", {"auth.py": "unrelated = 1\n"})
+    link = tmp_path / "rootlink"
+    os.symlink(str(tree), str(link))
+    state = tmp_path / "s.json"
+    run_json("--root", link, "--state", state, "--task", "token expiry", "--no-cache")
+    assert run_json("--state", state, "--show")["ranking"][0]["id"] == "auth.py"
+    link.unlink()
+    os.symlink(str(other), str(link))  # the link now leads to another tree
+    assert_one_line_error(run_cli("--state", state, "--show"), "not to the tree this loop searched")
+    link.unlink()  # ... or to nothing
+    assert_one_line_error(run_cli("--state", state, "--show"), str(link))
+
+
+def test_a_root_link_repointed_during_a_cycle_changes_nothing_it_reads(tmp_path, monkeypatch):
+    # The root is resolved once per call: the walk, the reads and the state's root_real
+    # are of one tree, whatever the link does meanwhile.
+    from agentic_search import cli, cycle
+    from agentic_search.request import Request
+    tree = make_tree(tmp_path / "tree", {"auth.py": "def token_expiry():\n    return 1\n"})
+    outside = make_tree(tmp_path / "outside", {"secret.py": "token_expiry = 'zqxmarker'\n"})
+    link = tmp_path / "rootlink"
+    os.symlink(str(tree), str(link))
+    real_walk = cycle.walk
+
+    def repointing_walk(root, *args, **kw):
+        link.unlink()
+        os.symlink(str(outside), str(link))
+        return real_walk(root, *args, **kw)
+
+    monkeypatch.setattr(cycle, "walk", repointing_walk)
+    state = tmp_path / "s.json"
+    out, _text = cli.run(Request(state_path=str(state), state_shown="s.json", root=str(link),
+                                 task="token expiry", use_cache=False))
+    assert [e["id"] for e in out["ranking"]] == ["auth.py"]
+    assert json.loads(state.read_text())["root_real"] == os.path.realpath(str(tree))
+
+
+def test_a_state_that_is_a_dangling_link_is_one_line_not_a_traceback(tmp_path, router):
+    state = tmp_path / "s.json"
+    os.symlink(str(tmp_path / "nowhere" / "x.json"), str(state))
+    for args in ([], ["--show"], ["--root", str(router), "--keywords", "route"]):
+        assert_one_line_error(run_cli("--state", state, *args), "symbolic link")
+    assert not (tmp_path / "s.json.lock").exists() and not (tmp_path / "nowhere").exists()
 
 
 def test_a_path_with_a_newline_is_shown_escaped_on_one_line(tmp_path, router):

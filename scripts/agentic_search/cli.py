@@ -58,19 +58,39 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     """``--show``: the last cycle's answer as the state holds it, less files that no
     longer exist; no cycle runs, and nothing is written but the lock (taken so a cycle
     another process is saving is read whole)."""
-    if not os.path.lexists(request.state_path):
-        raise RequestError(f"--state {request.state_shown}: no such state file; run a cycle first "
+    missing = RequestError(f"--state {request.state_shown}: no such state file; run a cycle first "
                            "(--root DIR --task TEXT)")
+    if not os.path.lexists(request.state_path):
+        raise missing
     with locked(request.state_path, request.state_shown):
         state = load_state(request.state_path, request.state_shown)
+    if state is None:  # (an empty file, or removed since the look above)
+        raise missing
     if request.root is not None:
         _check_same_root(request, state, request.root)
+    # The answer is about the tree the loop searched: one that is gone, unreadable or now
+    # another tree (a root link repointed) gets the refusal a cycle would, not its answer.
+    _checked_tree(state, state.root)
     if state.last is None:
         raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
     state, _lost = without_vanished(state)
     detail = FULL if request.full else COMPACT
     out = to_output(state.last, state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
+
+
+def _checked_tree(state: Optional[LoopState], root: str) -> str:
+    """``root`` resolved, once for the whole call, after the checks that it is still a
+    readable directory and, for a loop under way, the tree its state searched. The call
+    then works on the resolved path: a root link repointed during the cycle changes
+    nothing (it could have listed one tree and read the other's files)."""
+    check_root(root, root)
+    real = fsafe.resolved(root)
+    if state is not None and state.root_real is not None and real != state.root_real:
+        raise RequestError(
+            f"--root {root}: now leads to {real}, not to the tree this loop "
+            f"searched ({state.root_real}); pass --reset to search it anew")
+    return real
 
 
 def _check_same_root(request: Request, state: LoopState, root: str) -> None:
@@ -96,9 +116,12 @@ def _check_before_the_lock(request: Request) -> None:
         # The state's own root, read without the lock (read again under it): a state
         # that names the tree it lies in is refused before a lock file is made there.
         try:
-            named = load_state(request.state_path, request.state_shown).root
+            found = load_state(request.state_path, request.state_shown)
         except (StateError, OSError, ValueError):
-            named = None
+            found = None
+        if found is None:  # an empty file, or gone since: a first call, which needs --root
+            raise UsageError(ROOT_REQUIRED)
+        named = found.root
         if named is not None:
             check_state_outside(request.state_path, request.state_shown, named)
     if fresh and not request.task.strip() and not request.keywords:
@@ -136,27 +159,22 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         if state is None:  # the state vanished between run()'s look and the lock
             raise UsageError(ROOT_REQUIRED)
         root = state.root
-        check_root(root, root)
     if state is not None:
         _check_same_root(request, state, root)
-    if state is not None and state.root_real is not None and fsafe.resolved(root) != state.root_real:
-        raise RequestError(
-            f"--root {root}: now leads to {fsafe.resolved(root)}, not to the tree this loop "
-            f"searched ({state.root_real}); pass --reset to search it anew")
+    tree = _checked_tree(state, root)
     # (A state moved into the tree it names: refused here, and the lock this call made
     # beside it goes with the refusal, as state.locked removes it on every failure.)
     check_state_outside(request.state_path, request.state_shown, root)
     if state is not None:
         state = _judged_inside(state, root)
         if state.root_real is None:  # a state written before the field: checked from now on
-            state = state.with_(root_real=fsafe.resolved(root))
+            state = state.with_(root_real=tree)
     own = _own_files(request)
     judgements = resolve_judgements(root, request.judgements, own)
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
-        state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES,
-                          root_real=fsafe.resolved(root))
+        state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES, root_real=tree)
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
@@ -166,7 +184,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             and not _judged_on(state, judgements):
         return _replay(request, state, judgements, detail, ascii_only)
     progress = Progress()
-    index = open_index(root, request.index_dir) if request.use_cache else None
+    index = open_index(tree, request.index_dir) if request.use_cache else None
     if index is not None:
         index.progress = progress
     # The tool's own files are never results: its state and lock, and its indexes should
@@ -176,7 +194,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         synonym_runs=_hints_module().synonym_runs, compute_hints=_hints_module().compute_hints,
     )
     try:
-        outcome = run_cycle(root, state, request, judgements, env)
+        outcome = run_cycle(tree, state, request, judgements, env)
     except (CycleError, GlobError) as exc:
         raise RequestError(str(exc)) from None
     except OSError as exc:
