@@ -103,6 +103,14 @@ def _build_parser():
                 pass
             raise SystemExit(2)
 
+    def count(value: str) -> int:
+        """A whole number written in ASCII digits (int() also takes ``٣`` and ``1_0``)."""
+        if not (value.isascii() and value.strip().lstrip("+-").isdigit()):
+            raise ValueError(value)
+        return int(value)
+
+    count.__name__ = "int"  # (argparse's message: "invalid int value: '٣'")
+
     p = OneLineParser(
         allow_abbrev=False,
         prog="retrieve_loop.py",
@@ -117,10 +125,10 @@ def _build_parser():
     p.add_argument("--patterns", nargs="+", default=[], metavar="GLOB", help="globs selecting files, relative to --root (default: all)")
     p.add_argument("--exclude", nargs="+", default=[], metavar="GLOB", help="globs or paths to leave out")
     p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
-    p.add_argument("--max-cycles", type=int, default=None, help="cycle limit (default 3, at most 1000)")
-    p.add_argument("--limit", type=int, default=None,
+    p.add_argument("--max-cycles", type=count, default=None, help="cycle limit (default 3, at most 1000)")
+    p.add_argument("--limit", type=count, default=None,
                    help="at most this many entries in results, ranking and context (default 20)")
-    p.add_argument("--max-file-kb", type=int, default=None, metavar="KB",
+    p.add_argument("--max-file-kb", type=count, default=None, metavar="KB",
                    help="skip files larger than this (default 2048, at most 1048576; kept for later calls)")
     p.add_argument("--reset", action="store_true", help="start over, discarding the state file")
     p.add_argument("--text", action="store_true", help="print a human-readable report instead of JSON")

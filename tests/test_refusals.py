@@ -17,7 +17,7 @@ import pytest
 
 import hints
 import retrieve_loop
-from agentic_search.request import MAX_MAX_CYCLES, MAX_MAX_FILE_KB
+from agentic_search.request import MAX_KEYWORDS, MAX_MAX_CYCLES, MAX_MAX_FILE_KB
 from agentic_search.state import LOCK_SUFFIX, StateError, locked
 from _trees import write_tree
 
@@ -75,6 +75,32 @@ def test_a_flag_beyond_its_bound_is_a_usage_error_and_writes_no_state(tmp_path, 
     loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", flag, value,
                  needle=f"{flag} {value}: must be at most {most}", code=2)
     assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (("--limit", "\u0663"), "--limit: invalid int value"),            # an Arabic-Indic 3: int() takes it
+    (("--max-cycles", "1_0"), "--max-cycles: invalid int value"),      # int() takes 1_0 too
+    (("--judge", "a.py=\u0660.\u0665"), "is not a number"),
+    (("--judge", "a.py=0_5"), "is not a number"),
+])
+def test_numbers_are_written_in_ascii_digits(tmp_path, tree, args, needle, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", *args, needle=needle, code=2)
+    assert listing(tmp_path) == ["T", "T/a.py"]
+
+
+def test_a_list_of_every_name_as_keywords_is_refused_not_searched_for_minutes(tmp_path, tree, loop_refuses):
+    names = [f"name{i}" for i in range(MAX_KEYWORDS + 1)]
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--keywords", *names,
+                 needle=f"--keywords: {MAX_KEYWORDS + 1} given, at most {MAX_KEYWORDS}")
+    assert retrieve_loop.main(["--root", str(tree), "--state", str(tmp_path / "s.json"), "--keywords",
+                               *names[:MAX_KEYWORDS]]) == 0
+
+
+def test_a_task_file_saved_as_utf16_is_read_by_its_byte_order_mark(tmp_path, tree, capsys):
+    task = tmp_path / "task.txt"
+    task.write_bytes("token returns the wrong value".encode("utf-16"))
+    assert retrieve_loop.main(["--root", str(tree), "--state", str(tmp_path / "s.json"), "--task-file", str(task)]) == 0
+    assert "token" in json.loads(capsys.readouterr().out)["query"]["keywords"]
 
 
 def test_the_largest_bounds_are_accepted_and_the_state_loads_again(tmp_path, tree):

@@ -24,6 +24,7 @@ Example::
 
 from __future__ import annotations
 
+import codecs
 import os
 import re
 import sys
@@ -45,6 +46,8 @@ MAX_MAX_CYCLES = 1000
 # A file beyond 1 GiB is not source to search (a disk image, a dump), and each file
 # read is held in memory whole: the largest --max-file-kb accepted.
 MAX_MAX_FILE_KB = 1024 * 1024
+# The most --keywords one call takes (a task gives about 40).
+MAX_KEYWORDS = 100
 # A --patterns glob names files inside the root: these split it into the parts that
 # must not climb out of it (directory separators, brace alternatives).
 _PATTERN_PARTS = re.compile(r"[/{},]")
@@ -102,6 +105,8 @@ def parse_judge(value: str) -> Judgement:
     if not sep or not path:
         raise UsageError(f"--judge {value!r}: expected PATH=SCORE, e.g. src/auth.py=0.9")
     try:
+        if not raw.isascii() or "_" in raw:  # (float() takes "٠.٥" and "0_5")
+            raise ValueError(raw)
         score = float(raw)
     except ValueError:
         raise UsageError(f"--judge {value!r}: score {raw!r} is not a number") from None
@@ -173,8 +178,23 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
         raise RequestError(f"--task-file {task_file}: cannot read: {reason}") from None
     if len(extra) > MAX_TASK_BYTES:
         raise RequestError(f"--task-file {task_file}: larger than {MAX_TASK_BYTES // (1024 * 1024)} MiB")
-    text = extra.decode("utf-8", errors="replace")
+    text = _decode_task(extra)
     return (task + "\n" + text).strip() if task else text
+
+
+# A task file's byte-order mark and the encoding it announces (an editor on Windows saves
+# "Unicode" as UTF-16 with one); without one the file is read as UTF-8.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def _decode_task(data: bytes) -> str:
+    """A task file's text: in the encoding its byte-order mark names, else UTF-8; bytes
+    that do not decode become U+FFFD."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            return data.decode(encoding, errors="replace")
+    return data.decode("utf-8", errors="replace")
 
 
 def from_args(args: Any) -> Request:
@@ -204,7 +224,7 @@ def from_args(args: Any) -> Request:
         state_shown=state,
         root=os.path.abspath(args.root) if args.root is not None else None,
         task=_read_task(_argv_text(args.task or ""), args.task_file),
-        keywords=tuple(_argv_text(k) for k in args.keywords),
+        keywords=_check_keywords(tuple(_argv_text(k) for k in args.keywords)),
         patterns=check_patterns(tuple(args.patterns)),
         excludes=check_patterns(tuple(args.exclude), "--exclude"),
         judgements=tuple(parse_judge(v) for v in args.judge),
@@ -220,12 +240,24 @@ def from_args(args: Any) -> Request:
     )
 
 
+def _check_keywords(keywords: tuple[str, ...]) -> tuple[str, ...]:
+    """At most MAX_KEYWORDS: each is counted in every file, and a list of every name of
+    a module (``--keywords $(cat names)``) costs minutes where a task's words cost a
+    second."""
+    if len(keywords) > MAX_KEYWORDS:
+        raise RequestError(f"--keywords: {len(keywords)} given, at most {MAX_KEYWORDS}: pass the code's own "
+                           "words for what you look for (a task's text goes to --task)")
+    return keywords
+
+
 def check_root(root: str, shown: str) -> None:
-    """The tree to search must be an existing directory."""
+    """The tree to search must be an existing directory this process may list."""
     if not os.path.exists(root):
         raise RequestError(f"--root {shown}: no such directory")
     if not os.path.isdir(root):
         raise RequestError(f"--root {shown}: not a directory")
+    if not os.access(root, os.R_OK | os.X_OK):
+        raise RequestError(f"--root {shown}: cannot be read (permission denied)")
 
 
 def check_state_outside(state_path: str, shown: str, root: str) -> None:
