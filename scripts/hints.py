@@ -836,20 +836,21 @@ def _read_regular(path: str, where: str) -> bytes:
             raise HintsInputError(f"{where}: cannot read: {error.strerror or error}") from None
 
 
-def _load_payload(text: str) -> dict:
+def _load_payload(text: str, where: str = "input") -> dict:
+    """The JSON object of the CLI's input; ``where`` names it in errors (``--input F``)."""
     import json
 
     try:
         payload = json.loads(text)
     except json.JSONDecodeError as error:
         raise HintsInputError(
-            f"input: malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+            f"{where}: malformed JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
     except RecursionError:
-        raise HintsInputError("input: JSON nested too deeply") from None
+        raise HintsInputError(f"{where}: JSON nested too deeply") from None
     except ValueError:  # an integer beyond Python's digit limit (int_max_str_digits)
-        raise HintsInputError("input: a number with too many digits") from None
+        raise HintsInputError(f"{where}: a number with too many digits") from None
     if not isinstance(payload, dict):
-        raise HintsInputError(f"input: expected a JSON object, got {_describe(payload)}")
+        raise HintsInputError(f"{where}: expected a JSON object, got {_describe(payload)}")
     return payload
 
 
@@ -912,7 +913,8 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if sys.stdin is None and args.input in (None, "-"):
             raise HintsInputError("input: no stdin; pass --input FILE")
-        hints = hints_from_payload(_load_payload(_read_input(args.input)), args.sufficient_score)
+        where = "input" if args.input in (None, "-") else f"--input {args.input}"
+        hints = hints_from_payload(_load_payload(_read_input(args.input), where), args.sufficient_score)
     except HintsInputError as error:
         message = " ".join(str(error).splitlines())
         _say(f"hints.py: error: {message}")

@@ -463,6 +463,13 @@ def test_cli_bad_input_one_line_exit_1(stdin, message):
     assert err.count("\n") == 1 and "Traceback" not in err
 
 
+def test_cli_malformed_input_file_is_named(tmp_path):
+    path = tmp_path / "results.json"
+    path.write_text("{bad")
+    code, out, err = run_cli("--input", str(path))
+    assert (code, out) == (1, "") and err.startswith(f"hints.py: error: --input {path}: malformed JSON at line 1")
+
+
 @pytest.mark.parametrize("make_path, message", [
     pytest.param(lambda tmp: tmp / "missing.json", "cannot read: No such file or directory", id="missing"),
     pytest.param(lambda tmp: tmp, "cannot read: Is a directory", id="directory"),
