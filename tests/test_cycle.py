@@ -458,3 +458,13 @@ def test_the_callers_keywords_outweigh_a_long_tasks_words_in_the_cycle_they_stee
     # ... and in the ranking it stands beside the best file of cycle 1 (a tie of standing
     # goes to the earlier cycle), above the rest
     assert [rel for rel, _s, _e in ranked_scores(out.state.scores)].index("net/wait.py") <= 1
+
+
+def test_a_query_holds_at_most_its_limit_the_callers_newest_words_first(tmp_path):
+    from agentic_search.cycle import MAX_QUERY_KEYWORDS
+    from agentic_search.query import make_keyword
+    old = tuple(make_keyword(f"old{i}", Kind.GIVEN) for i in range(MAX_QUERY_KEYWORDS))
+    st = LoopState(root="/r", cycle=1, max_cycles=9, proposal=Query(("**",), old, ()))
+    p = plan(st, request(tmp_path, keywords=("fresh",)), {})
+    assert len(p.query.keywords) == MAX_QUERY_KEYWORDS
+    assert p.query.keywords[0].text == "fresh" and p.query.keywords[-1].text == f"old{MAX_QUERY_KEYWORDS - 2}"

@@ -144,6 +144,9 @@ class Outcome:
     state: LoopState
 
 
+# The most keywords one query holds: each is counted in every file, and calls that each
+# add a task or a hundred --keywords would otherwise grow the query without bound.
+MAX_QUERY_KEYWORDS = 200
 # The share of the query's weight the caller's --keywords carry when they steer a query
 # that already holds words (a loop under way, or --task beside them): the caller read the
 # code and named its words, which a task's forty words would otherwise outweigh (a trial:
@@ -182,6 +185,7 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
             excludes.append(e)
     if not keywords:
         raise CycleError("no keywords: pass --keywords or a --task with searchable words")
+    keywords = keywords[:MAX_QUERY_KEYWORDS]  # (the caller's newest first, the loop's own last)
     task = state.task
     if request.task:
         task = (task + "\n" + request.task).strip() if task else request.task
