@@ -698,3 +698,15 @@ def test_the_fact_store_is_kept_across_changes_to_code_that_makes_no_fact(tmp_pa
         assert index_mod.facts_fingerprint("m", str(package)) != before, name
         (package / name).write_bytes(original)
     assert index_mod.facts_fingerprint("m", str(package)) == before
+
+
+def test_the_matcher_fingerprint_covers_the_modules_whose_facts_are_kept(tmp_path, monkeypatch):
+    # The fact store keeps report.ranked_names' tags and imports.imports_of's imports: a
+    # change to either module must make the index's stored facts unused, not stale.
+    assert set(index_mod._FACT_MODULES) >= {"report.py", "imports.py"}
+    module = tmp_path / "facts.py"
+    module.write_text("VERSION = 1\n")
+    monkeypatch.setattr(index_mod, "_FACT_MODULES", (str(module),))
+    before = index_mod.matcher_fingerprint()
+    module.write_text("VERSION = 2\n")
+    assert index_mod.matcher_fingerprint() not in (before, None)

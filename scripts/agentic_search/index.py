@@ -163,12 +163,21 @@ def stat_key(cand: Any) -> Optional[Stat]:
     return (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino)
 
 
+# The modules besides match.py, lang.py and this file whose answers the index keeps: the
+# facts a cycle stores (report.ranked_names' tags, imports.imports_of's imports). An
+# update of either would otherwise be served the older version's facts.
+_FACT_MODULES = ("report.py", "imports.py")
+
+
 def matcher_fingerprint() -> Optional[str]:
-    """A hash of the code whose answers the index stands for: match.py, lang.py, this file."""
+    """A hash of the code whose answers the index stands for: match.py, lang.py, this
+    file, and the modules whose facts it keeps (:data:`_FACT_MODULES`)."""
     h = hashlib.sha256()
     try:
-        for mod in (match_mod, lang, sys.modules[__name__]):
-            with open(mod.__file__, "rb") as fh:
+        here = os.path.dirname(os.path.abspath(__file__))
+        paths = [mod.__file__ for mod in (match_mod, lang, sys.modules[__name__])]
+        for path in paths + [os.path.join(here, name) for name in _FACT_MODULES]:
+            with open(path, "rb") as fh:
                 h.update(fh.read())
     except (OSError, TypeError, AttributeError):
         return None
