@@ -146,9 +146,11 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     elif not full:
         # A gap is listed once, in ``gaps``; focus keeps what gaps does not say.
         out["next_query"]["focus"] = [f for f in out["next_query"]["focus"] if not f.startswith(GAP_FOCUS)]
-        # A file the next cycle excludes is listed once: marked where ``ranking`` shows
-        # it, named in ``next_query.excludes`` only when the ranking does not.
-        _mark_excluded(out["ranking"], out["next_query"])
+        # The files the loop sets aside are its own bookkeeping (what later rounds stop
+        # showing in results): named, or marked in ``ranking``, they read as "the tool
+        # drops this file" - a trial's agent saw the fix's file so marked at 3rd - so the
+        # default output leaves them to --full.
+        del out["next_query"]["excludes"]
     if view.related:
         out["related"] = list(view.related)
     if excluded_files:
@@ -172,18 +174,6 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         if skipped:
             out["stats"]["skipped"] = dict(sorted(skipped.items()))
     return out
-
-
-def _mark_excluded(ranking: list[dict[str, Any]], next_query: dict[str, Any]) -> None:
-    """``"excluded": true`` on the ranking's entries of the files the next cycle excludes,
-    and those files left out of ``next_query.excludes`` (the default output)."""
-    excluded = set(next_query["excludes"])
-    listed = set()
-    for entry in ranking:
-        if entry["id"] in excluded:
-            entry["excluded"] = True
-            listed.add(entry["id"])
-    next_query["excludes"] = [e for e in next_query["excludes"] if e not in listed]
 
 
 def _dumps(value: Any, ascii_only: bool) -> str:
