@@ -302,7 +302,9 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         folder = r.rpartition("/")[0]
         sizes[folder] = sizes.get(folder, 0) + 1
     positive = list(v.relevant) + [r for r in leaders if r not in judged]
-    anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "judged-low")
+    # (A file judged low lifts its neighbours as a near miss: the reason says so, so that
+    # "beside judged-low x" is not read as a reason to sink.)
+    anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "near-miss")
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
     for anchor, strength, label in anchors:
