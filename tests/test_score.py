@@ -70,6 +70,8 @@ ROLE_CASES = [
     ("node_modules/x/index.js", "vendored"),
     ("src/pip/_vendor/pkg_resources/__init__.py", "vendored"),
     ("src/vendors.py", "source"),
+    ("include/spdlog/fmt/bundled/core.h", "vendored"),
+    ("src/bundler/index.js", "source"),
     ("static/app.min.js", "generated"),
     ("proto/api_pb2.py", "generated"),
     ("sig/v1.3/jq-1.3.tar.gz.asc", "generated"),

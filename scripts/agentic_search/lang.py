@@ -513,9 +513,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench|benches)/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
-    # Copies of other projects' code: vendor/, third_party/, and the private _vendor/ of a
-    # package that ships its dependencies inside it (pip, setuptools).
-    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|third_party|thirdparty|node_modules|external|extern)/"), 0.3),
+    # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
+    # package that ships its dependencies inside it (pip, setuptools), and a bundled copy
+    # (spdlog's ``fmt/bundled/``: a trial's ranking put its ``core.h`` first).
+    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|third_party|thirdparty|node_modules|external|extern|_?bundled)/"), 0.3),
     # Generated files, and patches (a copy of code in another form); a release's detached
     # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
     # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.
