@@ -760,3 +760,12 @@ def test_a_decorator_is_no_module_path() -> None:
     kws = extract_keywords("a teardown registered with `@app.teardown_request` stops the others; see django.db.models.query")
     assert "app/teardown_request" not in texts(kws, "path") and "django/db/models/query" in texts(kws, "path")
     assert "teardown_request" in texts(kws, "identifier")
+
+
+def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():
+    task = ("Accessing slices fails\n\n```go\ndiff --git a/viper_test.go b/viper_test.go\nindex c41a1e7..536a53d 100644\n"
+            "--- a/viper_test.go\n+++ b/viper_test.go\n@@ -1,2 +1,3 @@\n+  originalNetwork: syfy\n```\n"
+            "A path of a directory named a stays: see a/b.py\n")
+    paths = [k.text for k in extract_keywords(task) if k.kind == "path"]
+    assert "viper_test.go" in paths and "a/b.py" in paths
+    assert not any(p.startswith(("a/viper", "b/viper")) for p in paths)

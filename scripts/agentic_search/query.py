@@ -185,6 +185,17 @@ _MACHINE_PATH_RE = compile_later(
 # A file name's extension in pasted code (``a.py``, ``--exclude-patterns "*.tmp"``) names
 # a kind of file, not the code: ``py`` named ``py.typed`` by its stem, ``tmp`` was searched.
 _FILE_SUFFIX_RE = compile_later(r"(?:(?<=\*)|(?<=\w))\.(?:%s)(?![\w(.])|\*\.\w+" % _EXT_ALT)
+# A pasted diff's header lines (``diff --git a/x.go b/x.go``, ``--- a/x.go``, ``+++ b/x.go``):
+# git's ``a/`` and ``b/`` stand for the two sides, not a directory (a trial's
+# ``a/viper_test.go`` was a path keyword that no file held, reported as a gap).
+_DIFF_HEADER_RE = compile_later(r"(?m)^([ \t]*(?:diff --git|---|\+\+\+)[ \t]+)[ab]/(\S+)(?:([ \t]+)[ab]/(\S+))?")
+
+
+def _diff_header_paths(m: "re.Match[str]") -> str:
+    """A diff header line with git's ``a/`` and ``b/`` taken off its paths."""
+    return m.group(1) + m.group(2) + (m.group(3) + m.group(4) if m.group(4) else "")
+
+
 # A runtime's own header of a crash report (Rust's panic line and backtrace note, Go's
 # goroutine header): the words of the runtime, not of the code (``thread 'main'`` made
 # ``main`` a keyword).
@@ -565,6 +576,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     task, url_paths = strip_urls(strip_boilerplate(task))
     task = split_scripts(task)
     quoted_messages = messages(task)
+    task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)
     task = _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task))
     paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
