@@ -184,3 +184,19 @@ def test_results_offer_no_file_the_same_output_sets_aside():
     # a round whose every file is set aside still shows where to start reading
     only_weak = view([(w, 0.07) for w in weak], weak)
     assert [r["id"] for r in to_output(only_weak, state, 20)["results"]] == list(weak)
+
+
+def test_results_read_in_the_rankings_order_at_its_scores():
+    # A round's own order beside the ranking's scores read as out of order (0.74 before 0.86).
+    from agentic_search.output import to_output
+    from agentic_search.records import Change, CycleView, Decision, ResultView, Stats
+    from agentic_search.state import LoopState, ScoreEntry
+    view = CycleView(cycle=2, max_cycles=3, patterns=("**",), keywords=("regexvalidator",), excludes=(),
+                     stats=Stats(10, 9, 2), results=(ResultView("core/validators.py", 0.9, "defines x"),
+                                                     ResultView("auth/validators.py", 0.8, "x x1")),
+                     decision=Decision("refine", False, None, "searching again", 0.7), change=Change())
+    state = LoopState(root="/r", cycle=2, scores={"core/validators.py": ScoreEntry(0.7361, 2, "defines x"),
+                                                   "auth/validators.py": ScoreEntry(0.8612, 1, "x x1")})
+    out = to_output(view, state, 20)
+    assert [(r["id"], r["score"]) for r in out["results"]] == [("auth/validators.py", 0.8612),
+                                                                ("core/validators.py", 0.7361)]

@@ -1248,6 +1248,13 @@ def test_a_root_link_repointed_during_a_cycle_changes_nothing_it_reads(tmp_path,
     assert json.loads(state.read_text())["root_real"] == os.path.realpath(str(tree))
 
 
+def test_show_on_an_empty_state_file_says_no_cycle_has_run(tmp_path):
+    state = tmp_path / "s.json"
+    state.write_bytes(b"")
+    assert_one_line_error(run_cli("--state", state, "--show"), "no cycle has run yet")
+    assert state.read_bytes() == b""
+
+
 def test_a_state_that_is_a_dangling_link_is_one_line_not_a_traceback(tmp_path, router):
     state = tmp_path / "s.json"
     os.symlink(str(tmp_path / "nowhere" / "x.json"), str(state))

@@ -65,6 +65,8 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     with locked(request.state_path, request.state_shown):
         state = load_state(request.state_path, request.state_shown)
     if state is None:  # (an empty file, or removed since the look above)
+        if os.path.lexists(request.state_path):
+            raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
         raise missing
     if request.root is not None:
         _check_same_root(request, state, request.root)
@@ -236,7 +238,8 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
         state = rejudge(state, judgements)
         _save(request, state)
     elif not request.steers_query:
-        more = "" if state.cycle < state.max_cycles else " or raise --max-cycles"
+        more = "; --judge or --keywords search on" if state.cycle < state.max_cycles else \
+            " or raise --max-cycles"
         left = "" if not lost else " (1 of its files no longer exists and is left out)" if lost == 1 \
             else f" ({lost} of its files no longer exist and are left out)"
         notice(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer{left}. "

@@ -135,7 +135,9 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
         "next_action": d.action, "why": d.why, "confidence": d.confidence,
         "query": {"keywords": list(view.keywords), "patterns": list(view.patterns), "excludes": excludes},
-        "results": [_result(r, detail, shown) for r in results],
+        # (In the ranking's order, at its scores: a round's own order beside the ranking's
+        # scores read as out of order - 0.74 listed before 0.86.)
+        "results": sorted((_result(r, detail, shown) for r in results), key=lambda e: (-e["score"], e["id"])),
         "ranking": ranking_entries(state.scores, limit, ranked),
         "context": context_entries(state.scores, limit, with_reason=full, ranked=ranked),
         "next_query": view.change.to_json(),
