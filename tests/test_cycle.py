@@ -120,7 +120,7 @@ def test_the_files_to_judge_next_are_never_ones_the_caller_left_out(tmp_path):
     # weak.py was scored in cycle 1 and keeps its place in the ranking; the next call
     # leaves it out, so the sentence that names the files to judge next must not send
     # the caller to it. more.py the loop set aside itself (weak in cycle 1): it is ranked
-    # again and, standing next, named.
+    # again and, standing next, named - and offered in results, no longer set aside.
     root = write_tree(tmp_path / "repo", {
         "src/core.py": "def frobnicate_widget(widget):\n    return widget.frob()\n" + "# widget frobnicate\n" * 6,
         "src/helper.py": "from .core import frobnicate_widget\n\ndef help_widget(widget):\n"
@@ -135,7 +135,8 @@ def test_the_files_to_judge_next_are_never_ones_the_caller_left_out(tmp_path):
     assert out.view.decision.reason == "sufficient"
     named = out.view.decision.why.split("judge the next: ")[1].split(", ")
     assert named == ["src/helper.py", "src/more.py"]  # not weak.py, which the caller left out
-    assert "src/more.py" not in {r.id for r in out.view.results}  # set aside: never shown again
+    assert "src/more.py" in {r.id for r in out.view.results}  # lifted back among the best unjudged
+    assert "src/weak.py" not in {r.id for r in out.view.results}  # the caller's exclude stands
     assert "src/weak.py" in [rel for rel in out.state.scores]  # still remembered
 
 

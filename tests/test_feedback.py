@@ -18,7 +18,7 @@ from agentic_search.match import FileMatch
 from agentic_search.query import Kind, make_keyword
 from agentic_search.request import Request
 from agentic_search.score import Corpus, Scored
-from agentic_search.state import LoopState
+from agentic_search.state import LoopState, ranked_scores
 
 import hints
 
@@ -158,7 +158,12 @@ def test_a_judged_cycle_scores_the_files_the_loop_set_aside_on_its_own_scale(tmp
     assert all(plain.state.scores[e].cycle == 1 for e in excluded)  # unjudged: kept as they were
     judged = run_cycle(str(root), first.state, _req(tmp_path), {"pkg/reader/header.py": 1.0}, ENV)
     assert all(judged.state.scores[e].cycle == 2 for e in excluded if e != "pkg/reader/header.py")
-    assert not {r.id for r in judged.view.results} & set(excluded)  # still not shown
+    # Shown again only where the judgement's scale puts them among the five best files
+    # not judged (what the ranking shows next); the rest stay set aside, out of results.
+    best = [rel for rel, _s, e in ranked_scores(judged.state.scores) if not e.judged][:5]
+    back = {r.id for r in judged.view.results} & set(excluded)
+    assert back and back <= set(best)
+    assert set(excluded) - set(best) <= set(judged.state.proposal.set_aside)
 
 
 def test_a_sibling_in_a_large_directory_is_lifted_less_than_one_in_a_small_one(tmp_path):

@@ -134,6 +134,7 @@ class Evaluation:
     assessment: Assessment
     feedback: Optional[feedback_mod.Feedback] = None  # what the caller's judgements changed
     calibrated: bool = True             # the scores shown are trust.py's (a long task text)
+    risen: frozenset[str] = frozenset()  # set-aside files the judgements lifted into view
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,9 @@ class Outcome:
     state: LoopState
 
 
+# A set-aside file the caller's judgements lift among this many of the best files the
+# caller has not judged comes back (the results shown: output.RESULTS_SHOWN).
+RISEN_WITHIN = 5
 # The most keywords one query holds: each is counted in every file, and calls that each
 # add a task or a hundred --keywords would otherwise grow the query without bound.
 MAX_QUERY_KEYWORDS = 200
@@ -318,10 +322,19 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     calibrated = [_rescored(s, score) if score != s.score else s for s, score in zip(visible, rubric)]
     judged = _judged(calibrated, p.judgements)
     related = _related_graph(judged, d.by_rel, imports)
-    shown = [s for s in judged if s.rel not in d.hidden][:p.limit]
+    # A file the loop set aside that the caller's judgements lift among the best it has
+    # not judged is offered again and no longer set aside: a trial's viper.go judged, the
+    # fix's util.go stood 2nd in the ranking while results (and the next rounds) hid it.
+    risen: frozenset[str] = frozenset()
+    if informed and p.query.set_aside:
+        aside = frozenset(p.query.set_aside)
+        left_out = d.hidden - aside
+        best = islice((s for s in judged if s.rel not in p.judgements and s.rel not in left_out), RISEN_WITHIN)
+        risen = frozenset(s.rel for s in best if s.rel in aside)
+    shown = [s for s in judged if s.rel not in d.hidden or s.rel in risen][:p.limit]
     return Evaluation(tuple(judged), tuple(shown), tuple(_judged(visible, p.judgements)), matches,
                       corpus, related, gaps, assessment, fb,
-                      calibrated=rubric is assessment.scores and bool(visible))
+                      calibrated=rubric is assessment.scores and bool(visible), risen=risen)
 
 
 def _with_leaders(p: Plan, d: Dispatched, scored: Sequence[Scored],
@@ -422,8 +435,10 @@ def _names_the_task(m: FileMatch, keywords: Sequence[Keyword]) -> bool:
 
 
 def _in_view(ev: Evaluation, d: Dispatched) -> tuple[str, ...]:
-    """The best EXCLUDE_WINDOW files the cycle may show (not set aside), best first."""
-    return tuple(s.rel for s in islice((s for s in ev.scored if s.rel not in d.hidden), EXCLUDE_WINDOW))
+    """The best EXCLUDE_WINDOW files the cycle may show (not set aside, or lifted back by
+    judgements), best first."""
+    return tuple(s.rel for s in islice((s for s in ev.scored if s.rel not in d.hidden or s.rel in ev.risen),
+                                       EXCLUDE_WINDOW))
 
 
 def _expand_targets(ev: Evaluation, keywords: Sequence[Keyword], seen: set[str],
@@ -472,7 +487,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     standing = [s for s in ev.relative if s.rel in window and s.rel not in named]
     return refine_query(p.query.patterns, p.query.keywords, p.query.excludes, standing, ev.gaps, learned,
                         syns, expand_to, learned_weight=KIND_WEIGHTS[Kind.LEARNED] * lam,
-                        set_aside=p.query.set_aside)
+                        set_aside=tuple(r for r in p.query.set_aside if r not in ev.risen))
 
 
 def _change(p: Plan, nq: NextQuery) -> Change:
