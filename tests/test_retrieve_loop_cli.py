@@ -1139,7 +1139,8 @@ def test_a_scored_file_that_is_no_longer_a_file_to_read_leaves_the_ranking(tmp_p
     out = run_json("--state", state, "--keywords", "plum_tree", "--exclude", "src/kept.py")
     ids = all_ids(out)
     assert not ids & {f"src/{n}.py" for n in "bcde"}, ids
-    assert "src/kept.py" in {r["id"] for r in out["ranking"]}  # excluded, still a file: kept
+    # excluded, still a file: remembered by the loop, left out of what it shows
+    assert "src/kept.py" in json.loads(state.read_text())["scores"] and "src/kept.py" not in ids
     assert "src/a.py" in ids
 
 
@@ -1246,6 +1247,22 @@ def test_a_root_link_repointed_during_a_cycle_changes_nothing_it_reads(tmp_path,
                                  task="token expiry", use_cache=False))
     assert [e["id"] for e in out["ranking"]] == ["auth.py"]
     assert json.loads(state.read_text())["root_real"] == os.path.realpath(str(tree))
+
+
+def test_an_excluded_file_leaves_the_ranking_and_the_context(tmp_path, router):
+    # A review's --exclude on a finished loop left the file first in ranking and context.
+    state = tmp_path / "s.json"
+    first = run_json("--root", router, "--state", state, "--keywords", "throttle", "route", "--max-cycles", "4")
+    top = first["ranking"][0]["id"]
+    out = run_json("--state", state, "--exclude", top, "--max-cycles", "4")
+    assert top not in all_ids(out)
+    # a glob covers what it names, as the walk reads it
+    again = run_json("--root", router, "--state", tmp_path / "g.json", "--keywords", "throttle", "route",
+                     "--max-cycles", "4")
+    assert top in all_ids(again)
+    out = run_json("--state", tmp_path / "g.json", "--exclude", "*" + top.rsplit("/", 1)[-1][-4:],
+                   "--max-cycles", "4")
+    assert top not in all_ids(out)
 
 
 def test_show_on_an_empty_state_file_says_no_cycle_has_run(tmp_path):
