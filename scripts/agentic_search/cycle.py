@@ -686,7 +686,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     left_out = frozenset(p.query.excludes)
     unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
                             NEXT_UNJUDGED))
-    top = ev.scored[0].rel if ev.scored else ""
+    # (A cycle informed by judgements scores every file it read, the caller's exact
+    # excludes too: the file the decision names is never one the caller left out.)
+    top = next((s.rel for s in ev.scored if s.rel not in left_out), "")
     runner_up = next(((rel, sc) for rel, sc, e in ranked if rel != top and not e.judged), ("", 0.0))
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
