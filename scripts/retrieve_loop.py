@@ -121,7 +121,7 @@ def _build_parser():
     p.add_argument("--state", required=True, help="the loop's state file (created on the first call)")
     p.add_argument("--task", default="", help="free text: an issue, bug report or stack trace")
     p.add_argument("--task-file", default=None, help="read the task text from a regular file ('-' for stdin)")
-    p.add_argument("--keywords", nargs="+", default=[], metavar="K", help="keywords to search, in the code's own words (added to the query with half its weight; at most 100)")
+    p.add_argument("--keywords", nargs="+", default=[], metavar="K", help="keywords to search, in the code's own words (added to the query with a third of its weight; at most 100)")
     p.add_argument("--patterns", nargs="+", default=[], metavar="GLOB", help="globs selecting files, relative to --root (default: all)")
     p.add_argument("--exclude", nargs="+", default=[], metavar="GLOB", help="globs or paths to leave out")
     p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")

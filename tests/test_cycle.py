@@ -453,7 +453,9 @@ def test_the_callers_keywords_outweigh_a_long_tasks_words_in_the_cycle_they_stee
     steer = request(tmp_path, keywords=("compute_jitter_delay",))
     planned = plan(first.state, steer, {}).query.keywords
     given = next(k for k in planned if k.text == "compute_jitter_delay")
-    assert given.weight >= sum(k.weight for k in planned if k is not given)  # half the query
+    from agentic_search.cycle import STEER_SHARE
+    total = sum(k.weight for k in planned)
+    assert given.weight / total == pytest.approx(STEER_SHARE)  # the caller's share of the query
     out = run_cycle(str(root), first.state, steer, {}, ENV)
     assert out.view.results[0].id == "net/wait.py"
     # ... and in the ranking it stands beside the best file of cycle 1 (a tie of standing
