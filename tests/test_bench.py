@@ -601,3 +601,40 @@ def test_samerows_names_each_issue_that_differs_and_the_fields(tmp_path, capsys)
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "bad.json" in err and "Traceback" not in err
     assert samerows.main([a]) == 2
+
+
+# ---------------------------------------------------------------- steer.py
+
+import steer  # noqa: E402
+
+
+def test_steer_picks_a_name_the_fix_defines_that_a_few_files_share_and_the_task_lacks():
+    gold = b"def parse_header(x):\n    pass\n\ndef frobnicate_widget(w):\n    pass\n\ndef seldom_used(y):\n    pass\n"
+    texts = [b"frobnicate_widget()", b"frobnicate_widget()", b"seldom_used()", b"x = 1"]
+    # parse_header is in the task; frobnicate_widget is held by 2 files (+ the fix: 3 with it)
+    assert steer.pick_name(gold, "a.py", "parse_header fails", texts + [gold.lower()], 3, 16) == "frobnicate_widget"
+    assert steer.pick_name(gold, "a.py", "parse_header fails", texts, 9, 16) is None
+    assert steer.place(["a", "b"], "b") == 2 and steer.place(["a"], "c") is None
+
+
+def test_steer_runs_the_real_tool_and_counts_places(tmp_path):
+    tree = tmp_path / "trees" / "o__r-1"
+    files = {"pkg/core.py": "def frobnicate_widget(w):\n    return w\n",
+             "pkg/a.py": "from .core import frobnicate_widget\nfrobnicate_widget(1)\n# token expiry\n",
+             "pkg/b.py": "from .core import frobnicate_widget\nfrobnicate_widget(2)\n# token expiry\n",
+             "pkg/other.py": "def token_expiry():\n    '''the token expiry'''\n"}
+    for rel, text in files.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"instance_id": "o__r-1", "repo": "o/r", "base_commit": "x",
+                                "problem_statement": "token expiry is wrong\n\nthe token expiry breaks",
+                                "gold_files": ["pkg/core.py"]}) + "\n")
+    out = tmp_path / "o.json"
+    code = steer.main(["--data", str(data), "--trees", str(tmp_path / "trees"), "--tool",
+                       f"t={sys.executable} {TOOL}", "--jobs", "1", "--out", str(out)])
+    assert code == 0
+    row = json.loads(out.read_text())["rows"][0]
+    assert row["name"] == "frobnicate_widget"
+    cycle1, steered, results = row["places"]["t"]
+    assert cycle1 != 1 and steered is not None and results is not None
