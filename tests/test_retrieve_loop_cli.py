@@ -1192,14 +1192,21 @@ def test_a_file_reached_through_a_link_is_one_file_with_one_score(tmp_path):
                                                                 ("src/auth/token.py", 0.0)]
 
 
-@needs_links
-def test_a_root_link_repointed_between_cycles_is_refused_not_searched(tmp_path):
+def loop_through_a_root_link(tmp_path, other: dict, *flags: str) -> tuple:
+    """A cycle on a tree reached through a root link, and another tree beside it:
+    (the link, the other tree, the state)."""
     tree = make_tree(tmp_path / "tree", {"auth.py": "def token_expiry():\n    return 1\n"})
-    outside = make_tree(tmp_path / "outside", {"secret.py": "zqxmarker = 1\n"})
+    outside = make_tree(tmp_path / "outside", other)
     link = tmp_path / "rootlink"
     os.symlink(str(tree), str(link))
     state = tmp_path / "s.json"
-    run_json("--root", link, "--state", state, "--task", "token expiry", "--max-cycles", "5", "--no-cache")
+    run_json("--root", link, "--state", state, "--task", "token expiry", "--no-cache", *flags)
+    return link, outside, state
+
+
+@needs_links
+def test_a_root_link_repointed_between_cycles_is_refused_not_searched(tmp_path):
+    link, outside, state = loop_through_a_root_link(tmp_path, {"secret.py": "zqxmarker = 1\n"}, "--max-cycles", "5")
     before = state.read_bytes()
     link.unlink()
     os.symlink(str(outside), str(link))
@@ -1210,13 +1217,9 @@ def test_a_root_link_repointed_between_cycles_is_refused_not_searched(tmp_path):
     assert state.read_bytes() == before
 
 
+@needs_links
 def test_show_refuses_an_answer_about_a_tree_that_is_gone_or_another_now(tmp_path):
-    tree = make_tree(tmp_path / "tree", {"auth.py": "def token_expiry():\n    return 1\n"})
-    other = make_tree(tmp_path / "other", {"auth.py": "unrelated = 1\n"})
-    link = tmp_path / "rootlink"
-    os.symlink(str(tree), str(link))
-    state = tmp_path / "s.json"
-    run_json("--root", link, "--state", state, "--task", "token expiry", "--no-cache")
+    link, other, state = loop_through_a_root_link(tmp_path, {"auth.py": "unrelated = 1\n"})
     assert run_json("--state", state, "--show")["ranking"][0]["id"] == "auth.py"
     link.unlink()
     os.symlink(str(other), str(link))  # the link now leads to another tree
@@ -1225,6 +1228,7 @@ def test_show_refuses_an_answer_about_a_tree_that_is_gone_or_another_now(tmp_pat
     assert_one_line_error(run_cli("--state", state, "--show"), str(link))
 
 
+@needs_links
 def test_a_root_link_repointed_during_a_cycle_changes_nothing_it_reads(tmp_path, monkeypatch):
     # The root is resolved once per call: the walk, the reads and the state's root_real
     # are of one tree, whatever the link does meanwhile.
@@ -1272,6 +1276,7 @@ def test_show_on_an_empty_state_file_says_no_cycle_has_run(tmp_path):
     assert state.read_bytes() == b""
 
 
+@needs_links
 def test_a_state_that_is_a_dangling_link_is_one_line_not_a_traceback(tmp_path, router):
     state = tmp_path / "s.json"
     os.symlink(str(tmp_path / "nowhere" / "x.json"), str(state))

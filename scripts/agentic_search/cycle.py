@@ -183,10 +183,7 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
     if request.task:
         keywords = merge_keywords(keywords, extract_keywords(request.task))
     if request.keywords:
-        given = keywords_from_list(request.keywords, Kind.GIVEN)
-        if keywords:
-            given = _steering(given, keywords)
-        keywords = merge_keywords(given, keywords)
+        keywords = merge_keywords(_steering(keywords_from_list(request.keywords, Kind.GIVEN), keywords), keywords)
     if request.patterns:
         patterns = list(dict.fromkeys(request.patterns))
     for e in request.excludes:

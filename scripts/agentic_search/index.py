@@ -1431,26 +1431,18 @@ class Index:
             names = fork_map(_build_part, parts, len(parts))
         finally:
             _FORK_BUILD = None
-        if names is None:  # no fork here, or a worker failed or died: what it wrote goes
-            for _s, _e, name in parts:
-                try:
-                    os.unlink(os.path.join(self.path, name))
-                except OSError:
-                    pass
-            return None
         segs: list[Segment] = []
         try:
-            if any(n is None for n in names):
+            if names is None or any(n is None for n in names):  # (no fork here, or a worker failed or died)
                 raise OSError("a part could not be written")
             for name in names:
                 segs.append(Segment.load(os.path.join(self.path, name), self.root, self._fingerprint))
         except (OSError, ValueError):
-            for name in names:
-                if name is not None:
-                    try:
-                        os.unlink(os.path.join(self.path, name))
-                    except OSError:
-                        pass
+            for _s, _e, name in parts:  # what any worker wrote goes
+                try:
+                    os.unlink(os.path.join(self.path, name))
+                except OSError:
+                    pass
             return None
         self._written.update(names)
         return segs

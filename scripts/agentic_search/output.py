@@ -122,7 +122,7 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     read = set(judged_now) | set(earlier)
     unread = [r for r in view.results if r.id not in read]
     if not full:
-        # A file this round sets aside (below the rubric's "unrelated" line) is not offered
+        # A file this round sets aside (far below the round's best file) is not offered
         # to read beside the files that pass it; a round whose every file falls below
         # shows its best anyway, as where to start.
         set_aside = set(view.change.excludes)

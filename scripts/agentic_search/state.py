@@ -289,7 +289,7 @@ def _regular_or_absent(path: str, shown: str) -> bool:
     link - is refused: each save replaces the name it was given, and the other name
     would keep an older state (and take its own lock)."""
     try:
-        lst = os.lstat(path)
+        st = os.lstat(path)
     except FileNotFoundError:
         return False
     except NotADirectoryError:
@@ -297,13 +297,12 @@ def _regular_or_absent(path: str, shown: str) -> bool:
                          "choose another --state") from None
     except OSError as exc:
         raise StateError(f"{shown}: cannot read state file: {exc.strerror or exc}") from None
-    if stat.S_ISLNK(lst.st_mode):
+    if stat.S_ISLNK(st.st_mode):
         raise StateError(f"{shown}: is a symbolic link; name the state file itself (a save replaces the "
                          "link, and its target would keep the older state)")
-    if stat.S_ISREG(lst.st_mode) and lst.st_nlink > 1:
-        raise StateError(f"{shown}: has {lst.st_nlink} names (hard links); use a state file of one name "
+    if stat.S_ISREG(st.st_mode) and st.st_nlink > 1:
+        raise StateError(f"{shown}: has {st.st_nlink} names (hard links); use a state file of one name "
                          "(a save replaces this name only)")
-    st = lst  # (not a link: what lstat saw is the file)
     if stat.S_ISDIR(st.st_mode):
         raise StateError(f"{shown}: is a directory, not a state file")
     if not stat.S_ISREG(st.st_mode):
