@@ -443,3 +443,14 @@ def test_a_rust_module_declared_by_mod_name_semicolon_is_defined_elsewhere(tmp_p
     assert defines(tmp_path, "a.rs", "mod semaphore;\npub use semaphore::Semaphore;\n", "Semaphore") == 0.5
     assert defines(tmp_path, "b.rs", "mod tests {\n    fn t() {}\n}\n", "tests") == 1.0
     assert defines(tmp_path, "c.rs", "pub struct Marker;\n", "Marker") == 1.0  # a unit struct is whole
+
+
+def test_a_c_type_word_before_another_name_uses_the_type(tmp_path) -> None:
+    # `struct timeval tv;` is a variable of a type defined elsewhere; a trial's
+    # adapters/poll.h was said to "declare timeval" for one.
+    assert defines(tmp_path, "a.c", "void f(void) {\n    struct timeval tv;\n}\n", "timeval") == 0.0
+    assert defines(tmp_path, "b.c", "struct session *make(void) {\n  return 0;\n}\n", "session") == 0.0
+    assert defines(tmp_path, "c.h", "struct session;\n", "session") == 0.5            # forward declaration
+    assert defines(tmp_path, "d.h", "struct session {\n  int id;\n};\n", "session") == 1.0
+    assert defines(tmp_path, "e.hpp", "class Session final {\n};\n", "Session") == 1.0
+    assert defines(tmp_path, "f.hpp", "class Session : public Base {\n};\n", "Session") == 1.0

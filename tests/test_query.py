@@ -189,6 +189,7 @@ EXTRACT_CASES = [
     ("name ending in digits", "raising Http404 in a converter", [("Http404", "identifier")]),
     ("upper-case constant", "When DEBUG is True the page is plain", [("DEBUG", "identifier")]),
     ("header name", "Empty If-Modified-Since header raises", [("If-Modified-Since", "identifier")]),
+    ("long option", "fd --full-path fails", [("full-path", "identifier")]),
 ]
 
 
@@ -202,6 +203,8 @@ EXTRACT_CASES = [
     ("the URL and the JSON body of the HTTP reply", "URL"),          # acronyms of prose
     ("the URL and the JSON body of the HTTP reply", "JSON"),
     ("a built-in read-only field", "built-in"),                    # prose compounds
+    ("a well-known --- rule", "well-known"),
+    ("run it with --verbose", "verbose"),                            # one word: the word already
 ])
 def test_prose_is_not_taken_for_code_names(task, word) -> None:
     got = [(k.text, k.kind) for k in extract_keywords(task)]

@@ -4,7 +4,7 @@ from agentic_search.query import keywords_from_list
 from agentic_search.report import SUMMARY_LINE_CHARS, defined_names, summary_lines
 
 
-def test_summary_quotes_the_lines_with_most_keywords_in_file_order():
+def test_summary_quotes_the_lines_with_most_keywords_best_two_first():
     text = "\n".join([
         "import os",
         "token = refresh(token)",        # 2 keywords
@@ -14,10 +14,12 @@ def test_summary_quotes_the_lines_with_most_keywords_in_file_order():
         "y = token",                     # 1 keyword
     ])
     kws = keywords_from_list(["token", "expiry", "refresh"])
+    # the definition line is the best pick, then the line with refresh; each group in
+    # file order (the default output shows the first two)
     assert summary_lines(text, kws) == [
         "L2: token = refresh(token)",
-        "L4: expiry = token.expiry",
         "L5: def check(token, expiry):",
+        "L4: expiry = token.expiry",
     ]
 
 
@@ -201,7 +203,8 @@ def _every_line_judged(text, keywords):
             break
         chosen.append(best[1])
         quoted.update(found_on[best[1]])
-    return [f"L{i + 1}: {lines[i].strip()}" for i in sorted(chosen)]
+    shown = report.SHOWN_FIRST
+    return [f"L{i + 1}: {lines[i].strip()}" for i in sorted(chosen[:shown]) + sorted(chosen[shown:])]
 
 
 def test_the_lines_chosen_are_those_judging_every_line_gives():
@@ -241,7 +244,7 @@ def test_a_word_every_file_holds_says_less_than_a_name_few_files_hold():
     kws = keywords_from_list(["apache", "license", "version", "interspersed"])
     assert "L10: if interspersed { return }" not in summary_lines(text, kws)
     rare = summary_lines(text, kws, rarity=[0.05, 0.05, 0.05, 2.5])
-    assert rare[-1] == "L10: if interspersed { return }" and len(rare) == 3
+    assert "L10: if interspersed { return }" in rare[:2] and len(rare) == 3
 
 
 def test_three_lines_quote_three_names_before_one_name_twice():
@@ -327,11 +330,23 @@ def test_quoted_lines_come_from_code_only():
     assert not any(q.startswith("import") for q in got)
 
 
+def test_the_lines_shown_first_are_the_best_picks_in_file_order():
+    # The default output shows two lines per result: the two best, not the first two
+    # of three in file order (a trial: two comments shown, the code line third).
+    text = "\n".join(["// exit gracefully", "x = 1", "// shut down cleanly", "y = 2",
+                      "let s = config.search_full_path;"])
+    kws = keywords_from_list(["gracefully", "cleanly", "search_full_path"])
+    got = summary_lines(text, kws)
+    assert got[:2] == ["L1: // exit gracefully", "L5: let s = config.search_full_path;"] or \
+        got[:2] == ["L3: // shut down cleanly", "L5: let s = config.search_full_path;"]
+    assert sorted(got[2:]) == got[2:] and len(got) == 3
+
+
 def test_a_code_line_is_quoted_before_a_comment_holding_the_same_names():
     text = "\n".join(["    // the replacement is done here", "    apply(replacement);",
                       "    if should_quit() {", "    let ctx = after_context;"])
     kws = keywords_from_list(["replacement", "should_quit", "after_context"])
-    assert summary_lines(text, kws) == ["L2: apply(replacement);", "L3: if should_quit() {",
-                                        "L4: let ctx = after_context;"]
+    assert sorted(summary_lines(text, kws)) == ["L2: apply(replacement);", "L3: if should_quit() {",
+                                                "L4: let ctx = after_context;"]
     # a comment is still quoted when nothing in code holds the names
     assert summary_lines("// the replacement rule\nx = 1\n", kws) == ["L1: // the replacement rule"]

@@ -48,6 +48,9 @@ class Language:
     ``words``: definition keywords (lower-cased, one space before the name).
     ``body_words``: those of them whose definition has a body: followed by ``;`` before
     any ``{`` they only declare the name (C ``struct s;``, Rust ``fn f(&self);``).
+    ``type_words``: those of them that also name a type where it is used: followed by
+    another name, ``*``, ``&`` or ``(`` (C ``struct timeval tv;``, ``struct s *f(``) they
+    define nothing.
     ``calls``: functions and methods are also written without a keyword, as a return
     type and a name before ``(`` (C, C++, Java) or as a name before ``(`` alone (JS/TS
     class and object-literal methods); a body makes them definitions, a ``;`` declarations.
@@ -63,6 +66,7 @@ class Language:
     name: str
     words: tuple[bytes, ...]
     body_words: frozenset[bytes] = frozenset()
+    type_words: frozenset[bytes] = frozenset()
     calls: bool = False
     bare_calls: bool = False
     bare_indented: bool = False
@@ -97,7 +101,8 @@ GO = Language("go", _WORDS_GO, go_methods=True, reserved=_RESERVED_GO)
 # defines one here; a unit ``struct S;`` is a whole definition.)
 RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ", b"mod ")), impls=True, reserved=_RESERVED_RS)
 JVM = Language("jvm", _WORDS_JVM, calls=True, reserved=_RESERVED_JVM)
-C = Language("c", _WORDS_C, body_words=frozenset((b"struct ", b"class ", b"union ", b"enum ")), calls=True,
+_C_TYPE_WORDS = frozenset((b"struct ", b"class ", b"union ", b"enum "))
+C = Language("c", _WORDS_C, body_words=_C_TYPE_WORDS, type_words=_C_TYPE_WORDS, calls=True,
              bare_calls=True, reserved=_RESERVED_C)
 # A file of an unknown extension: every language's definition keywords, nothing more.
 ANY = Language("any", _WORDS_ANY)
@@ -203,6 +208,18 @@ def _close_paren(low: bytes, j: int, limit: int) -> int:
         else:
             return -1
     return -1
+
+
+# After a type's name, what makes ``struct NAME`` a use of the type: another name (a
+# variable, a function), a pointer, a reference, a parameter list. C++'s ``final``
+# (``class X final {``) still defines.
+_TYPE_USE_RE = re.compile(rb"[ \t\r\n]*(?!final\b)[\w$*&(]")
+
+
+def type_used(low: bytes, end: int) -> bool:
+    """Whether the type name ending at ``end`` (after ``struct``, ``enum`` ...) is used
+    there rather than defined or declared: ``struct timeval tv;``, ``struct s *make(``."""
+    return _TYPE_USE_RE.match(low, end) is not None
 
 
 def body_follows(low: bytes, end: int) -> float:
@@ -631,7 +648,8 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
             j, e = after.start(1), after.end(1)
             if e > j and not low[j:j + 1].isdigit() and (pos == 0 or low[pos - 1] not in _NAME_BYTES) \
                     and head_ok(low, pos, word, language):
-                value = body_follows(low, e) if word in language.body_words else DEFINES
+                value = 0.0 if word in language.type_words and type_used(low, e) else \
+                    body_follows(low, e) if word in language.body_words else DEFINES
                 note(j, data[j:e], value)
             pos = low.find(word, pos + 1)
     if language.go_methods:

@@ -313,8 +313,11 @@ def _defines(low: bytes, needle: bytes, language: Language, count: int) -> float
 def _keyword_defined(low: bytes, end: int, word: bytes, language: Language) -> float:
     """A definition keyword then the needle, ending at ``end``: what the name says
     (:func:`_named`), lowered to a declaration when the language's definitions of that
-    kind need a body and a ``;`` comes first."""
+    kind need a body and a ``;`` comes first; nothing when a type word only uses the type
+    (``struct timeval tv;``)."""
     found = _named(low, end)
+    if found and word in language.type_words and lang.type_used(low, _name_end(low, end)):
+        return 0.0
     if found and word in language.body_words:
         found = min(found, lang.body_follows(low, _name_end(low, end)))
     return found

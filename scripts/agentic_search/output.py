@@ -27,6 +27,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence
 from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders the text around it)
 
 from .records import CycleView, ResultView
+from .report import SHOWN_FIRST
 from .refine import GAP_FOCUS
 from .rubric import HIGH_RELEVANCE
 from .state import LoopState, ScoreEntry, ranked_scores
@@ -36,7 +37,7 @@ COMPACT, FULL = "compact", "full"
 # Results described in the default output (the rest are in the ranking, id and score).
 RESULTS_SHOWN = 5
 # Lines quoted per described result, and their length, in the default output.
-LINES_SHOWN = 2
+LINES_SHOWN = SHOWN_FIRST  # lines per result (report.summary_lines puts its best picks first)
 LINE_CHARS = 120
 # A reason longer than this is cut (the strongest signals come first).
 REASON_CHARS = 160

@@ -290,6 +290,9 @@ _CONSTANT_RE = re.compile(r"(?<![\w.])[A-Z]{5,}(?!\w)")
 # ``read-only``) are lower-case. Measured on the dev split: 1 of the 6 issues holding one
 # moved (9 -> 2), the others kept their rank.
 _CAPITALISED_COMPOUND_RE = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+(?![\w-])")
+# A command-line option of hyphen-joined words (``--full-path``, ``--collect-only``) names
+# a setting the code spells ``full_path`` / ``fullPath``: one name, not two prose words.
+_LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
 # A quoted name too short to search as text (``ku``, ``mr``: inside countless words) or
 # joined by hyphens (``ar-ly``, ``zh-cn``): a locale, a command, a module named by its
 # file. It names only a file whose stem it is (a stem_only keyword). Measured on the
@@ -639,21 +642,31 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
         idents[token] = None
+    for token in _LONG_OPTION_RE.findall(task):
+        idents[token] = None
     for token in _CONSTANT_RE.findall(task):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
+    prose_once: list[str] = []
+
+    def prose_norm() -> str:
+        """The task's prose, normalized: computed once (a long task is long to scan)."""
+        if not prose_once:
+            prose_once.append(normalize(prose_of(task)))
+        return prose_once[0]
+
     for token in _WORD_RE.findall(unsuffixed):
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
-            if w in _CODE_VOCABULARY and not _in_text(w, normalize(prose_of(task))):
+            if w in _CODE_VOCABULARY and not _in_text(w, prose_norm()):
                 continue
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
     seen: set[str] = set()
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
-    prose = normalize(prose_of(task))
+    prose = prose_norm()
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)

@@ -117,8 +117,10 @@ _LINT_DIRECTIVE_RE = re.compile(
     rb"prettier-ignore|rubocop|clang-format|pyright|mypy)\b|@ts-(?:ignore|expect-error|nocheck)\b|"
     rb"type:[ \t]*ignore\b|pragma:[ \t]*no[ \t]*cover\b)(?:[^\n*]|\*(?!/))*(?:\*/)?",
     re.IGNORECASE)
-# Module-naming words every codebase uses for its files: never a topic of their own.
-_MODULE_NOISE = frozenset("utils util helper helpers common core lib src index misc mod".split())
+# Module-naming words every codebase uses for its files, and code files' extensions
+# (``hpp`` from ``#include "x.hpp"`` lines): never a topic of their own.
+_MODULE_NOISE = frozenset("utils util helper helpers common core lib src index misc mod "
+                          "hpp cpp cxx hxx inl tsx jsx mjs cjs".split())
 # The import lines of a file, in any of the languages the tool reads (import, from,
 # use, using, #include, require(...)): the names a file takes from other files.
 _IMPORT_LINE_RE = re.compile(rb"^[ \t]*(?:import|from|use|using|#[ \t]*include|export[^\n]*\bfrom)\b[^\n]*"

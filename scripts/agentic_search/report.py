@@ -24,6 +24,8 @@ from .score import Scored, reason_text
 
 # Lines quoted in a summary, and how long each may be.
 SUMMARY_LINES = 3
+# ... of which the default output shows this many: summary_lines puts its best picks first.
+SHOWN_FIRST = 2
 SUMMARY_LINE_CHARS = 160
 # What a definition line that names no keyword adds: it wins ties, never a keyword.
 DEF_LINE_TIE = 0.01
@@ -184,8 +186,12 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         chosen.append(best[1])
         texts.add(lines[best[1]].strip())
         covered.update(hits[best[1]])
+    # The lines an output shows first are the best picks (the default output shows
+    # SHOWN_FIRST), in file order after a pasted line; the rest follow in file order.
+    lead = 1 if pasted is not None else 0
+    order = chosen[:lead] + sorted(chosen[lead:SHOWN_FIRST]) + sorted(chosen[max(lead, SHOWN_FIRST):])
     out = []
-    for i in chosen[:1] + sorted(chosen[1:]) if pasted is not None else sorted(chosen):
+    for i in order:
         line = lines[i].strip()
         if len(line) > SUMMARY_LINE_CHARS:
             line = line[: SUMMARY_LINE_CHARS - 1] + "…"

@@ -287,7 +287,7 @@ class SignalKind(Enum):
     JUDGED = "judged"                      # the caller's own score (--judge)
     FEEDBACK = "feedback"                  # moved by the caller's judgements of other files (``keyword``: why)
     DEFINES = "defines"                    # the file defines the keyword's name
-    DEFINES_INFLECTION = "defines_inflection"  # ... or an inflection of it (handler -> handlers)
+    DEFINES_INFLECTION = "defines_inflection"  # ... an inflection of it (handler -> handlers), or declares it (a C prototype)
     PATH_NAMES = "path_names"              # the path names the keyword (tokens.ts for token)
     RELATED = "related"                    # imports or is imported by a relevant file (expand)
     COMPANION = "companion"                # a C/C++ header or implementation of a stronger file
@@ -320,7 +320,7 @@ class Signal:
         if k is SignalKind.DEFINES:
             return f"defines {self.keyword}"
         if k is SignalKind.DEFINES_INFLECTION:
-            return f"defines an inflection of {self.keyword}"
+            return f"declares {self.keyword} or defines a form of it"
         if k is SignalKind.PATH_NAMES:
             return f"path names {self.keyword}"
         if k is SignalKind.PATH_CONTAINS:
