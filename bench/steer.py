@@ -13,7 +13,8 @@ source files of the tree hold (the code's word, shared by a few files: not a uni
 pointer). Issues whose gold file the first tool's cycle 1 already ranks first, with no
 such name, or without a tree, are left out (counted). Prints, per tool, in how many
 issues the gold file stands 1st, in the top 3 / 5 / 10 of the ranking after the steered
-cycle, and among its ``results``; exit 0, 1 when no issue qualifies, 2 on usage.
+cycle, and among its ``results``, and how often the steered cycle stopped ``sufficient``
+and its first file was gold then; exit 0, 1 when no issue qualifies, 2 on usage.
 
 This is the fit of ``agentic_search.cycle.STEER_SHARE`` (bench/README.md): the tools
 are copies of the code that differ in that constant.
@@ -92,10 +93,14 @@ def run_cycle(cmd: Sequence[str], args: Sequence[str]) -> Optional[dict]:
         return None
 
 
+Places = Tuple[Optional[int], Optional[int], Optional[int], bool, bool]
+
+
 def steer_one(tools: Sequence[Tuple[str, List[str]]], root: str, task: str, gold: str,
-              name: str) -> Dict[str, Tuple[Optional[int], Optional[int], Optional[int]]]:
+              name: str) -> Dict[str, Places]:
     """{tool label: (gold's place in cycle 1's ranking, in the steered ranking, in the
-    steered results)}."""
+    steered results, whether the steered cycle stopped ``sufficient``, whether the
+    steered ranking's first file is gold)}."""
     out = {}
     with tempfile.TemporaryDirectory(prefix="steer-") as tmp:
         task_file = os.path.join(tmp, "task.txt")
@@ -107,24 +112,27 @@ def steer_one(tools: Sequence[Tuple[str, List[str]]], root: str, task: str, gold
                                     "--max-cycles", str(localize.MAX_CYCLES), "--limit", "50"])
             steered = run_cycle(cmd, ["--state", state, "--keywords", name, "--limit", "50"]) if first else None
             if first is None or steered is None:
-                out[label] = (None, None, None)
+                out[label] = (None, None, None, False, False)
                 continue
-            out[label] = (place([e["id"] for e in first["ranking"]], gold),
-                          place([e["id"] for e in steered["ranking"]], gold),
-                          place([e["id"] for e in steered["results"]], gold))
+            ranked = [e["id"] for e in steered["ranking"]]
+            out[label] = (place([e["id"] for e in first["ranking"]], gold), place(ranked, gold),
+                          place([e["id"] for e in steered["results"]], gold),
+                          steered.get("stop_reason") == "sufficient", place(ranked, gold) == 1)
     return out
 
 
 def table(labels: Sequence[str], rows: Sequence[dict]) -> str:
     """The counts per tool, as a Markdown table."""
     head = "| tool | issues | " + " | ".join(f"{'1st' if k == 1 else f'top {k}'}" for k in PLACES) \
-        + " | in `results` |"
-    lines = [head, "|---|" + "---:|" * (len(PLACES) + 2)]
+        + " | in `results` | stops `sufficient` | … first file gold |"
+    lines = [head, "|---|" + "---:|" * (len(PLACES) + 4)]
     for label in labels:
         got = [r["places"][label] for r in rows if r["places"][label][1] is not None]
-        cells = [str(sum(1 for _c1, p, _r in got if p is not None and p <= k)) for k in PLACES]
-        in_results = sum(1 for _c1, _p, r in got if r is not None)
-        lines.append(f"| {label} | {len(got)} | " + " | ".join(cells) + f" | {in_results} |")
+        cells = [str(sum(1 for g in got if g[1] is not None and g[1] <= k)) for k in PLACES]
+        in_results = sum(1 for g in got if g[2] is not None)
+        stops = [g for g in got if g[3]]
+        lines.append(f"| {label} | {len(got)} | " + " | ".join(cells) + f" | {in_results} | {len(stops)} | "
+                     f"{sum(1 for g in stops if g[4])} |")
     return "\n".join(lines) + "\n"
 
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import sys
 import unicodedata
 from dataclasses import dataclass
@@ -181,6 +182,11 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
+# A number as JSON and people write it: ASCII digits, one point, an exponent. float()
+# also takes ``0_9`` (9.0), Arabic-Indic digits and ``nan``, which no caller means.
+_DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
 def _as_score(value: object, where: str) -> float:
     """A score as a finite float; missing or null is 0.0, numeric strings are accepted."""
     if value is None:
@@ -191,10 +197,10 @@ def _as_score(value: object, where: str) -> float:
         except OverflowError:  # an integer of hundreds of digits
             raise HintsInputError(f"{where}: expected a finite number, got {_describe(value)}") from None
     elif isinstance(value, str):
-        try:
-            score = float(value.strip())
-        except ValueError:
-            raise HintsInputError(f"{where}: expected a number, got {_describe(value)}") from None
+        if not _DECIMAL_RE.fullmatch(value.strip()):
+            finite = value.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan")
+            raise HintsInputError(f"{where}: expected a {'' if finite else 'finite '}number, got {_describe(value)}")
+        score = float(value.strip())
     else:
         raise HintsInputError(f"{where}: expected a number, got {_describe(value)}")
     if not math.isfinite(score):
@@ -747,10 +753,9 @@ example:
 def _finite_float(text: str) -> float:
     import argparse
 
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {_describe(text)}") from None
+    if not _DECIMAL_RE.fullmatch(text.strip()):
+        raise argparse.ArgumentTypeError(f"expected a number, got {_describe(text)}")
+    value = float(text)
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {_describe(text)}")
     return value

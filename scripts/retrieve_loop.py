@@ -48,12 +48,33 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
     prefix = os.path.join(home, "agentic-search", "pycache")
-    if root is not None:
-        top, where = os.path.realpath(root), os.path.realpath(prefix)
-        if where == top or where.startswith(top.rstrip(os.sep) + os.sep):
-            sys.dont_write_bytecode = True
-            return
+    if root is not None and _in_tree(os.path.realpath(prefix), os.path.realpath(root)):
+        sys.dont_write_bytecode = True
+        return
     sys.pycache_prefix = prefix
+
+
+def _in_tree(where: str, top: str) -> bool:
+    """fsafe.inside_any_name, repeated (see above): by name, or a folder above ``where``
+    that is ``top`` by device and inode (the tree reached through a bind mount)."""
+    if where == top or where.startswith(top.rstrip(os.sep) + os.sep):
+        return True
+    try:
+        st = os.stat(top)
+    except OSError:
+        return False
+    cur = where
+    while True:
+        try:
+            here = os.stat(cur)
+            if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
+                return True
+        except OSError:
+            pass
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return False
+        cur = parent
 
 
 # The state's writer puts its root among the first fields: this much of the file holds it.
@@ -121,10 +142,10 @@ def _build_parser():
     p.add_argument("--state", required=True, help="the loop's state file (created on the first call)")
     p.add_argument("--task", default="", help="free text: an issue, bug report or stack trace")
     p.add_argument("--task-file", default=None, help="read the task text from a regular file ('-' for stdin)")
-    p.add_argument("--keywords", nargs="+", default=[], metavar="K", help="keywords to search, in the code's own words (added to the query with a third of its weight; at most 100)")
-    p.add_argument("--patterns", nargs="+", default=[], metavar="GLOB", help="globs selecting files, relative to --root (default: all)")
-    p.add_argument("--exclude", nargs="+", default=[], metavar="GLOB", help="globs or paths to leave out")
-    p.add_argument("--judge", nargs="+", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
+    p.add_argument("--keywords", nargs="+", action="extend", default=[], metavar="K", help="keywords to search, in the code's own words (added to the query with a third of its weight; at most 100)")
+    p.add_argument("--patterns", nargs="+", action="extend", default=[], metavar="GLOB", help="globs selecting files, relative to --root (default: all)")
+    p.add_argument("--exclude", nargs="+", action="extend", default=[], metavar="GLOB", help="globs or paths to leave out")
+    p.add_argument("--judge", nargs="+", action="extend", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
     p.add_argument("--max-cycles", type=count, default=None, help="cycle limit (default 3, at most 1000)")
     p.add_argument("--limit", type=count, default=None,
                    help="at most this many entries in results, ranking and context (default 20)")

@@ -636,5 +636,6 @@ def test_steer_runs_the_real_tool_and_counts_places(tmp_path):
     assert code == 0
     row = json.loads(out.read_text())["rows"][0]
     assert row["name"] == "frobnicate_widget"
-    cycle1, steered, results = row["places"]["t"]
+    cycle1, steered, results, stopped, first_gold = row["places"]["t"]
     assert cycle1 != 1 and steered is not None and results is not None
+    assert first_gold == (steered == 1) and isinstance(stopped, bool)

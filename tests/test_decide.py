@@ -133,3 +133,14 @@ def test_saturated_on_files_the_caller_judged_weak_is_broaden_not_read_them_agai
     assert "read the next: lib/a.js, lib/b.js" in d.why and "--keywords" in d.why
     strong = decide(Evidence(**{**base, "judged_score": 0.7}))
     assert (strong.action, strong.reason) == ("synthesize", "saturated")
+
+
+def test_a_file_the_callers_new_words_put_first_is_a_lead_not_a_finding():
+    # A trial: `--keywords poll` put adapters/poll.h first and clear ("sufficient"), for
+    # a fix in net.c. The round the caller steers says the file is likely and goes on.
+    base = dict(cycle=2, max_cycles=3, results=9, confidence=0.72, clear=True, best=0.82,
+                top="adapters/poll.h", learned=("errno",), new_ids=2)
+    assert decide(Evidence(**base)).reason == "sufficient"
+    d = decide(Evidence(**base, steered_lead=True))
+    assert not d.done and d.action == "refine"
+    assert "adapters/poll.h is likely" in d.why and "your new words put it first" in d.why

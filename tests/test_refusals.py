@@ -292,3 +292,69 @@ def test_hints_number_and_missing_ids_still_work():
     assert out["related_ids"] == ["8"] and out["new_ids"] == ["7", "1.5"]
     with pytest.raises(hints.HintsInputError, match=r"results\[0\]\.id"):
         hints.compute_hints([{"id": {"k": 1}, "score": 0.9}], ["x"])
+
+
+# --------------------------------------------------------------------------- a third adversarial check
+
+
+def test_a_relative_path_with_the_working_directory_gone_is_one_line(tmp_path, tree):
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    for args, flag in ((["--root", tree, "--state", "rel.json", "--task", "token"], "--state rel.json"),
+                       (["--root", ".", "--state", tmp_path / "s.json", "--task", "token"], "--root ."),
+                       (["--root", tree, "--state", tmp_path / "s2.json", "--index-dir", "rel", "--task", "token"],
+                        "--index-dir rel")):
+        proc = subprocess.run([sys.executable, str(LOOP), *map(str, args)], capture_output=True,
+                              timeout=HANG_SECONDS, cwd=gone, preexec_fn=lambda: os.rmdir(os.getcwd()))
+        assert_one_line(proc, "retrieve_loop.py", f"{flag}: a relative path, and the current directory no longer exists", 1)
+        gone.mkdir()
+
+
+def test_repeated_flags_add_up(tmp_path):
+    root = write_tree(tmp_path / "T", {"auth.py": "def token():\n    return 1\n", "jar.py": "cookie = 1\n",
+                                        "x.py": "y = 2\n"})
+    state = tmp_path / "s.json"
+    assert retrieve_loop.main(["--root", str(root), "--state", str(state), "--keywords", "token",
+                               "--keywords", "cookie"]) == 0
+    saved = json.loads(state.read_text())
+    assert retrieve_loop.main(["--state", str(state), "--judge", "auth.py=1", "--judge", "jar.py=0"]) == 0
+    judged = json.loads(state.read_text())["judgements"]
+    assert judged == {"auth.py": 1.0, "jar.py": 0.0}
+    assert "token" in json.dumps(saved) and "cookie" in json.dumps(saved)
+
+
+def test_one_file_judged_twice_with_two_scores_is_refused(tmp_path, tree, loop_refuses):
+    loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", "--judge", "a.py=1", "./a.py=0",
+                 needle="a.py is judged twice, 1 and 0")
+
+
+def test_a_damaged_state_named_alone_says_what_is_wrong_with_it(tmp_path, loop_refuses):
+    state = tmp_path / "s.json"
+    state.write_text("garbage{")
+    loop_refuses("--state", state, needle="not an agentic-search state file")
+
+
+@pytest.mark.parametrize("value", ["0_9", "٠.٩", "1_0e-1_0"])
+def test_hints_takes_numbers_as_json_writes_them(value):
+    doc = json.dumps({"keywords": ["a"], "results": [{"id": "x", "score": value}]}).encode()
+    assert_one_line(run(HINTS, stdin=doc), "hints.py", "results[0].score: expected a number", 1)
+    assert run(HINTS, "--sufficient-score", value, stdin=doc).returncode == 2
+
+
+def test_an_empty_tree_is_not_blamed_on_patterns_never_given(tmp_path):
+    root = tmp_path / "empty"
+    root.mkdir()
+    proc = run(LOOP, "--root", root, "--state", tmp_path / "s.json", "--task", "token")
+    out = json.loads(proc.stdout)
+    assert out["done"] and "the tree has no file to search" in out["why"] and "patterns" not in out["why"]
+
+
+def test_an_exclude_naming_a_file_with_brackets_excludes_that_file(tmp_path):
+    root = write_tree(tmp_path / "T", {"pages/[id].tsx": "export default function Page() { return user }\n",
+                                        "pages/i.tsx": "export default function Page() { return user }\n",
+                                        "pages/d.tsx": "export default function Page() { return user }\n"})
+    state = tmp_path / "s.json"
+    assert retrieve_loop.main(["--root", str(root), "--state", str(state), "--task", "page user"]) == 0
+    proc = run(LOOP, "--state", state, "--exclude", "pages/[id].tsx")
+    ids = [r["id"] for r in json.loads(proc.stdout)["ranking"]]
+    assert ids == ["pages/d.tsx", "pages/i.tsx"]

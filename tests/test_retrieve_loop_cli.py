@@ -473,11 +473,13 @@ def test_a_finished_answer_replayed_leaves_out_files_deleted_since(tmp_path, rou
     (router / first).unlink()
     again = run_cli("--root", router, "--state", state)
     assert again.returncode == 0 and again.stderr.count("\n") == 1
-    assert "no longer exist" in again.stderr
+    assert "is gone" in again.stderr
     out = json.loads(again.stdout)
     assert first not in all_ids(out)
-    assert first not in final["why"] or out["why"].endswith(f"since then {first} no longer exists")
+    assert first not in final["why"] or out["why"].endswith(f"since then {first} is gone")
     assert [r["id"] for r in out["ranking"]] == [r["id"] for r in final["ranking"] if r["id"] != first]
+    # the confidence was the gone file's: the file leading now is shown with its own score
+    assert abs(out["confidence"] - (out["ranking"][0]["score"] if out["ranking"] else 0.0)) < 1e-3
 
 
 def test_max_cycles_1_is_done_after_the_first_cycle(tmp_path, router):

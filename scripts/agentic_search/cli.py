@@ -10,6 +10,7 @@ Kept apart from the thin script so it can be called and tested in-process.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import Any, Optional
 
 from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
@@ -22,7 +23,7 @@ from .records import CycleView
 from .request import (DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, check_state_outside,
                       resolve_judgements)
 from .state import LOCK_SUFFIX, LoopState, StateError, check_writable_target, load_state, locked, save_state
-from .walk import MAX_FILE_BYTES, GlobError
+from .walk import MAX_FILE_BYTES, GlobError, literal_paths
 
 CliError = RequestError
 CliUsageError = UsageError
@@ -119,8 +120,11 @@ def _check_before_the_lock(request: Request) -> None:
         # that names the tree it lies in is refused before a lock file is made there.
         try:
             found = load_state(request.state_path, request.state_shown)
-        except (StateError, OSError, ValueError):
+        except FileNotFoundError:  # gone since: a first call
             found = None
+        except OSError as exc:
+            raise RequestError(f"--state {request.state_shown}: cannot read: {exc.strerror or exc}") from None
+        # (A file that is no state of this tool says so, StateError, as it does with --root.)
         if found is None:  # an empty file, or gone since: a first call, which needs --root
             raise UsageError(ROOT_REQUIRED)
         named = found.root
@@ -173,6 +177,9 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
             state = state.with_(root_real=tree)
     own = _own_files(request)
     judgements = resolve_judgements(root, request.judgements, own)
+    # A path copied from the ranking is that file, whatever characters it holds.
+    request = replace(request, patterns=literal_paths(tree, request.patterns),
+                      excludes=literal_paths(tree, request.excludes))
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
@@ -240,8 +247,8 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
     elif not request.steers_query:
         more = "; --judge or --keywords search on" if state.cycle < state.max_cycles else \
             " or raise --max-cycles"
-        left = "" if not lost else " (1 of its files no longer exists and is left out)" if lost == 1 \
-            else f" ({lost} of its files no longer exist and are left out)"
+        left = "" if not lost else " (1 of its files is gone, or no longer one the walk reads, and is left out)" \
+            if lost == 1 else f" ({lost} of its files are gone, or no longer ones the walk reads, and are left out)"
         notice(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer{left}. "
                f"Pass --reset to start over{more}.")
     view: CycleView = state.last

@@ -44,7 +44,7 @@ from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, cov
     reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
-from .walk import MAX_FILE_BYTES, walk
+from .walk import EVERY_FILE, MAX_FILE_BYTES, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -203,7 +203,7 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
         task=task,
         # The caller's own --keywords search anew: the files the loop set aside under its
         # old query are shown again (a trial's `--keywords adapter` found its file hidden).
-        query=Query(tuple(patterns or ["**"]), tuple(keywords), tuple(excludes),
+        query=Query(tuple(patterns or EVERY_FILE[:1]), tuple(keywords), tuple(excludes),
                     proposal.set_aside if proposal and not request.keywords else ()),
         judgements=merged,
         limit=request.limit,
@@ -681,6 +681,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
                           state.max_file_bytes)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
+    before = next((rel for rel, _s, e in ranked_scores(state.scores) if not e.judged), "")
     # The files to judge next: the best of the ranking the caller has not judged, less
     # those the caller left out. A file the loop set aside (shown weak in an earlier
     # cycle) keeps its place in the ranking: when it stands among the next best, it is
@@ -696,6 +697,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         runner_up = ("", 0.0)
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
+        narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
         crowd=max(ev.assessment.evidence.crowd - 1, 0) if ev.assessment.evidence is not None else 0,
         high=sum(1 for e in scores.values() if e.score >= HIGH_RELEVANCE),
@@ -703,6 +705,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         new_ids=len(_new_in_answer(ranked, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
         expand_to=expand_to,
         top=top, top_why=ev.assessment.why, runner_up=runner_up[0], runner_up_score=runner_up[1],
+        steered_lead=steered and top != before,
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
         unjudged_next=unjudged,
         # (Among the files the caller has not judged: a judged file leads by the caller's
@@ -779,13 +782,20 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
         lost.update(r.id for r in last.results if gone(r.id))
     if not lost:
         return state, 0
+    scores = {rel: e for rel, e in state.scores.items() if rel not in lost}
     if last is not None:
         named = sorted(rel for rel in lost if rel in last.decision.why)
         decision = last.decision if not named else \
-            replace(last.decision, why=f"{last.decision.why}; since then {', '.join(named)} no longer exist"
-                    if len(named) > 1 else f"{last.decision.why}; since then {named[0]} no longer exists")
+            replace(last.decision, why=f"{last.decision.why}; since then {', '.join(named)} are gone"
+                    if len(named) > 1 else f"{last.decision.why}; since then {named[0]} is gone")
+        was_first = ranked_scores(state.scores)[0][0] if state.scores else ""
+        if was_first in lost:
+            # The confidence was the estimate for the file that is gone: the file that
+            # leads now is shown with its own score, which says the same on the rubric's scale.
+            leader = ranked_scores(scores)[0] if scores else None
+            decision = replace(decision, confidence=round(leader[1], 3) if leader else 0.0)
         last = replace(last, results=tuple(r for r in last.results if r.id not in lost), decision=decision)
-    return state.with_(scores={rel: e for rel, e in state.scores.items() if rel not in lost}, last=last), len(lost)
+    return state.with_(scores=scores, last=last), len(lost)
 
 
 def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:

@@ -4,15 +4,19 @@ The cycle decides; ``hints.py`` is advisory (its hints for the results are in th
 output, computed from the same results, but its ``next_action`` does not steer this
 loop). The rules, first match wins:
 
-0. no file was read (the patterns and excludes select none): stop (``exhausted``) with
-   ``broaden`` - widen the patterns; no keyword is called a gap;
+0. no file was read (the patterns and excludes select none, or the tree has none to
+   search): stop (``exhausted``) with ``broaden`` - widen the patterns, or check the
+   root; no keyword is called a gap;
 1. nothing matched: ``broaden`` - with other spellings to try, go on; else stop
    (``exhausted``: the tree holds none of the words; rephrase);
 2. the caller judged the file that leads the ranking at the rubric's "implements" (0.8
    or more): ``synthesize``, stop (``sufficient``) - the agent has read the answer;
 3. one file stands out on specific evidence (the assessment is ``clear``), fewer than
    CROWDED_AT other files hold half its evidence, and the best score the loop shows is
-   at the rubric's high relevance: ``synthesize``, stop (``sufficient``);
+   at the rubric's high relevance: ``synthesize``, stop (``sufficient``) - unless the
+   caller's new words (``--keywords``, ``--task``) put it first this cycle: that is a
+   lead to read (rules 7-9 say it is likely), not a finding (a trial's ``--keywords
+   poll`` put ``adapters/poll.h`` first, "sufficient", for a fix in ``net.c``);
 4. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
    named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
    (``sufficient``);
@@ -79,6 +83,7 @@ class Evidence:
     max_cycles: int
     results: int                          # files that matched anything
     searched: int = 1                     # files read (0: the patterns select none)
+    narrowed: bool = True                 # the query has patterns or excludes of its own
     confidence: float = 0.0               # how sure the best file is an answer (0..1)
     clear: bool = False                   # one file stands out on specific evidence
     crowd: int = 0                        # other files holding half the first file's evidence
@@ -98,6 +103,7 @@ class Evidence:
     runner_up: str = ""                   # the next file after the best, when it scores RELATED or more
     runner_up_score: float = 0.0          # ... and its score
     top_rank: int = 0                     # the best file's place in the ranking shown (0: first or not known)
+    steered_lead: bool = False            # the caller's new words put the best file first this cycle
 
 
 def _ordinal(n: int) -> str:
@@ -126,6 +132,9 @@ def decide(e: Evidence) -> Decision:
     def go(action: str, why: str) -> Decision:
         return Decision(action, False, None, why, confidence)
 
+    if e.searched == 0 and not e.narrowed:
+        return stop("broaden", "exhausted", "the tree has no file to search: it is empty, or every file "
+                    "is ignored (.gitignore), hidden, binary or over the size limit; check --root")
     if e.searched == 0:
         return stop("broaden", "exhausted", "the patterns and excludes select no file of the tree; "
                     "widen --patterns (a directory is DIR/**); excludes stay for the whole loop, so "
@@ -141,7 +150,8 @@ def decide(e: Evidence) -> Decision:
         return stop("synthesize", "sufficient",
                     f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context{more}")
     crowded = e.crowd >= CROWDED_AT
-    if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded:
+    if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded \
+            and not e.steered_lead:
         said = ([place.strip(" ()")] if place else []) + list(e.top_why)
         because = f" ({'; '.join(said)})" if said else ""
         # A next file at the rubric's "related" or more is read too: on the dev splits the
@@ -177,6 +187,7 @@ def decide(e: Evidence) -> Decision:
                       + "; judging what you read (--judge) steers better")
         if likely:
             unclear = "only plain words of the task match it" if e.generic \
+                else "your new words put it first: read it to check" if e.steered_lead and e.clear \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
                 if crowded and e.clear else "its lead is not clear"
             return go("refine", f"{likely} but {unclear}; "

@@ -72,6 +72,30 @@ def inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+def inside_any_name(path: str, root_real: str) -> bool:
+    """Whether ``path`` is ``root_real`` or below it, by name or by device and inode: a
+    folder of the tree reached through another name (a bind mount) is inside it too.
+    For where the tool would write (its state, its index)."""
+    if inside(path, root_real):
+        return True
+    try:
+        st = os.stat(root_real)
+    except OSError:
+        return False
+    cur = path
+    while True:
+        try:
+            here = os.stat(cur)
+            if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
+                return True
+        except OSError:
+            pass
+        parent = os.path.dirname(cur)
+        if parent == cur:
+            return False
+        cur = parent
+
+
 def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optional[int] = None,
                  pre_lstat: bool = False, head: bool = False) -> Tuple[bytes, os.stat_result]:
     """Read a regular file safely; returns (bytes, fstat of the descriptor read).

@@ -191,7 +191,10 @@ def base_dir(override: Optional[str] = None) -> str:
         return os.path.abspath(override)
     env = os.environ.get(ENV_DIR)
     if env:
-        return os.path.abspath(env)
+        try:
+            return os.path.abspath(env)
+        except OSError:  # relative, and the current directory is gone: the default instead
+            pass
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return os.path.join(xdg, DIR_NAME)
@@ -210,28 +213,6 @@ def _max_bytes() -> int:
 def _warn(what: str, why: str) -> None:
     """One line on stderr for an index that is not used as it is."""
     notice(f"retrieve_loop.py: index {what}: {why}")
-
-
-def _inside(path: str, root_real: str) -> bool:
-    """Whether ``path`` is ``root_real`` or below it, by name or by device and inode."""
-    if path == root_real or path.startswith(root_real.rstrip(os.sep) + os.sep):
-        return True
-    try:
-        st = os.stat(root_real)
-    except OSError:
-        return False
-    cur = path
-    while True:
-        try:
-            here = os.stat(cur)
-            if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
-                return True
-        except OSError:
-            pass
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            return False
-        cur = parent
 
 
 def _untrusted(st: os.stat_result) -> Optional[str]:
@@ -266,7 +247,7 @@ def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
         return None
     path = index_path(root_real, override)
     base = os.path.dirname(path)
-    if _inside(base, root_real):
+    if fsafe.inside_any_name(base, root_real):
         _warn(base, "inside --root; not used (the tool writes nothing in the tree)")
         return None
     try:

@@ -197,12 +197,22 @@ def _decode_task(data: bytes) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _absolute(path: str, flag: str) -> str:
+    """``path`` made absolute; a RequestError when it is relative and the current
+    directory no longer exists (os.getcwd fails)."""
+    try:
+        return os.path.abspath(path)
+    except OSError:
+        raise RequestError(f"{flag} {path}: a relative path, and the current directory no longer "
+                           "exists; cd to an existing directory or pass an absolute path") from None
+
+
 def from_args(args: Any) -> Request:
     """The request for parsed arguments (an argparse Namespace); RequestError if a value is bad."""
     state = args.state
     if not state:
         raise UsageError("--state FILE is required")
-    state_path = os.path.abspath(state)
+    state_path = _absolute(state, "--state")
     if os.path.isdir(state_path):
         raise RequestError(f"--state {state}: is a directory, not a state file")
     show = bool(getattr(args, "show", False))
@@ -222,7 +232,7 @@ def from_args(args: Any) -> Request:
     return Request(
         state_path=state_path,
         state_shown=state,
-        root=os.path.abspath(args.root) if args.root is not None else None,
+        root=_absolute(args.root, "--root") if args.root is not None else None,
         task=_read_task(_argv_text(args.task or ""), args.task_file),
         keywords=_check_keywords(tuple(_argv_text(k) for k in args.keywords)),
         patterns=check_patterns(tuple(args.patterns)),
@@ -236,7 +246,7 @@ def from_args(args: Any) -> Request:
         full=bool(args.full),
         show=show,
         use_cache=not args.no_cache,
-        index_dir=getattr(args, "index_dir", None),
+        index_dir=_absolute(args.index_dir, "--index-dir") if getattr(args, "index_dir", None) else None,
     )
 
 
@@ -265,7 +275,7 @@ def check_state_outside(state_path: str, shown: str, root: str) -> None:
     the tool writes nothing into a tree, whatever it is asked (a state there would also
     stand in the tree's listing and in ``git status``)."""
     folder = fsafe.resolved(os.path.dirname(state_path) or ".")
-    if fsafe.inside(folder, fsafe.resolved(root)):
+    if fsafe.inside_any_name(folder, fsafe.resolved(root)):
         raise RequestError(f"--state {shown}: inside the tree it searches ({root}); the tool writes "
                            "nothing into a tree: keep the state outside it, e.g. "
                            "~/.cache/agentic-search/tasks/NAME.json")
@@ -297,8 +307,11 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
         # The file by its own path in the tree, not by a link's: a file judged through an
         # alias (``authdir/x.py`` for ``src/auth/x.py``, ``./loop/src/x.py``) is the one
         # file the ranking names, with one score.
-        rel = os.path.relpath(real, root_real)
-        out[rel.replace(os.sep, "/")] = j.score
+        rel = os.path.relpath(real, root_real).replace(os.sep, "/")
+        if rel in out and out[rel] != j.score:
+            raise RequestError(f"--judge {j.path}: {rel} is judged twice, {out[rel]:g} and {j.score:g}; "
+                               "give one score per file")
+        out[rel] = j.score
     return out
 
 

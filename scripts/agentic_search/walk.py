@@ -64,6 +64,7 @@ import functools
 import operator
 import os
 import posixpath
+import re
 from stat import S_ISREG
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
@@ -292,6 +293,25 @@ def glob_covers(pattern: str, rel: str) -> bool:
     return _glob_hits(globs, rel, False)
 
 
+_GLOB_MAGIC_RE = re.compile(r"([*?\[\]\\])")
+
+
+def literal_paths(root: str, patterns: Sequence[str]) -> Tuple[str, ...]:
+    """``patterns`` with each one that names an existing path of ``root`` exactly, and
+    holds a glob's special characters, escaped: ``pages/[id].tsx`` copied from a ranking
+    is that file, not ``pages/i.tsx`` and ``pages/d.tsx`` (a Next.js route)."""
+    out = []
+    for p in patterns:
+        if any(c in p for c in "*?[") and os.path.lexists(os.path.join(root, p)):
+            p = _GLOB_MAGIC_RE.sub(r"\\\1", p)
+        out.append(p)
+    return tuple(out)
+
+
+# Patterns that select every file (the first is the query's default).
+EVERY_FILE = ("**", "*", "**/*", "/**")
+
+
 class _GlobSet:
     """Several user globs compiled once; answers for files and directories."""
 
@@ -301,7 +321,7 @@ class _GlobSet:
         self.dir_globs: Tuple[_Glob, ...] = self.globs + tuple(
             g for p in patterns for alt in expand_braces(p) if alt.rstrip("/").endswith("/**")
             for g in _compile_glob(alt.rstrip("/")[:-3]))
-        self.everything = any(p in ("**", "*", "**/*", "/**") for p in patterns)
+        self.everything = any(p in EVERY_FILE for p in patterns)
         # A directory glob ('tests/') selects or removes every file below such a directory.
         self.has_dir_only = any(g.dir_only for g in self.globs)
 
