@@ -470,7 +470,35 @@ def _huge_header_length(p: Path) -> None:
     p.write_bytes(b" ".join(parts[:2] + [b"99999999999999999999"]) + nl + rest)
 
 
+def _segment_section(name: str, fill: Callable[[bytearray, int, int], None]) -> Callable[[Path], None]:
+    """A segment's section ``name`` changed in place by ``fill(data, start, end)``: the
+    file's structure (sizes, offsets, tables) stays sound, only its values change."""
+    def damage(d: Path) -> None:
+        for p in d.glob("seg-*.idx"):
+            data = bytearray(p.read_bytes())
+            nl = data.index(b"\n")
+            hlen = int(data[:nl].split(b" ")[2])
+            o, n = json.loads(data[nl + 1:nl + 1 + hlen])["sections"][name]
+            base = nl + 1 + hlen + o
+            fill(data, base, base + n)
+            p.write_bytes(bytes(data))
+    return damage
+
+
+def _counts_of_one(data: bytearray, start: int, end: int) -> None:
+    data[start:end] = (b"\x01\0\0\0" * ((end - start) // 4 + 1))[:end - start]
+
+
+def _every_seventh_byte(data: bytearray, start: int, end: int) -> None:
+    for k in range(start, end, 7):
+        data[k] = ord("z") if data[k] != ord("z") else ord("y")
+
+
 DAMAGE = {
+    # (A third adversarial check: counts rewritten with the structure intact served other
+    # scores, silently, until segments carried checksums.)
+    "segment counts rewritten": (_segment_section("post_cnt", _counts_of_one), True),
+    "segment texts rewritten": (_segment_section("text", _every_seventh_byte), False),
     "huge segment header length": (lambda d: [_huge_header_length(p) for p in d.glob("seg-*.idx")], True),
     "huge needle store header length": (lambda d: _huge_header_length(d / index_mod.STORE_NAME), True),
     "garbage manifest": (lambda d: _garbage(d / index_mod.MANIFEST), True),

@@ -49,8 +49,9 @@ cycle indexes it. When there are more than :data:`MAX_SEGMENTS` segments they ar
 into one. A file that is not ours (owner, mode, symlink), of another format, version,
 root or matcher (a hash of match.py, lang.py and this file), or damaged is not used and is
 rebuilt, with one line on stderr; the two stores carry a CRC-32 of their contents (each
-answer's, the fact file's), so that damage inside them is caught too. Segment files are
-checked for their structure only (sizes, offsets, tables), not their bytes.
+answer's, the fact file's), so that damage inside them is caught too. A segment file
+carries a CRC-32 of each table (checked when it is loaded) and of each file's text
+(checked when the text is read: a damaged text is read from the file instead).
 
 Example::
 
@@ -92,7 +93,7 @@ from .query import Keyword
 from .state import atomic_write
 
 FORMAT_NAME = "agentic-search-index"
-FORMAT_VERSION = 2  # 2: each file's role (lang.file_role) recorded
+FORMAT_VERSION = 3  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.
@@ -291,7 +292,8 @@ class Segment:
     def __init__(self, name: str, rels: list, stats: array, text_off: array, text_len: array,
                  vocab: bytes, vstarts: array, post_off: array, post_file: array, post_cnt: array,
                  dtokens: bytes, dstart: array, roles: array, role_table: list,
-                 texts: Optional[list] = None, fd: int = -1, text_base: int = 0) -> None:
+                 texts: Optional[list] = None, fd: int = -1, text_base: int = 0,
+                 text_crc: Optional[array] = None) -> None:
         self.name = name
         self.rels = rels
         self._stats = stats  # 5 values per file: Stat
@@ -304,6 +306,7 @@ class Segment:
         self._texts = texts
         self._fd = fd
         self._base = text_base
+        self._text_crc = text_crc  # each file's text's CRC-32, when read from a file
 
     def stat(self, i: int) -> Stat:
         """The recorded stat of file ``i``."""
@@ -326,6 +329,8 @@ class Segment:
         data = os.pread(self._fd, n, self._base + self.text_off[i])
         if len(data) != n:
             raise OSError(errno.EIO, "index segment truncated")
+        if self._text_crc is not None and zlib.crc32(data) != self._text_crc[i]:
+            raise OSError(errno.EIO, "index segment damaged")
         return data
 
     def close(self) -> None:
@@ -391,12 +396,15 @@ class Segment:
     def pieces(self, root: str, fingerprint: str) -> list:
         """The segment file's bytes, as pieces to write."""
         rel_bytes = "\0".join(self.rels).encode(_FS_ENCODING, _FS_ERRORS)
+        texts = self._texts if self._texts is not None else [self.text(i) for i in range(len(self.rels))]
+        text_crc = array("I", (zlib.crc32(t) if n > 0 else 0 for t, n in zip(texts, self.text_len)))
         body = [
             ("rels", rel_bytes), ("stats", self._stats.tobytes()), ("text_off", self.text_off.tobytes()),
             ("text_len", self.text_len.tobytes()), ("vocab", self.vocab), ("vstarts", self.vstarts.tobytes()),
             ("post_off", self.post_off.tobytes()), ("post_file", self.post_file.tobytes()),
             ("post_cnt", self.post_cnt.tobytes()),
             ("dtokens", self.dtokens), ("dstart", self.dstart.tobytes()), ("roles", self.roles.tobytes()),
+            ("text_crc", text_crc.tobytes()),
         ]
         sections = {}
         pos = 0
@@ -408,10 +416,10 @@ class Segment:
         head = json.dumps({"root": root, "matcher": fingerprint, "files": len(self.rels),
                            "itemsize": [array("q").itemsize, array("I").itemsize],
                            "role_table": [list(r) for r in self.role_table],
-                           "sections": sections}, separators=(",", ":")).encode("ascii")
+                           "sections": sections, "crc": {name: zlib.crc32(data) for name, data in body}},
+                          separators=(",", ":")).encode("ascii")
         first = b"%s %d %d\n" % (SEGMENT_MAGIC, FORMAT_VERSION, len(head))
         out = [first, head] + [data for _, data in body]
-        texts = self._texts if self._texts is not None else [self.text(i) for i in range(len(self.rels))]
         out.extend(t for t, n in zip(texts, self.text_len) if n > 0)
         return out
 
@@ -453,6 +461,8 @@ class Segment:
                 data = os.pread(fd, n, base + o)
                 if len(data) != n:
                     raise ValueError("truncated")
+                if zlib.crc32(data) != head["crc"][name]:
+                    raise ValueError("damaged (fails its checksum)")
                 return data
 
             def arr(name: str, code: str) -> array:
@@ -468,10 +478,12 @@ class Segment:
             post_off, post_file, post_cnt = arr("post_off", "I"), arr("post_file", "I"), arr("post_cnt", "I")
             dtokens, dstart = raw("dtokens"), arr("dstart", "I")
             roles = arr("roles", "H")
+            text_crc = arr("text_crc", "I")
             role_table = [(r[0], r[1]) for r in head["role_table"]
                           if isinstance(r[0], str) and isinstance(r[1], (int, float)) and len(r) == 2]
             if not (len(rels) == n and len(flat) == 5 * n and len(text_off) == n == len(text_len)
-                    and len(dstart) == n and len(roles) == n and len(role_table) == len(head["role_table"])
+                    and len(dstart) == n and len(roles) == n and len(text_crc) == n
+                    and len(role_table) == len(head["role_table"])
                     and (not roles or max(roles) < len(role_table))):
                 raise ValueError("bad file table")
             if len(vstarts) != len(post_off) or len(post_file) != len(post_cnt) or not vstarts \
@@ -488,7 +500,7 @@ class Segment:
             os.close(fd)
             raise
         return cls(os.path.basename(path), rels, flat, text_off, text_len, vocab, vstarts, post_off, post_file,
-                   post_cnt, dtokens, dstart, roles, role_table, fd=fd, text_base=text_base)
+                   post_cnt, dtokens, dstart, roles, role_table, fd=fd, text_base=text_base, text_crc=text_crc)
 
 
 # A name followed by what may make it a definition without a keyword before it: ``(``
