@@ -246,8 +246,8 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         _silence_stdout()
     except OSError as exc:  # /dev/full, a closed descriptor
-        notice(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc} "
-               "(the state is saved)")
+        saved = "" if getattr(args, "show", False) else " (the state is saved)"
+        notice(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc}{saved}")
         _silence_stdout()
         return 1
     return 0

@@ -350,3 +350,13 @@ def test_a_code_line_is_quoted_before_a_comment_holding_the_same_names():
                                                 "L4: let ctx = after_context;"]
     # a comment is still quoted when nothing in code holds the names
     assert summary_lines("// the replacement rule\nx = 1\n", kws) == ["L1: // the replacement rule"]
+
+
+def test_a_rust_files_own_tests_are_quoted_after_its_code():
+    text = "\n".join(["fn serve(range: Range) {", "    let end = total_size - 1;", "}", "",
+                      "#[cfg(test)]", "mod tests {", "    let r = range + total_size;", "}"])
+    kws = keywords_from_list(["range", "total_size"])
+    assert summary_lines(text, kws, rel="src/file_stream.rs")[:2] == ["L1: fn serve(range: Range) {",
+                                                                      "L2: let end = total_size - 1;"]
+    # in another language the same lines are code like any other
+    assert "L7: let r = range + total_size;" in summary_lines(text, kws, rel="a.py")[:2]

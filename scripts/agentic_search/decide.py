@@ -18,8 +18,8 @@ loop). The rules, first match wins:
    lead to read (rules 7-9 say it is likely), not a finding (a trial's ``--keywords
    poll`` put ``adapters/poll.h`` first, "sufficient", for a fix in ``net.c``);
 4. the seed's rule - at least ENOUGH_HIGH_FILES files at the rubric's high relevance, no
-   named keyword missing from the whole tree, evidence not generic: ``synthesize``, stop
-   (``sufficient``);
+   named keyword missing from the whole tree, evidence not generic, the first file not one
+   the caller's new words put first (as in rule 3): ``synthesize``, stop (``sufficient``);
 5. the cycle limit: ``synthesize``, stop (``max_cycles``);
 6. a later cycle after which the loop's ranking (earlier cycles merged in) shows no file
    in its best 20 that no cycle showed before: ``synthesize``, stop (``saturated``) -
@@ -161,7 +161,7 @@ def decide(e: Evidence) -> Decision:
             if not place else f" and {e.runner_up} ({e.runner_up_score:.2f})"
         return stop("synthesize", "sufficient",
                     f"one file is the likely answer: {e.top}{because}; read it{also}")
-    if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic:
+    if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered_lead:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:
         return stop("synthesize", "max_cycles", "the cycle limit is reached; read the best files")

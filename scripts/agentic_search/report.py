@@ -39,6 +39,10 @@ HEADER_LINE_FACTOR = 0.25
 # actual replacement).`` quoted over the code it was looking for). Quoted when nothing in
 # code holds the keywords as well.
 COMMENT_LINE_FACTOR = 0.5
+# A Rust file's own tests follow its ``#[cfg(test)]`` line: code about the task's words,
+# but not the code the task is about (a trial: both lines quoted from ``mod tests``, the
+# bug far above). Quoted with the comment's factor.
+_RUST_TESTS_RE = re.compile(r"^[ \t]*#\[cfg\(test\)\]", re.M)
 _COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#(?![\w!\[])|/\*|\*(?!\*?[\w(])|--[ \t]|;;|<!--)")
 # A keyword is looked for on at most this many lines of a file: one on thousands of
 # lines points at no place (its worth there is below a tenth of a rare name's), and a
@@ -155,6 +159,11 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     chosen: list[int] = []
     covered: set[int] = set()  # keywords a chosen line quotes
     texts: set[str] = set()  # the chosen lines' text
+    tests_from = len(lines)
+    if rel.endswith(".rs"):
+        m = _RUST_TESTS_RE.search(joined)
+        if m:
+            tests_from = bisect_right(starts, m.start()) - 1
     pasted = _pasted_line(joined, starts, quoted)
     if pasted is not None:
         chosen.append(pasted)
@@ -177,7 +186,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
             if header:
                 worth *= HEADER_LINE_FACTOR
-            elif _COMMENT_LINE_RE.match(lines[i]):
+            elif _COMMENT_LINE_RE.match(lines[i]) or i > tests_from:
                 worth *= COMMENT_LINE_FACTOR
             if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
                 best = (worth, i)  # (ties: the earlier line)
