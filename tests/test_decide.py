@@ -141,6 +141,10 @@ def test_a_file_the_callers_new_words_put_first_is_a_lead_not_a_finding():
     base = dict(cycle=2, max_cycles=3, results=9, confidence=0.72, clear=True, best=0.82,
                 top="adapters/poll.h", learned=("errno",), new_ids=2)
     assert decide(Evidence(**base)).reason == "sufficient"
-    d = decide(Evidence(**base, steered_lead=True))
+    d = decide(Evidence(**base, steered=True, steered_lead=True))
     assert not d.done and d.action == "refine"
     assert "adapters/poll.h is likely" in d.why and "your new words put it first" in d.why
+    # the same file leading before the caller's words too: still the caller's to judge
+    d = decide(Evidence(**base, steered=True))
+    assert not d.done and "it led before your new words too" in d.why
+    assert decide(Evidence(**dict(base, clear=False, high=3), steered=True)).reason != "sufficient"

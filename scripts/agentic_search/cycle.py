@@ -705,7 +705,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         new_ids=len(_new_in_answer(ranked, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
         expand_to=expand_to,
         top=top, top_why=ev.assessment.why, runner_up=runner_up[0], runner_up_score=runner_up[1],
-        steered_lead=steered and top != before,
+        steered=steered, steered_lead=steered and top != before,
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
         unjudged_next=unjudged,
         # (Among the files the caller has not judged: a judged file leads by the caller's
