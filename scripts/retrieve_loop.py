@@ -38,43 +38,25 @@ if _HERE not in sys.path:
 def _bytecode_in_the_cache(root: str | None) -> None:
     """Compiled modules go to the user's cache directory, not beside the scripts: a skill
     kept inside the tree it searches (``.claude/skills/...`` of a project) must write
-    nothing there. When that cache is itself inside the tree (``--root ~``), nothing is
-    written at all. A caller's own choice (PYTHONPYCACHEPREFIX, -B,
-    PYTHONDONTWRITEBYTECODE) stands. Called before the package is imported, so it
-    repeats the few lines of index.base_dir and fsafe.inside it needs: importing them
-    would write their own bytecode beside the scripts first."""
+    nothing there. When that cache is itself inside the tree (``--root ~``, or the tree
+    reached through another name), nothing is written at all. A caller's own choice
+    (PYTHONPYCACHEPREFIX, -B, PYTHONDONTWRITEBYTECODE) stands. The two helpers it needs
+    (fsafe, and the package's ``__init__``) are imported without writing their bytecode:
+    they are compiled from source on each call."""
     if sys.flags.dont_write_bytecode or getattr(sys, "pycache_prefix", None) is not None:
         return
+    sys.dont_write_bytecode = True
+    try:
+        from agentic_search import fsafe
+    finally:
+        sys.dont_write_bytecode = False
     xdg = os.environ.get("XDG_CACHE_HOME", "")
-    home = xdg if os.path.isabs(xdg) else os.path.join(os.path.expanduser("~"), ".cache")
+    home = xdg if os.path.isabs(xdg) else os.path.join(fsafe.home_dir(), ".cache")
     prefix = os.path.join(home, "agentic-search", "pycache")
-    if root is not None and _in_tree(os.path.realpath(prefix), os.path.realpath(root)):
+    if root is not None and fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root)):
         sys.dont_write_bytecode = True
         return
     sys.pycache_prefix = prefix
-
-
-def _in_tree(where: str, top: str) -> bool:
-    """fsafe.inside_any_name, repeated (see above): by name, or a folder above ``where``
-    that is ``top`` by device and inode (the tree reached through a bind mount)."""
-    if where == top or where.startswith(top.rstrip(os.sep) + os.sep):
-        return True
-    try:
-        st = os.stat(top)
-    except OSError:
-        return False
-    cur = where
-    while True:
-        try:
-            here = os.stat(cur)
-            if (here.st_dev, here.st_ino) == (st.st_dev, st.st_ino):
-                return True
-        except OSError:
-            pass
-        parent = os.path.dirname(cur)
-        if parent == cur:
-            return False
-        cur = parent
 
 
 # The state's writer puts its root among the first fields: this much of the file holds it.

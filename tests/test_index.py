@@ -738,3 +738,14 @@ def test_the_matcher_fingerprint_covers_the_modules_whose_facts_are_kept(tmp_pat
     before = index_mod.matcher_fingerprint()
     module.write_text("VERSION = 2\n")
     assert index_mod.matcher_fingerprint() not in (before, None)
+
+
+def test_an_empty_or_relative_home_is_not_where_indexes_go(monkeypatch):
+    import pwd
+
+    monkeypatch.delenv(index_mod.ENV_DIR, raising=False)
+    monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    home = pwd.getpwuid(os.getuid()).pw_dir
+    for value in ("", "rel/home"):
+        monkeypatch.setenv("HOME", value)  # "" made it /.cache, "rel/home" the working directory's
+        assert index_mod.base_dir() == os.path.join(home, ".cache", index_mod.DIR_NAME)

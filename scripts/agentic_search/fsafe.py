@@ -72,6 +72,20 @@ def inside(real: str, root_real: str) -> bool:
     return real == root_real or real.startswith(root_real.rstrip(os.sep) + os.sep)
 
 
+def home_dir() -> str:
+    """The user's home: $HOME when it is an absolute path, else the password database's
+    (``HOME=""`` would make it ``/``, a relative one the working directory)."""
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return home
+    try:
+        import pwd
+
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except (ImportError, KeyError, OSError):
+        return os.path.expanduser("~")
+
+
 def inside_any_name(path: str, root_real: str) -> bool:
     """Whether ``path`` is ``root_real`` or below it, by name or by device and inode: a
     folder of the tree reached through another name (a bind mount) is inside it too.

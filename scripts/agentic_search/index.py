@@ -199,7 +199,7 @@ def base_dir(override: Optional[str] = None) -> str:
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return os.path.join(xdg, DIR_NAME)
-    return os.path.join(os.path.expanduser("~"), ".cache", DIR_NAME)
+    return os.path.join(fsafe.home_dir(), ".cache", DIR_NAME)
 
 
 def _max_bytes() -> int:
