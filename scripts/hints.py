@@ -184,6 +184,15 @@ def _as_text(value: object) -> str:
 
 # A number as JSON and people write it: ASCII digits, one point, an exponent. float()
 # also takes ``0_9`` (9.0), Arabic-Indic digits and ``nan``, which no caller means.
+# The whitespace JSON allows around a value.
+_JSON_SPACE = " \t\r\n"
+
+
+def _finite_word(text: str) -> bool:
+    """False for the words float() reads as infinite or not a number."""
+    return text.lower().lstrip("+-") not in ("inf", "infinity", "nan")
+
+
 _DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
@@ -197,15 +206,16 @@ def _as_score(value: object, where: str) -> float:
         except OverflowError:  # an integer of hundreds of digits
             raise HintsInputError(f"{where}: expected a finite number, got {_describe(value)}") from None
     elif isinstance(value, str):
-        if not _DECIMAL_RE.fullmatch(value.strip()):
-            finite = value.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan")
-            raise HintsInputError(f"{where}: expected a {'' if finite else 'finite '}number, got {_describe(value)}")
-        score = float(value.strip())
+        text = value.strip(_JSON_SPACE)
+        if not _DECIMAL_RE.fullmatch(text):
+            raise HintsInputError(f"{where}: expected a {'' if _finite_word(text) else 'finite '}number, "
+                                  f"got {_describe(value)}")
+        score = float(text)
     else:
         raise HintsInputError(f"{where}: expected a number, got {_describe(value)}")
     if not math.isfinite(score):
         raise HintsInputError(f"{where}: expected a finite number, got {_describe(value)}")
-    return score
+    return score + 0.0  # (-0.0 is 0)
 
 
 def _as_id(value: object, index: int) -> str:
@@ -753,9 +763,10 @@ example:
 def _finite_float(text: str) -> float:
     import argparse
 
-    if not _DECIMAL_RE.fullmatch(text.strip()):
-        raise argparse.ArgumentTypeError(f"expected a number, got {_describe(text)}")
-    value = float(text)
+    if not _DECIMAL_RE.fullmatch(text.strip(_JSON_SPACE)):
+        raise argparse.ArgumentTypeError(f"expected a {'' if _finite_word(text.strip(_JSON_SPACE)) else 'finite '}"
+                                         f"number, got {_describe(text)}")
+    value = float(text) + 0.0
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {_describe(text)}")
     return value

@@ -148,3 +148,9 @@ def test_a_file_the_callers_new_words_put_first_is_a_lead_not_a_finding():
     d = decide(Evidence(**base, steered=True))
     assert not d.done and "it led before your new words too" in d.why
     assert decide(Evidence(**dict(base, clear=False, high=3), steered=True)).reason != "sufficient"
+
+
+def test_a_steered_round_that_adds_nothing_names_the_file_its_words_put_first():
+    d = decide(Evidence(cycle=2, max_cycles=5, results=4, confidence=0.78, top="src/auth.py", top_rank=2,
+                        steered=True, steered_lead=True, new_ids=0))
+    assert d.reason == "saturated" and "your new words put src/auth.py first (2nd in the ranking" in d.why

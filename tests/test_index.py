@@ -494,7 +494,22 @@ def _every_seventh_byte(data: bytearray, start: int, end: int) -> None:
         data[k] = ord("z") if data[k] != ord("z") else ord("y")
 
 
+def _segment_head(value: object) -> Callable[[Path], None]:
+    """Each segment's header JSON replaced by ``value`` (its length field kept true)."""
+    def damage(d: Path) -> None:
+        for p in d.glob("seg-*.idx"):
+            data = p.read_bytes()
+            nl = data.index(b"\n")
+            parts = data[:nl].split(b" ")
+            hlen = int(parts[2])
+            head = json.dumps(value).encode()
+            p.write_bytes(b" ".join(parts[:2] + [str(len(head)).encode()]) + b"\n" + head + data[nl + 1 + hlen:])
+    return damage
+
+
 DAMAGE = {
+    "segment header a list": (_segment_head([]), True),
+    "segment header without sections": (_segment_head({"sections": []}), True),
     # (A third adversarial check: counts rewritten with the structure intact served other
     # scores, silently, until segments carried checksums.)
     "segment counts rewritten": (_segment_section("post_cnt", _counts_of_one), True),

@@ -358,3 +358,30 @@ def test_an_exclude_naming_a_file_with_brackets_excludes_that_file(tmp_path):
     proc = run(LOOP, "--state", state, "--exclude", "pages/[id].tsx")
     ids = [r["id"] for r in json.loads(proc.stdout)["ranking"]]
     assert ids == ["pages/d.tsx", "pages/i.tsx"]
+
+
+def test_a_literal_path_with_glob_characters_is_that_path_everywhere(tmp_path):
+    page = "export default function Page() { return user }\n"
+    root = write_tree(tmp_path / "T", {"pages/[id].tsx": page + "// quuxly\n", "pages/i.tsx": page,
+                                        "pages/d.tsx": page, "pages/{a,b}.tsx": page, "pages/a.tsx": page,
+                                        "app/[slug]/page.tsx": page, "**/x.tsx": page, "lib/u.ts": "user = 1\n"})
+
+    def ids(*args):
+        proc = run(LOOP, "--root", root, "--state", tmp_path / f"s{len(args)}.json", "--reset", *args,
+                   "--limit", "30")
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout)
+
+    # a directory named with brackets selects the files below it, as any directory does
+    assert [r["id"] for r in ids("--task", "page user", "--patterns", "app/[slug]")["ranking"]] == \
+        ["app/[slug]/page.tsx"]
+    # an excluded file is still searched: its word is no gap, and the exclude is no glob
+    out = ids("--task", "quuxly page user", "--exclude", "pages/[id].tsx")
+    assert "quuxly" not in out["gaps"] and out["query"]["excludes"] == []
+    assert "pages/[id].tsx" not in [r["id"] for r in out["ranking"]]
+    # braces too
+    out = ids("--task", "page user", "--exclude", "pages/{a,b}.tsx")
+    got = [r["id"] for r in out["ranking"]]
+    assert "pages/{a,b}.tsx" not in got and "pages/a.tsx" in got
+    # the all-files patterns keep their meaning when a directory bears their name
+    assert len(ids("--task", "page user", "--patterns", "**")["ranking"]) == 8

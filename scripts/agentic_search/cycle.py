@@ -44,7 +44,7 @@ from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, cov
     reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
-from .walk import EVERY_FILE, MAX_FILE_BYTES, walk
+from .walk import EVERY_FILE, MAX_FILE_BYTES, has_magic, unescaped, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -218,11 +218,12 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     matching nothing while a file holds it - but never shown; they are counted as
     ``excluded``. Globs, and paths naming a directory, prune the walk.
     """
-    pruned = [e for e in p.query.excludes if _is_glob(e) or _is_dir(root, e)]
+    pruned = [e for e in p.query.excludes if _is_glob(e) or _is_dir(root, unescaped(e))]
     # A pattern naming a directory selects the files below it (``src`` is ``src/**``).
-    patterns = tuple(f"{pat}/**" if not _is_glob(pat) and _is_dir(root, pat) else pat for pat in p.query.patterns)
+    patterns = tuple(f"{pat}/**" if not _is_glob(pat) and _is_dir(root, unescaped(pat)) else pat
+                     for pat in p.query.patterns)
     walked = walk(root, patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
-    literal = frozenset(e for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
+    literal = frozenset(unescaped(e) for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
     rels = tuple(f.rel for f in walked.files)
     hidden = frozenset(r for r in rels if r in literal)
     docs, binary, unreadable = load_documents(walked.files, env.cache, env.progress)
@@ -596,8 +597,9 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
 
 
 def _is_glob(pattern: str) -> bool:
-    """Whether an exclude or pattern is a glob rather than a path of the tree."""
-    return any(c in pattern for c in "*?[{")
+    """Whether an exclude or pattern is a glob rather than a path of the tree (an escaped
+    literal, ``pages/\\[id\\].tsx``, is a path)."""
+    return has_magic(pattern)
 
 
 def _is_dir(root: str, rel: str) -> bool:
@@ -686,7 +688,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # those the caller left out. A file the loop set aside (shown weak in an earlier
     # cycle) keeps its place in the ranking: when it stands among the next best, it is
     # the next to read.
-    left_out = frozenset(p.query.excludes)
+    left_out = frozenset(unescaped(e) for e in p.query.excludes)
     unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
                             NEXT_UNJUDGED))
     # (A cycle informed by judgements scores every file it read, the caller's exact

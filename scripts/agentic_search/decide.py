@@ -177,6 +177,11 @@ def decide(e: Evidence) -> Decision:
             return stop("broaden", "saturated",
                         f"you judged the leading files below 0.7 and this cycle added no file to the "
                         f"ranking's best; {nxt}call again with --keywords in the words the code would use")
+        if e.steered_lead and e.top:
+            # (The caller's words put a file first that the answer already held: the
+            # sentence names it, as rules 7-9 would, so results and why agree.)
+            return stop("synthesize", "saturated", f"your new words put {e.top} first{place}, and this cycle "
+                        "added no other file to the ranking's best; read it, then the best files")
         return stop("synthesize", "saturated", "this cycle added no file to the ranking's best; read the best files")
     def after_likely(why: str) -> str:
         return f"{likely}; {why}" if likely else why

@@ -446,6 +446,9 @@ class Segment:
             if hlen > st.st_size:
                 raise ValueError("truncated")
             head = json.loads(os.pread(fd, hlen, nl + 1).decode("ascii"))
+            if not isinstance(head, dict) or not isinstance(head.get("sections"), dict) \
+                    or not isinstance(head.get("crc"), dict):
+                raise ValueError("malformed")
             if head.get("root") != root or head.get("matcher") != fingerprint:
                 raise ValueError("another root or matcher")
             if head.get("itemsize") != [array("q").itemsize, array("I").itemsize]:
@@ -493,7 +496,8 @@ class Segment:
             if any(n_ > 0 and (o < 0 or o + n_ > tsize) for o, n_ in zip(text_off, text_len)):
                 raise ValueError("bad text table")
             text_base = base + secs["text"][0]
-        except (KeyError, TypeError, IndexError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        except (KeyError, TypeError, IndexError, AttributeError, UnicodeDecodeError, json.JSONDecodeError,
+                RecursionError) as exc:
             os.close(fd)
             raise ValueError("malformed") from exc
         except BaseException:

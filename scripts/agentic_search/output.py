@@ -31,7 +31,7 @@ from .report import SHOWN_FIRST
 from .refine import GAP_FOCUS
 from .rubric import HIGH_RELEVANCE
 from .state import LoopState, ScoreEntry, ranked_scores
-from .walk import glob_covers
+from .walk import glob_covers, has_magic
 
 COMPACT, FULL = "compact", "full"
 # Results described in the default output (the rest are in the ranking, id and score).
@@ -87,7 +87,7 @@ def _excludes_shown(excludes: Sequence[str], full: bool) -> tuple[list[str], int
     single files the loop left out (``--full`` lists those too)."""
     if full:
         return list(excludes), 0
-    globs = [e for e in excludes if any(c in e for c in "*?[")]
+    globs = [e for e in excludes if has_magic(e)]
     return globs, len(excludes) - len(globs)
 
 

@@ -293,19 +293,32 @@ def glob_covers(pattern: str, rel: str) -> bool:
     return _glob_hits(globs, rel, False)
 
 
-_GLOB_MAGIC_RE = re.compile(r"([*?\[\]\\])")
+_GLOB_MAGIC_RE = re.compile(r"([*?\[\]{}\\])")
+_ESCAPED_RE = re.compile(r"\\(.)", re.S)
+GLOB_CHARS = "*?[{"
 
 
 def literal_paths(root: str, patterns: Sequence[str]) -> Tuple[str, ...]:
     """``patterns`` with each one that names an existing path of ``root`` exactly, and
     holds a glob's special characters, escaped: ``pages/[id].tsx`` copied from a ranking
-    is that file, not ``pages/i.tsx`` and ``pages/d.tsx`` (a Next.js route)."""
+    is that file, not ``pages/i.tsx`` and ``pages/d.tsx`` (a Next.js route). The
+    patterns that select every file (EVERY_FILE) stay what they say."""
     out = []
     for p in patterns:
-        if any(c in p for c in "*?[") and os.path.lexists(os.path.join(root, p)):
+        if p not in EVERY_FILE and any(c in p for c in GLOB_CHARS) and os.path.lexists(os.path.join(root, p)):
             p = _GLOB_MAGIC_RE.sub(r"\\\1", p)
         out.append(p)
     return tuple(out)
+
+
+def has_magic(pattern: str) -> bool:
+    """Whether ``pattern`` is a glob: a special character that no backslash escapes."""
+    return any(c in GLOB_CHARS for c in _ESCAPED_RE.sub("", pattern))
+
+
+def unescaped(pattern: str) -> str:
+    """The path an escaped literal pattern names (``pages/\\[id\\].tsx`` -> ``pages/[id].tsx``)."""
+    return _ESCAPED_RE.sub(r"\1", pattern)
 
 
 # Patterns that select every file (the first is the query's default).
