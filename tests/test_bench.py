@@ -639,3 +639,40 @@ def test_steer_runs_the_real_tool_and_counts_places(tmp_path):
     cycle1, steered, results, stopped, first_gold = row["places"]["t"]
     assert cycle1 != 1 and steered is not None and results is not None
     assert first_gold == (steered == 1) and isinstance(stopped, bool)
+
+
+# ---------------------------------------------------------------- lines.py
+
+import lines as lines_bench  # noqa: E402
+
+
+def test_lines_finds_the_fix_after_the_base_and_its_changed_ranges(tmp_path):
+    repo = tmp_path / "r"
+    repo.mkdir()
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t", *args],
+                              capture_output=True, text=True, check=True).stdout.strip()
+
+    git("init", "-q")
+    (repo / "a.py").write_text("".join(f"line {i}\n" for i in range(1, 31)))
+    (repo / "b.py").write_text("x = 1\n")
+    git("add", "."), git("commit", "-qm", "base")
+    base = git("rev-parse", "HEAD")
+    (repo / "b.py").write_text("x = 2\n")  # an unrelated commit first
+    git("commit", "-qam", "other")
+    text = (repo / "a.py").read_text().replace("line 12\n", "line twelve\n").replace("line 25\n", "")
+    (repo / "a.py").write_text(text)
+    git("commit", "-qam", "the fix")
+    got = lines_bench.fix_ranges(str(repo / ".git"), base, ["a.py"])
+    assert got == {"a.py": [[12, 12], [25, 25]]}
+    assert lines_bench.fix_ranges(str(repo / ".git"), base, ["a.py", "c.py"]) is None
+
+
+def test_lines_scores_the_quoted_lines_of_gold_results():
+    out = {"results": [{"id": "a.py", "lines": ["L3: x", "L40: y"]}, {"id": "b.py", "lines": ["L100: z"]},
+                       {"id": "c.py", "lines": ["L1: w"]}]}
+    ranges = {"a.py": [[45, 47]], "b.py": [[100, 100]]}
+    assert lines_bench.quoted_lines(["L3: x", "no number", "L40: y"]) == [3, 40]
+    assert lines_bench.score(out, ranges, 10) == [(True, False), (True, True)]
+    assert lines_bench.score(out, ranges, 2) == [(False, False), (True, True)]
