@@ -21,7 +21,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import statistics
 import subprocess
 import sys
@@ -126,13 +125,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    tools = []
-    for spec in args.tool:
-        label, sep, cmd = spec.partition("=")
-        if not sep or not label or not cmd.strip():
-            print(f"lines: --tool {spec!r}: expected LABEL=CMD", file=sys.stderr)
-            return 2
-        tools.append((label, shlex.split(cmd)))
+    tools = localize.parse_tools(args.tool, "lines")
+    if tools is None:
+        return 2
     instances = localize.load_instances(args.data or list(localize.SPLITS[args.split]), (), (), args.limit)
     if args.hunks and os.path.exists(args.hunks):
         with open(args.hunks, encoding="utf-8") as fh:

@@ -640,6 +640,19 @@ def read_jsonl(path: str) -> List[dict]:
     return rows
 
 
+def parse_tools(specs: Sequence[str], prog: str) -> Optional[List[Tuple[str, List[str]]]]:
+    """``--tool LABEL=CMD`` values as (label, argv) pairs; None after one line on stderr
+    for a value that is not LABEL=CMD (steer.py and lines.py compare tools so)."""
+    tools = []
+    for spec in specs:
+        label, sep, cmd = spec.partition("=")
+        if not sep or not label or not cmd.strip():
+            print(f"{prog}: --tool {spec!r}: expected LABEL=CMD", file=sys.stderr)
+            return None
+        tools.append((label, shlex.split(cmd)))
+    return tools
+
+
 def load_instances(paths, repos: Sequence[str], ids: Sequence[str],
                    limit: Optional[int]) -> List[dict]:
     """Read the jsonl data file(s) and apply the --repo / --instances / --limit filters.

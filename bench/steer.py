@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import tempfile
@@ -154,13 +153,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    tools = []
-    for spec in args.tool:
-        label, sep, cmd = spec.partition("=")
-        if not sep or not label or not cmd.strip():
-            print(f"steer: --tool {spec!r}: expected LABEL=CMD", file=sys.stderr)
-            return 2
-        tools.append((label, shlex.split(cmd)))
+    tools = localize.parse_tools(args.tool, "steer")
+    if tools is None:
+        return 2
     files = args.data or list(localize.SPLITS[args.split])
     instances = localize.load_instances(files, (), (), args.limit)
     skipped = {"no tree": 0, "no shared name": 0, "gold first in cycle 1": 0, "tool failed": 0}

@@ -188,12 +188,18 @@ def _as_text(value: object) -> str:
 _JSON_SPACE = " \t\r\n"
 
 
-def _finite_word(text: str) -> bool:
-    """False for the words float() reads as infinite or not a number."""
-    return text.lower().lstrip("+-") not in ("inf", "infinity", "nan")
-
-
 _DECIMAL_RE = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+def _decimal(text: str) -> float:
+    """``text`` as a number written the way JSON writes one (``-0`` is 0); a ValueError
+    saying what was expected otherwise (``finite`` for the words float() reads as
+    infinite or not a number)."""
+    bare = text.strip(_JSON_SPACE)
+    if not _DECIMAL_RE.fullmatch(bare):
+        infinite = bare.lower().lstrip("+-") in ("inf", "infinity", "nan")
+        raise ValueError("expected a finite number" if infinite else "expected a number")
+    return float(bare) + 0.0
 
 
 def _as_score(value: object, where: str) -> float:
@@ -206,11 +212,10 @@ def _as_score(value: object, where: str) -> float:
         except OverflowError:  # an integer of hundreds of digits
             raise HintsInputError(f"{where}: expected a finite number, got {_describe(value)}") from None
     elif isinstance(value, str):
-        text = value.strip(_JSON_SPACE)
-        if not _DECIMAL_RE.fullmatch(text):
-            raise HintsInputError(f"{where}: expected a {'' if _finite_word(text) else 'finite '}number, "
-                                  f"got {_describe(value)}")
-        score = float(text)
+        try:
+            score = _decimal(value)
+        except ValueError as exc:
+            raise HintsInputError(f"{where}: {exc}, got {_describe(value)}") from None
     else:
         raise HintsInputError(f"{where}: expected a number, got {_describe(value)}")
     if not math.isfinite(score):
@@ -763,10 +768,10 @@ example:
 def _finite_float(text: str) -> float:
     import argparse
 
-    if not _DECIMAL_RE.fullmatch(text.strip(_JSON_SPACE)):
-        raise argparse.ArgumentTypeError(f"expected a {'' if _finite_word(text.strip(_JSON_SPACE)) else 'finite '}"
-                                         f"number, got {_describe(text)}")
-    value = float(text) + 0.0
+    try:
+        value = _decimal(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"{exc}, got {_describe(text)}") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"expected a finite number, got {_describe(text)}")
     return value

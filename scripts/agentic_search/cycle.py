@@ -218,9 +218,9 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     matching nothing while a file holds it - but never shown; they are counted as
     ``excluded``. Globs, and paths naming a directory, prune the walk.
     """
-    pruned = [e for e in p.query.excludes if _is_glob(e) or _is_dir(root, unescaped(e))]
+    pruned = [e for e in p.query.excludes if has_magic(e) or _is_dir(root, unescaped(e))]
     # A pattern naming a directory selects the files below it (``src`` is ``src/**``).
-    patterns = tuple(f"{pat}/**" if not _is_glob(pat) and _is_dir(root, unescaped(pat)) else pat
+    patterns = tuple(f"{pat}/**" if not has_magic(pat) and _is_dir(root, unescaped(pat)) else pat
                      for pat in p.query.patterns)
     walked = walk(root, patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
     literal = frozenset(unescaped(e) for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
@@ -596,12 +596,6 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     return apply_judgements(scores, judgements, cycle_no)
 
 
-def _is_glob(pattern: str) -> bool:
-    """Whether an exclude or pattern is a glob rather than a path of the tree (an escaped
-    literal, ``pages/\\[id\\].tsx``, is a path)."""
-    return has_magic(pattern)
-
-
 def _is_dir(root: str, rel: str) -> bool:
     """Whether ``rel`` (a tree path) names a directory under ``root`` now."""
     return os.path.isdir(os.path.join(root, *rel.split("/")))
@@ -683,7 +677,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
                           state.max_file_bytes)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
-    before = next((rel for rel, _s, e in ranked_scores(state.scores) if not e.judged), "")
+    # (The file that led before, for a cycle the caller's words start: did they put a new one first?)
+    before = next((rel for rel, _s, e in ranked_scores(state.scores) if not e.judged), "") if steered else ""
     # The files to judge next: the best of the ranking the caller has not judged, less
     # those the caller left out. A file the loop set aside (shown weak in an earlier
     # cycle) keeps its place in the ranking: when it stands among the next best, it is
