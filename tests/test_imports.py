@@ -79,6 +79,14 @@ PY_CASES = [
     ("third party", "setup.py", b"import numpy as np\nfrom requests import get\n", ()),
     ("prose is not an import", "setup.py", b'"""\nimport this module to get going\n"""\n', ()),
     ("self import dropped", "pkg/core.py", b"import pkg.core\nfrom pkg import core\n", ()),
+    # A script's __main__ block (a demo, a test runner) is no dependency of the module;
+    # what follows the block at the top level is.
+    ("__main__ block skipped", "pkg/core.py",
+     b"import pkg.util\nif __name__ == '__main__':\n    from pkg import sub\n    # demo\n\n    import tool\n"
+     b"from lib2 import api\n", ("pkg/util.py", "src/lib2/api.py")),
+    ("reversed __main__ test", "pkg/core.py", b'if "__main__" == __name__:\n    import pkg.util\n', ()),
+    ("__main__ inside a function is code", "pkg/core.py",
+     b"def run():\n    if __name__ == '__main__':\n        import pkg.util\n", ("pkg/util.py",)),
 ]
 
 

@@ -482,6 +482,16 @@ def test_a_host_without_a_scheme_or_an_email_address_is_no_module_path() -> None
     assert {"com/fasterxml/jackson/core", "scipy/io/loadmat", "netrc", "login"} <= texts
 
 
+def test_a_long_made_up_host_is_neither_searched_nor_a_gap() -> None:
+    host = "thequickbrownfoxjumpedoverthelazydogtofindthelargedangerousdragon"
+    kws = extract_keywords(f"Uri fails to parse a long host: `{host}.localhost:1234`, also {host} alone; "
+                           "the local test host my.localhost works")
+    texts = {k.text for k in kws}
+    assert not any(host in t for t in texts), texts
+    assert not {"localhost", "my/localhost"} & texts
+    assert {"uri", "parse", "host"} <= texts
+
+
 def test_issue_template_words_are_no_keywords() -> None:
     task = ("Parser drops fields\n\n**Describe the bug**\nA clear and concise description of what the bug is.\n"
             "**To Reproduce**\nSteps to reproduce the behavior:\n1. parse nested fields\n"

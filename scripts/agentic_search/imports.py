@@ -76,6 +76,11 @@ _PY_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w. \t,]+)", re.M)
 # `from M import` ... then a bracketed clause (its `)` found by _Closer) or one line.
 _PY_FROM_HEAD = re.compile(rb"^[ \t]*from[ \t]+(\.*)[ \t]*([\w.]*)[ \t]*import\b[ \t]*", re.M)
 _PY_FROM_LINE = re.compile(rb"[^\n;#\\]*(?:\\\r?\n[^\n;#\\]*)*")
+# A script's own block, ``if __name__ == "__main__":`` at the top level, runs only when
+# the file is run: what it imports (a demo's console, a test runner) is no dependency.
+_PY_MAIN_BLOCK = re.compile(rb"""^if[ \t]+(?:__name__[ \t]*==[ \t]*(['"])__main__\1|(['"])__main__\2[ \t]*==[ \t]*__name__)[ \t]*:""", re.M)
+# The first top-level line after it (not blank, not a comment) ends the block.
+_PY_TOP_LEVEL = re.compile(rb"^[^ \t\r\n#]", re.M)
 _PY_IMPORT_MODULE = re.compile(rb"""\bimport_module\(\s*['"]([\w.]+)['"]""")
 _JS_SPEC = compile_later(
     rb"""(?:\b(?:from|import)\s*|\b(?:require|import)\s*\(\s*)(['"])([^'"\\\n]{1,%d})\1""" % MAX_SPEC_CHARS
@@ -372,9 +377,26 @@ def _by_suffix(suffix: str, index: ModuleIndex) -> List[str]:
 
 
 # --- Python -----------------------------------------------------------------------
+def _without_main_blocks(data: bytes) -> bytes:
+    """``data`` less its top-level ``if __name__ == "__main__":`` blocks."""
+    if b"__main__" not in data:
+        return data
+    kept, pos = [], 0
+    for m in _PY_MAIN_BLOCK.finditer(data):
+        if m.start() < pos:
+            continue
+        kept.append(data[pos:m.start()])
+        end = _PY_TOP_LEVEL.search(data, m.end())
+        pos = end.start() if end is not None else len(data)
+    kept.append(data[pos:])
+    return b"".join(kept)
+
+
 def _python_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
-    """``import``, ``from ... import`` and ``import_module("...")`` targets."""
+    """``import``, ``from ... import`` and ``import_module("...")`` targets, less those
+    of the file's ``__main__`` block."""
     here = _parent(rel)
+    data = _without_main_blocks(data)
     found: Set[str] = set()
     for match in _line_matches(_PY_IMPORT, data, b"import"):
         for dotted in _plain_import_names(_text(match.group(1))):

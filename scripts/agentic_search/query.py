@@ -96,10 +96,17 @@ SHORT_TASK_KEYWORDS = 6
 MIN_IDENTIFIER_LEN = 3
 # Plain words shorter than this are almost always noise.
 MIN_WORD_LEN = 3
+# A run of more than this many lower-case letters, with no capital, digit or underscore
+# to mark its words, is no name a codebase uses (``thequickbrownfoxjumpedover...``, a
+# made-up host of a reproduction): it is neither searched nor reported as a gap. In the
+# dev trees' code every run this long is test data (``loooo...ong``, ``aaaa...``).
+MAX_PLAIN_RUN = 30
 # Caps keep a pasted log or `pip freeze` from turning into hundreds of searches.
 MAX_IDENTIFIERS = 40
 MAX_PATHS = 12
 MAX_WORDS = 30
+
+_LONG_PLAIN_RUN_RE = re.compile(r"(?<![A-Za-z0-9_])[a-z]{%d,}(?![A-Za-z0-9_])" % (MAX_PLAIN_RUN + 1))
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 
@@ -670,7 +677,7 @@ def extract_keywords(task: str) -> list[Keyword]:
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
-        if key in seen:
+        if key in seen or _LONG_PLAIN_RUN_RE.search(text):
             return
         kw = make_keyword(text, kind, stem_only=stem_only)
         if kw is not None:
@@ -732,7 +739,7 @@ _URL_TAIL = ".,;:!?)]}>'\""
 # a netrc task). Only the generic top-level domains: ``scipy.io`` and ``x.dev`` may be
 # modules, and a Java package starts with ``com.``, never ends with it.
 _BARE_HOST_RE = re.compile(r"(?<![\w./@-])(?:[\w.+-]+@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
-                           r"(?:com|org|net|edu|gov)(?::\d+)?(?![\w-])", re.I)
+                           r"(?:com|org|net|edu|gov|localhost)(?::\d+)?(?![\w-])", re.I)
 
 
 def strip_urls(task: str) -> tuple[str, list[str]]:
