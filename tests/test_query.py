@@ -492,6 +492,16 @@ def test_a_long_made_up_host_is_neither_searched_nor_a_gap() -> None:
     assert {"uri", "parse", "host"} <= texts
 
 
+def test_builtins_called_in_pasted_code_are_no_keywords_but_named_in_prose_they_are() -> None:
+    task = ("Wrapped text loses a character\n```python\nfor line in Text('abc').wrap(Console(), 8):\n"
+            "    print(repr(line.plain), len(line))\nx = require('yargs')\n```\n")
+    texts = {k.text for k in extract_keywords(task)}
+    assert not {"repr", "len", "require"} & texts, texts
+    assert {"Text", "Console", "wrap"} <= texts
+    texts = {k.text for k in extract_keywords(task + "The repr of the line is wrong too.")}
+    assert "repr" in texts and "len" not in texts
+
+
 def test_issue_template_words_are_no_keywords() -> None:
     task = ("Parser drops fields\n\n**Describe the bug**\nA clear and concise description of what the bug is.\n"
             "**To Reproduce**\nSteps to reproduce the behavior:\n1. parse nested fields\n"
