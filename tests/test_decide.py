@@ -154,3 +154,21 @@ def test_a_steered_round_that_adds_nothing_names_the_file_its_words_put_first():
     d = decide(Evidence(cycle=2, max_cycles=5, results=4, confidence=0.78, top="src/auth.py", top_rank=2,
                         steered=True, steered_lead=True, new_ids=0))
     assert d.reason == "saturated" and "your new words put src/auth.py first (2nd in the ranking" in d.why
+
+
+def test_a_stop_that_says_read_the_best_files_names_this_cycles_best_when_it_is_not_first():
+    # A trial: the caller's --keywords round at the limit put Formatter_inl.hpp level with
+    # an earlier file (0.536 each, the earlier one first by its path); "read the best
+    # files" with confidence 0.864 read as the earlier, wrong file's.
+    base = dict(cycle=3, max_cycles=3, results=9, confidence=0.864, top="include/CLI/impl/Formatter_inl.hpp",
+                top_rank=2, steered=True, steered_lead=True)
+    d = decide(Evidence(**base))
+    assert d.reason == "max_cycles"
+    assert "include/CLI/impl/Formatter_inl.hpp (2nd in the ranking, below files of earlier cycles) is likely" in d.why
+    unsure = decide(Evidence(**dict(base, confidence=0.4)))
+    assert "Formatter_inl.hpp (2nd in the ranking, below files of earlier cycles) leads this cycle " \
+           "(confidence 0.4): read it too" in unsure.why
+    first = decide(Evidence(**dict(base, top_rank=0)))
+    assert first.why == "the cycle limit is reached; read the best files"
+    gone = decide(Evidence(**dict(base, cycle=2, new_ids=0, steered=False, steered_lead=False)))
+    assert gone.reason == "saturated" and "Formatter_inl.hpp (2nd" in gone.why

@@ -129,6 +129,15 @@ def decide(e: Evidence) -> Decision:
     place = f" ({_ordinal(e.top_rank)} in the ranking, below files of earlier cycles)" if e.top_rank > 1 else ""
     likely = f"{e.top}{place} is likely (confidence {confidence:g})" \
         if confidence >= HIGH_RELEVANCE and e.top and not e.judged_top else ""
+    # A stop that says "read the best files" while this cycle's best file stands below
+    # files of earlier cycles names it: ``confidence`` is about that file, and read as
+    # about the ranking's first it was a wrong file's (a trial: 0.864 beside a tie at
+    # 0.536, the earlier file first by its path).
+    below = (likely or f"{e.top}{place} leads this cycle (confidence {confidence:g})") \
+        if place and e.top and not e.judged_top else ""
+
+    def naming(why: str) -> str:
+        return f"{why}; {below}: read it too" if below else why
 
     def stop(action: str, reason: str, why: str) -> Decision:
         return Decision(action, True, reason, why, confidence)
@@ -168,7 +177,7 @@ def decide(e: Evidence) -> Decision:
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:
-        return stop("synthesize", "max_cycles", "the cycle limit is reached; read the best files")
+        return stop("synthesize", "max_cycles", naming("the cycle limit is reached; read the best files"))
     if e.cycle > 1 and e.new_ids == 0:
         if e.judged_top and e.judged_score < HIGH_RELEVANCE:
             # The files the caller read lead, and the caller called them weak: "read the
@@ -182,7 +191,8 @@ def decide(e: Evidence) -> Decision:
             # sentence names it, as rules 7-9 would, so results and why agree.)
             return stop("synthesize", "saturated", f"your new words put {e.top} first{place}, and this cycle "
                         "added no other file to the ranking's best; read it, then the best files")
-        return stop("synthesize", "saturated", "this cycle added no file to the ranking's best; read the best files")
+        return stop("synthesize", "saturated",
+                    naming("this cycle added no file to the ranking's best; read the best files"))
     def after_likely(why: str) -> str:
         return f"{likely}; {why}" if likely else why
 
@@ -205,6 +215,6 @@ def decide(e: Evidence) -> Decision:
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
     if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
-                    "nothing new to search and no file stands out; read the best files, and if they "
-                    "are not it, call again with --keywords in the words the code would use")
-    return stop("synthesize", "exhausted", "nothing new to search; read the best files")
+                    naming("nothing new to search and no file stands out; read the best files, and if they "
+                           "are not it, call again with --keywords in the words the code would use"))
+    return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
