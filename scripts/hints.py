@@ -66,6 +66,9 @@ _MAX_GAP_SCAN_CHARS = 500_000_000
 # builds them (id, title, summary, tags, score, related; about 600 bytes each, measured
 # on this repository) are about 300 MB; an input beyond this is not a result list.
 MAX_INPUT_BYTES = 512 * 1024 * 1024
+# Result items the CLI takes: twice the 500,000 above. Past it an input is no result list
+# but a flood of tiny items (``{}`` repeated: 42 MB of them took 49 s and 5 GB).
+MAX_RESULTS = 1_000_000
 # Longest rendering of a bad value in an error message.
 _SHOWN_CHARS = 40
 # Invisible characters that steer a terminal or reorder text: escaped in --text output.
@@ -935,7 +938,15 @@ def main(argv: list[str] | None = None) -> int:
         if sys.stdin is None and args.input in (None, "-"):
             raise HintsInputError("input: no stdin; pass --input FILE")
         where = "input" if args.input in (None, "-") else f"--input {args.input}"
-        hints = hints_from_payload(_load_payload(_read_input(args.input), where), args.sufficient_score)
+        payload = _load_payload(_read_input(args.input), where)
+        results = payload.get("results")
+        if isinstance(results, list) and len(results) > MAX_RESULTS:
+            raise HintsInputError(f"{where}: results: {len(results)} items, more than {MAX_RESULTS:,}; "
+                                  "pass the best ones")
+        hints = hints_from_payload(payload, args.sufficient_score)
+    except MemoryError:
+        _say("hints.py: error: input: too large to hold in memory; pass fewer or smaller results")
+        return 1
     except HintsInputError as error:
         message = " ".join(str(error).splitlines())
         _say(f"hints.py: error: {message}")

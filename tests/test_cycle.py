@@ -3,6 +3,7 @@ with the loop's own proposal on a later call."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -471,3 +472,27 @@ def test_a_query_holds_at_most_its_limit_the_callers_newest_words_first(tmp_path
     p = plan(st, request(tmp_path, keywords=("fresh",)), {})
     assert len(p.query.keywords) == MAX_QUERY_KEYWORDS
     assert p.query.keywords[0].text == "fresh" and p.query.keywords[-1].text == f"old{MAX_QUERY_KEYWORDS - 2}"
+
+
+def test_a_file_that_cannot_be_looked_at_for_a_while_is_not_gone(tmp_path, monkeypatch):
+    # A folder's permissions taken away for one cycle dropped the caller's judged files
+    # from the answer for good (a stat error was read as "deleted").
+    from agentic_search import cycle as cycle_mod
+
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
+    root = str(tmp_path)
+    real_stat = os.stat
+    failure: list = []
+
+    def stat(path, *args, **kwargs):
+        if failure and str(path).endswith("a.py"):
+            raise failure[0]
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(cycle_mod.os, "stat", stat)
+    assert cycle_mod._still_a_file(root, os.path.realpath(root), "pkg/a.py", 1 << 20)
+    failure.append(PermissionError(13, "Permission denied"))
+    assert cycle_mod._still_a_file(root, os.path.realpath(root), "pkg/a.py", 1 << 20)
+    failure[0] = FileNotFoundError(2, "No such file or directory")
+    assert not cycle_mod._still_a_file(root, os.path.realpath(root), "pkg/a.py", 1 << 20)

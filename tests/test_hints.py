@@ -644,3 +644,23 @@ def test_a_long_repetitive_query_gets_the_hints_of_a_short_one_quickly():
     long = compute_hints([], ["rate", "limit"] * 50_000)
     assert long["next_action"] == short["next_action"] == "broaden"
     assert set(long["gap_keywords"]) == {"rate", "limit"}
+
+
+def test_cli_refuses_a_flood_of_results_and_a_payload_too_large_for_memory_in_one_line(capsys, monkeypatch,
+                                                                                       tmp_path):
+    # 42 MB of ``{}`` items took 49 s and 5 GB; under a memory limit it ended in a traceback.
+    path = tmp_path / "flood.json"
+    path.write_text(json.dumps({"keywords": ["a"], "results": [{}] * 4}))
+    monkeypatch.setattr(hints, "MAX_RESULTS", 3)
+    assert hints.main(["--input", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == f"hints.py: error: --input {path}: results: 4 items, more than 3; pass the best ones\n"
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(hints, "MAX_RESULTS", 1_000_000)
+    monkeypatch.setattr(hints, "hints_from_payload", no_memory)
+    assert hints.main(["--input", str(path)]) == 1
+    out, err = capsys.readouterr()
+    assert out == "" and err == "hints.py: error: input: too large to hold in memory; pass fewer or smaller results\n"

@@ -415,7 +415,7 @@ def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, 
     run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
     before = state.read_bytes()
 
-    def disk_full(src, dst):
+    def disk_full(src, dst, **dir_fds):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(state_mod.os, "replace", disk_full)
@@ -426,6 +426,35 @@ def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, 
     assert captured.err == f"{PREFIX}--state {state}: cannot write: No space left on device\n"
     assert state.read_bytes() == before
     assert temp_files(tmp_path) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symlinks need a POSIX file system")
+def test_a_state_folder_swapped_for_a_link_into_the_tree_mid_cycle_gets_nothing_written(tmp_path, router,
+                                                                                         monkeypatch, capsys):
+    # An adversary swaps the state's folder for a link into the tree while a cycle runs:
+    # the state was written into the tree (the check had run before the cycle).
+    import retrieve_loop
+    from agentic_search import cli as cli_mod
+
+    folder = tmp_path / "st" / "x"
+    state = folder / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    real_cycle = cli_mod.run_cycle
+
+    def cycle_then_swap(*args, **kwargs):
+        out = real_cycle(*args, **kwargs)
+        os.rename(str(folder), str(tmp_path / "st" / "x.old"))
+        os.symlink(str(router / "app"), str(folder))
+        return out
+
+    monkeypatch.setattr(cli_mod, "run_cycle", cycle_then_swap)
+    before = sorted(str(p.relative_to(router)) for p in router.rglob("*"))
+    code = retrieve_loop.main(["--state", str(state)])
+    captured = capsys.readouterr()
+    assert code == 1 and captured.out == ""
+    assert captured.err.startswith(f"{PREFIX}--state {state}: its folder is now inside the tree it searches")
+    assert len(captured.err.splitlines()) == 1
+    assert sorted(str(p.relative_to(router)) for p in router.rglob("*")) == before
 
 
 # --- the loop ---------------------------------------------------------------------------
@@ -1360,6 +1389,10 @@ def test_show_prints_the_last_answer_again_and_runs_no_cycle(tmp_path, router) -
     # a flag that would change the loop is refused, never silently ignored
     assert_one_line_error(run_cli("--state", state, "--show", "--keywords", "route"), "--show", code=2)
     assert state.read_bytes() == before
+    # --show writes nothing, not even the lock: a state on a read-only disk can be shown
+    os.unlink(str(state) + ".lock")
+    assert run_cli("--state", state, "--show").stdout == proc.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["repo", "state.json"]
 
 
 def test_show_without_a_state_says_to_run_a_cycle_first(tmp_path) -> None:

@@ -147,7 +147,7 @@ def test_a_process_killed_mid_write_leaves_the_previous_state_loadable(tmp_path)
         "import os, signal, sys\n"
         f"sys.path.insert(0, {str(SCRIPTS)!r})\n"
         "from agentic_search import state\n"
-        "os.replace = lambda *a: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "os.replace = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)\n"
         f"s = state.load_state({str(path)!r}).with_(cycle=2)\n"
         f"state.save_state({str(path)!r}, s)\n"
     )

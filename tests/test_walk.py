@@ -159,6 +159,38 @@ def test_symlink_leaving_the_root_is_skipped(tmp_path) -> None:
 
 
 @needs_symlinks
+@pytest.mark.parametrize("after", ["", "sub"])
+def test_a_directory_swapped_for_a_link_while_the_walk_runs_is_never_listed(tmp_path, monkeypatch, after) -> None:
+    # An adversary swaps ``sub`` for a link to outside the tree right after the walk has
+    # listed the root (then ``sub`` itself would be listed through the link) or ``sub``
+    # (then ``sub/deep``, below it): the outside files were listed, with their own
+    # device and inode, and read.
+    from agentic_search import walk as walk_module
+
+    outside = tmp_path / "outside"
+    make(outside, {"f.py": "SECRET", "deep/g.py": "SECRET"})
+    root = tmp_path / "root"
+    make(root, {"a.py": "", "sub/f.py": "", "sub/deep/g.py": ""})
+    real_scan = walk_module._scan_entries
+    done = []
+
+    def scan_then_swap(d, *args, **kwargs):
+        out = real_scan(d, *args, **kwargs)
+        if d[1] == after and not done:
+            done.append(True)
+            os.rename(str(root / "sub"), str(tmp_path / "moved"))
+            os.symlink(str(outside), str(root / "sub"))
+        return out
+
+    monkeypatch.setattr(walk_module, "_scan_entries", scan_then_swap)
+    result = walk(str(root))
+    assert "a.py" in rels(result)
+    secret = {(st.st_dev, st.st_ino) for st in (os.stat(str(outside / "f.py")), os.stat(str(outside / "deep/g.py")))}
+    assert not [f.rel for f in result.files if (f.dev, f.ino) in secret]
+    assert skipped(result).get("unreadable") == 1
+
+
+@needs_symlinks
 def test_symlink_inside_root_is_followed_and_each_directory_walked_once(tmp_path) -> None:
     make(tmp_path, {"real/f.py": "", "g.py": "", "only/x.py": ""})
     os.symlink("real", str(tmp_path / "alias"))  # 'real' is walked by its own name

@@ -22,7 +22,8 @@ from .progress import Progress
 from .records import CycleView
 from .request import (DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, check_state_outside,
                       resolve_judgements)
-from .state import LOCK_SUFFIX, LoopState, StateError, check_writable_target, load_state, locked, save_state
+from .state import (LOCK_SUFFIX, InsideTree, LoopState, StateError, check_writable_target, load_state, locked,
+                    save_state)
 from .walk import MAX_FILE_BYTES, GlobError, literal_paths
 
 CliError = RequestError
@@ -57,14 +58,14 @@ def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str
 
 def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     """``--show``: the last cycle's answer as the state holds it, less files that no
-    longer exist; no cycle runs, and nothing is written but the lock (taken so a cycle
-    another process is saving is read whole)."""
+    longer exist; no cycle runs, and nothing is written, not even the lock: a state is
+    replaced whole by a rename, so a cycle another process is saving is read before or
+    after, never half (and a state on a read-only disk can be shown)."""
     missing = RequestError(f"--state {request.state_shown}: no such state file; run a cycle first "
                            "(--root DIR --task TEXT)")
     if not os.path.lexists(request.state_path):
         raise missing
-    with locked(request.state_path, request.state_shown):
-        state = load_state(request.state_path, request.state_shown)
+    state = load_state(request.state_path, request.state_shown)
     if state is None:  # (an empty file, or removed since the look above)
         if os.path.lexists(request.state_path):
             raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
@@ -266,6 +267,9 @@ def _steering(request: Request) -> str:
 def _save(request: Request, state: LoopState) -> None:
     try:
         save_state(request.state_path, state)
+    except InsideTree:  # its folder became a link into the tree during the cycle
+        raise RequestError(f"--state {request.state_shown}: its folder is now inside the tree it searches "
+                           f"({state.root}); nothing was written there: keep the state outside the tree") from None
     except (OSError, ValueError) as exc:
         raise RequestError(f"--state {request.state_shown}: cannot write: {getattr(exc, 'strerror', None) or exc}") \
             from None

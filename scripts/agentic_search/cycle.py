@@ -605,12 +605,16 @@ def _still_a_file(root: str, root_real: str, rel: str, max_bytes: int) -> bool:
     """Whether ``rel`` (a tree path) is still a file a walk could return: it exists, is
     (or links, inside the tree ``root_real``, the resolved root, to) a regular file, and
     is within ``max_bytes``. A file replaced by a directory, a FIFO or a link leading
-    out, or grown past the size limit, is no longer what its entry says."""
+    out, or grown past the size limit, is no longer what its entry says. One that cannot
+    be looked at now (a folder's permissions taken away for a while) is not gone: the
+    caller's judgements of it stay in the answer."""
     real = fsafe.resolve(os.path.join(root, *rel.split("/")))
     if real is None or not fsafe.inside(real, root_real):
         return False
     try:
         st = os.stat(real)
+    except PermissionError:
+        return True
     except (OSError, ValueError):
         return False
     return stat_mod.S_ISREG(st.st_mode) and st.st_size <= max_bytes

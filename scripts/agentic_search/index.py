@@ -788,7 +788,7 @@ class NeedleStore(_Rewritten):
         head = json.dumps({"root": self._root, "matcher": self._fingerprint, "segments": heads},
                           separators=(",", ":")).encode("ascii")
         first = b"%s %d %d\n" % (STORE_MAGIC, FORMAT_VERSION, len(head))
-        atomic_write(self.path, [first, head] + pieces, fsync=False, prefix=TMP_PREFIX)
+        atomic_write(self.path, [first, head] + pieces, fsync=False, prefix=TMP_PREFIX, outside=self._root)
 
     @property
     def dirty(self) -> bool:
@@ -846,9 +846,10 @@ class FactStore(_Rewritten):
     under the index's lock: the facts used or made this cycle first, then the others, at
     most :data:`FACTS_MAX_ENTRIES`; facts of segments no longer live are dropped."""
 
-    def __init__(self, path: str, matcher: str) -> None:
+    def __init__(self, path: str, matcher: str, root: Optional[str] = None) -> None:
         self.path = path
         self._matcher = matcher
+        self._root = root  # the tree's real path: never written inside it
         self._fingerprint: Optional[str] = None  # made on first use (it reads the package)
         self._entries: dict[tuple[str, int, str, str], bytes] = {}
         self._new: dict[tuple[str, int, str, str], bytes] = {}
@@ -961,7 +962,8 @@ class FactStore(_Rewritten):
                                                      key[3].encode("ascii"), raw))
             kept += 1
         body = b"".join(pieces)
-        atomic_write(self.path, [head[:-1] + b" " + _crc_hex(body) + b"\n", body], fsync=False, prefix=TMP_PREFIX)
+        atomic_write(self.path, [head[:-1] + b" " + _crc_hex(body) + b"\n", body], fsync=False, prefix=TMP_PREFIX,
+                     outside=self._root)
 
 
 def _crc_hex(data: bytes) -> bytes:
@@ -994,7 +996,7 @@ class Index:
         self._indexed = False
         self._bad: set[str] = set()                   # segments found damaged
         self._store = NeedleStore(os.path.join(path, STORE_NAME), root_real, fingerprint)
-        self._facts = FactStore(os.path.join(path, FACTS_NAME), fingerprint)
+        self._facts = FactStore(os.path.join(path, FACTS_NAME), fingerprint, root_real)
         self.progress: Progress = QUIET
 
     @property
@@ -1476,7 +1478,7 @@ class Index:
             man = {"format": FORMAT_NAME, "version": FORMAT_VERSION, "matcher": self._fingerprint,
                    "root": self.root, "segments": names}
             atomic_write(os.path.join(self.path, MANIFEST),
-                         [json.dumps(man, indent=0).encode("ascii")], fsync=False, prefix=TMP_PREFIX)
+                         [json.dumps(man, indent=0).encode("ascii")], fsync=False, prefix=TMP_PREFIX, outside=self.root)
             self._store.save(names)
             self._facts.save(names)
             self._collect(set(names))
@@ -1484,7 +1486,7 @@ class Index:
 
     def _write(self, seg: Segment) -> None:
         atomic_write(os.path.join(self.path, seg.name), seg.pieces(self.root, self._fingerprint),
-                     fsync=False, prefix=TMP_PREFIX)
+                     fsync=False, prefix=TMP_PREFIX, outside=self.root)
 
     def _merged(self) -> Segment:
         """All live entries (newest per path, not known stale) as one segment."""
@@ -1540,7 +1542,8 @@ def _build_part(part: tuple[int, int, str]) -> Optional[str]:
     a, b, name = part
     try:
         seg = build_segment(name, entries[a:b])
-        atomic_write(os.path.join(path, name), seg.pieces(root, fingerprint), fsync=False, prefix=TMP_PREFIX)
+        atomic_write(os.path.join(path, name), seg.pieces(root, fingerprint), fsync=False, prefix=TMP_PREFIX,
+                     outside=root)
     except OSError:
         return None
     return name

@@ -19,6 +19,7 @@ written ASCII-only.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 import stat
@@ -27,6 +28,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Iterator, Mapping, Optional, Sequence
 
+from . import fsafe
+from .forkmap import close_in_workers, keep_in_workers
 from .fsafe import NotRegularError, read_regular
 from .query import Keyword, make_keyword
 from .records import CycleView, FormatError, get_bool, get_float, get_int, get_list, get_str, get_strs
@@ -387,10 +390,12 @@ def check_writable_target(path: str, shown: str, replacing: bool = True) -> None
 
 
 def save_state(path: str, state: LoopState) -> None:
-    """Write ``state`` to ``path`` atomically (temp file in the same directory, then rename)."""
+    """Write ``state`` to ``path`` atomically (temp file in the same directory, then
+    rename), never inside the tree it searches (:class:`InsideTree`), even when the
+    state's directory was swapped for a link into it during the cycle."""
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     payload = json.dumps(state.to_json(), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-    atomic_write(path, (payload.encode("ascii"),), fsync=True)
+    atomic_write(path, (payload.encode("ascii"),), fsync=True, outside=fsafe.resolved(state.root))
 
 
 @contextlib.contextmanager
@@ -413,6 +418,7 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
     fd, created, failed = -1, False, False
     try:
         fd, created = _acquire(fcntl, lock_path, shown, wait, made)
+        close_in_workers(fd)  # a forked worker's copy would hold the lock past this process
         yield
     except BaseException:
         failed = True
@@ -422,6 +428,7 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
         if fd >= 0:
             if created and (failed or nothing_saved):
                 _unlink_quietly(lock_path)  # still held: a waiter sees it gone and takes a new one
+            keep_in_workers(fd)
             os.close(fd)  # closing releases the lock
         if nothing_saved:
             _remove_made(made)
@@ -563,14 +570,71 @@ def _is_at(fd: int, path: str) -> bool:
     return (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino)
 
 
-def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str = ".agentic-search-") -> None:
+# Writes name their directory by a descriptor (openat, renameat) where the system can.
+_WRITE_BY_FD = hasattr(os, "O_DIRECTORY") and os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd
+
+
+class InsideTree(PermissionError):
+    """A write that would land inside the tree the tool searches."""
+
+
+def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str = ".agentic-search-",
+                 outside: Optional[str] = None) -> None:
     """Write ``pieces`` to a temporary file beside ``path``, then rename it into place.
 
     A crash at any point leaves either the old file or the new one, never a mix; the
     temporary file is removed on failure. ``fsync`` makes the new content durable
     before the rename (the state needs it; a cache, which is rebuilt, does not).
+
+    The directory is held by a descriptor from first to last: the file lands in the
+    directory checked, even when the path is swapped for a link meanwhile. With
+    ``outside`` (a tree's real path) that directory must not be in that tree, under any
+    name (:func:`fsafe.inside_any_name`): else :class:`InsideTree` and nothing is written.
     """
     directory = os.path.dirname(os.path.abspath(path))
+    if not _WRITE_BY_FD:
+        if outside is not None and fsafe.inside_any_name(fsafe.resolved(directory), outside):
+            raise InsideTree(errno.EPERM, "inside the tree it searches", directory)
+        _write_by_path(directory, path, pieces, fsync, prefix)
+        return
+    dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    try:
+        if outside is not None:
+            real = fsafe.resolved(directory)
+            here, there = os.fstat(dfd), os.stat(real)
+            if (here.st_dev, here.st_ino) != (there.st_dev, there.st_ino) or fsafe.inside_any_name(real, outside):
+                raise InsideTree(errno.EPERM, "inside the tree it searches", directory)
+        name = os.path.basename(path)
+        for _ in range(100):
+            tmp = f"{prefix}{os.urandom(6).hex()}.tmp"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                             | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=dfd)
+                break
+            except FileExistsError:
+                continue
+        else:
+            raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
+        try:
+            with os.fdopen(fd, "wb") as fh:
+                for piece in pieces:
+                    fh.write(piece)
+                if fsync:
+                    fh.flush()
+                    os.fsync(fh.fileno())
+            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+        except BaseException:
+            try:
+                os.unlink(tmp, dir_fd=dfd)
+            except OSError:
+                pass
+            raise
+    finally:
+        os.close(dfd)
+
+
+def _write_by_path(directory: str, path: str, pieces: Sequence[bytes], fsync: bool, prefix: str) -> None:
+    """:func:`atomic_write` where descriptors cannot name a directory (not POSIX)."""
     fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -394,6 +394,17 @@ def _may_hold_matches(dir_rel: str, prefixes: Optional[Tuple[str, ...]]) -> bool
 _Dir = Tuple[str, str, str, IgnoreRules, Tuple[Tuple[int, int], ...], bool, Optional[Tuple[int, int]]]
 _by_name = operator.attrgetter("name")
 _by_rel = operator.attrgetter("rel")
+# A directory is listed through a descriptor of its own, opened without following a
+# link: a directory swapped for a link (to outside the tree) between the listing of its
+# parent and its own is then never listed, and each entry's stat is of the directory
+# that was checked. (Where scandir takes no descriptor, by path as before.)
+_DIR_FLAGS = (os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | getattr(os, "O_NOFOLLOW", 0)
+              | getattr(os, "O_CLOEXEC", 0))
+_SCAN_BY_FD = os.scandir in os.supports_fd and hasattr(os, "O_DIRECTORY") and hasattr(os, "O_NOFOLLOW")
+
+
+class _Moved(OSError):
+    """The directory at a path is no longer the one the walk listed there."""
 
 
 class _Tally:
@@ -559,16 +570,56 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
     file, no per-entry work that the common case does not need.
     """
     d_path, d_rel, d_real, rules, d_ancestors, via_link, _ = d
+    fd = -1
     try:
-        with os.scandir(d_path) as it:
+        if _SCAN_BY_FD:
+            fd = _open_dir(d_real, key, d_ancestors[-1] if d_ancestors and d_rel else None)
+        with os.scandir(fd if fd >= 0 else d_path) as it:
             entries = sorted(it, key=_by_name)
     except OSError as exc:
+        if fd >= 0:
+            os.close(fd)
         if not d_rel:
             raise
         tally.skip("unreadable", d_rel, f"cannot list directory: {exc.strerror or exc}")
         return []
+    try:
+        return _scan_entries(d, key, entries, root_real, skip_real, skip_ids, selected, prefixes, excluded,
+                             use_gitignore, top_prefix, max_bytes, files, tally)
+    finally:
+        if fd >= 0:
+            os.close(fd)  # (only now: each entry's stat is taken through it)
+
+
+def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]) -> int:
+    """A descriptor of the directory at ``real``, when it is the one listed as ``key``
+    (device, inode): a link there is refused (ELOOP), and so is another directory
+    (:class:`_Moved`). A mount point's own device and inode differ from what its parent's
+    listing gave: it passes when its ``..`` is that ``parent`` (a directory swapped in
+    from elsewhere has another parent)."""
+    fd = os.open(real, _DIR_FLAGS)
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != key:
+            up = os.stat("..", dir_fd=fd) if parent is not None else None
+            if up is None or (up.st_dev, up.st_ino) != parent:
+                raise _Moved(0, "replaced while the walk listed it", real)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]"], root_real: str,
+                  skip_real: FrozenSet[str], skip_ids: FrozenSet[Tuple[int, int]], selected: _GlobSet,
+                  prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet, use_gitignore: bool, top_prefix: str,
+                  max_bytes: int, files: List[FileEntry], tally: _Tally) -> List[_Dir]:
+    """:func:`_scan` past the listing: sort out one directory's entries."""
+    d_path, d_rel, d_real, rules, d_ancestors, via_link, _ = d
+    # (An entry listed through a descriptor has its bare name as its path.)
+    path_prefix = os.path.join(d_path, "")
     if use_gitignore:
-        rules = _with_own_gitignore(rules, entries, d_rel, top_prefix, tally)
+        rules = _with_own_gitignore(rules, entries, path_prefix, d_rel, top_prefix, tally)
     ancestors = d_ancestors + (key,)
     subdirs: List[_Dir] = []
     rel_prefix = d_rel + "/" if d_rel else ""
@@ -604,7 +655,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
             continue
         real = ""
         if is_link:
-            real, why = _follow(e.path, root_real, skip_real)
+            real, why = _follow(path_prefix + name, root_real, skip_real)
             if why is not None:
                 tally.skip(why[0], rel, why[1])
                 continue
@@ -614,7 +665,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
                 continue
             # A plain subdirectory is its parent's device and the inode the listing gave
             # (no stat); one behind a symlink is stat'ed when its turn comes.
-            subdirs.append((e.path, rel, real or real_prefix + name, rules, ancestors, via_link or is_link,
+            subdirs.append((path_prefix + name, rel, real or real_prefix + name, rules, ancestors, via_link or is_link,
                             None if is_link else (key[0], e.inode())))
             continue
         try:
@@ -632,19 +683,19 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
             tally.skip("too_large", rel, f"{st.st_size} bytes > max_bytes {max_bytes}")
         else:
             # A vetted symlink is opened at its target: the read never follows a link.
-            files.append(_file_entry(rel, real or e.path, st.st_size, st.st_mtime_ns,
+            files.append(_file_entry(rel, real or path_prefix + name, st.st_size, st.st_mtime_ns,
                                      st.st_ctime_ns, st.st_dev, st.st_ino))
     return subdirs
 
 
-def _with_own_gitignore(rules: IgnoreRules, entries: List["os.DirEntry[str]"], d_rel: str,
+def _with_own_gitignore(rules: IgnoreRules, entries: List["os.DirEntry[str]"], path_prefix: str, d_rel: str,
                         top_prefix: str, tally: _Tally) -> IgnoreRules:
     """Rules for a directory's entries: the inherited ones plus its own .gitignore."""
     for e in entries:
         if e.name == IGNORE_FILE_NAME:
             base = f"{top_prefix}/{d_rel}" if top_prefix and d_rel else (top_prefix or d_rel)
             src = f"{base}/{IGNORE_FILE_NAME}" if base else IGNORE_FILE_NAME
-            found, problem = load_ignore_file(e.path, src, base)
+            found, problem = load_ignore_file(path_prefix + e.name, src, base)
             if problem is not None:
                 tally.skip("bad_ignore_file", f"{d_rel}/{e.name}" if d_rel else e.name, problem)
             return rules.child(found)
