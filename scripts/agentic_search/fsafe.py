@@ -26,7 +26,9 @@ Example::
 from __future__ import annotations
 
 import errno
+import functools
 import os
+import re
 import stat
 from typing import Optional, Tuple
 
@@ -86,11 +88,23 @@ def home_dir() -> str:
         return os.path.expanduser("~")
 
 
+# Where Linux lists the mounts this process sees: for each, the folder of its file
+# system it shows (a bind mount of a folder shows that folder, not the file system's root).
+MOUNT_TABLE = "/proc/self/mountinfo"
+# A mount table longer than this is not read (the check by device and inode still runs).
+MOUNT_TABLE_MAX_BYTES = 4 * 1024 * 1024
+_OCTAL_ESCAPE = re.compile(r"\\([0-7]{3})")
+
+
 def inside_any_name(path: str, root_real: str) -> bool:
     """Whether ``path`` is ``root_real`` or below it, by name or by device and inode: a
-    folder of the tree reached through another name (a bind mount) is inside it too.
-    For where the tool would write (its state, its index)."""
+    folder of the tree reached through another name (a bind mount) is inside it too, and
+    so is a folder below it mounted elsewhere (``tree/.cache`` bound as ``~/.cache``:
+    seen in the mount table, where there is one). For where the tool would write (its
+    state, its index)."""
     if inside(path, root_real):
+        return True
+    if _inside_by_mounts(path, root_real):
         return True
     try:
         st = os.stat(root_real)
@@ -108,6 +122,52 @@ def inside_any_name(path: str, root_real: str) -> bool:
         if parent == cur:
             return False
         cur = parent
+
+
+def _inside_by_mounts(path: str, root_real: str) -> bool:
+    """Whether ``path`` and ``root_real``, each seen as a folder of the file system it is
+    mounted from (:func:`_fs_location`), are one file system and ``path`` is below."""
+    mounts = _mounts()
+    if not mounts:
+        return False
+    here, tree = _fs_location(path, mounts), _fs_location(root_real, mounts)
+    return here is not None and tree is not None and here[0] == tree[0] and inside(here[1], tree[1])
+
+
+def _mounts() -> list:
+    """(device, folder of its file system shown, mount point) per line of the mount
+    table, in its order (a later mount on the same point covers an earlier one); [] where
+    there is none or it cannot be read."""
+    try:
+        with open(MOUNT_TABLE, "rb") as fh:
+            raw = fh.read(MOUNT_TABLE_MAX_BYTES + 1)
+    except OSError:
+        return []
+    if len(raw) > MOUNT_TABLE_MAX_BYTES:
+        return []
+    out = []
+    for line in raw.decode("utf-8", "surrogateescape").splitlines():
+        fields = line.split(" ")
+        if len(fields) < 5:
+            continue
+        unescape = functools.partial(_OCTAL_ESCAPE.sub, lambda m: chr(int(m.group(1), 8)))
+        out.append((fields[2], unescape(fields[3]), unescape(fields[4])))
+    return out
+
+
+def _fs_location(real: str, mounts: list) -> Optional[Tuple[str, str]]:
+    """(device, path within its file system) of the resolved path ``real``: the mount
+    whose point holds it most closely (the last such), its shown folder joined with the
+    rest of the path."""
+    best = None
+    for device, shown, point in mounts:
+        if inside(real, point) and (best is None or len(point) >= len(best[2])):
+            best = (device, shown, point)
+    if best is None:
+        return None
+    device, shown, point = best
+    rest = os.path.relpath(real, point)
+    return device, os.path.normpath(os.path.join(shown, rest)) if rest != "." else shown
 
 
 def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optional[int] = None,
