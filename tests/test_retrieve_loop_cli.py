@@ -457,6 +457,37 @@ def test_a_state_folder_swapped_for_a_link_into_the_tree_mid_cycle_gets_nothing_
     assert sorted(str(p.relative_to(router)) for p in router.rglob("*")) == before
 
 
+@pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symlinks need a POSIX file system")
+@pytest.mark.parametrize("held", [True, False], ids=["a tree file of the lock's name", "an empty tree folder"])
+def test_the_clean_up_of_a_refused_first_call_removes_nothing_of_the_tree(tmp_path, router, monkeypatch, capsys,
+                                                                          held):
+    # A first call makes the state's folders and lock; refused at the save (its folder
+    # swapped for a link into the tree), its clean-up removed by path: the tree's own
+    # file of the lock's name, and an empty folder of the tree where it had made one.
+    import retrieve_loop
+    from agentic_search import cli as cli_mod
+
+    (router / "app" / "sub").mkdir()
+    if held:
+        (router / "app" / "sub" / "s.json.lock").write_text("the tree's own file\n")
+    made = tmp_path / "new"
+    state = made / "sub" / "s.json"
+    real_cycle = cli_mod.run_cycle
+
+    def cycle_then_swap(*args, **kwargs):
+        out = real_cycle(*args, **kwargs)
+        os.rename(str(made), str(tmp_path / "new.old"))
+        os.symlink(str(router / "app"), str(made))
+        return out
+
+    monkeypatch.setattr(cli_mod, "run_cycle", cycle_then_swap)
+    before = sorted(str(p.relative_to(router)) for p in router.rglob("*"))
+    code = retrieve_loop.main(["--root", str(router), "--state", str(state), "--keywords", "route"])
+    assert code == 1 and "inside the tree it searches" in capsys.readouterr().err
+    assert sorted(str(p.relative_to(router)) for p in router.rglob("*")) == before
+    assert (router / "app" / "sub").is_dir()
+
+
 # --- the loop ---------------------------------------------------------------------------
 
 def test_calls_with_only_root_and_state_run_the_proposed_query_until_done(tmp_path, router):

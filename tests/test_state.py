@@ -335,4 +335,4 @@ def test_a_directory_another_call_removed_meanwhile_is_made_again(tmp_path, monk
     target = tmp_path / "a" / "b" / "s.json"
     made = state_mod.make_parents(str(target), "s.json")
     assert (tmp_path / "a" / "b").is_dir()
-    assert made == [str(tmp_path / "a"), str(tmp_path / "a" / "b")]
+    assert [p for p, _ident in made] == [str(tmp_path / "a"), str(tmp_path / "a" / "b")]

@@ -190,6 +190,25 @@ def test_a_directory_swapped_for_a_link_while_the_walk_runs_is_never_listed(tmp_
     assert skipped(result).get("unreadable") == 1
 
 
+def test_every_folder_below_a_mount_point_inside_the_tree_is_walked(tmp_path) -> None:
+    # Directories listed by descriptor are checked against what their parent listed: a
+    # mount point's own device and inode differ, and its children's were checked against
+    # the covered folder's (all skipped as "replaced").
+    root = tmp_path / "root"
+    make(root, {"a.py": "", "mnt/": ""})
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "tmpfs", str(root / "mnt")], capture_output=True) \
+        if shutil.which("mount") and hasattr(os, "geteuid") and os.geteuid() == 0 else None
+    if mounted is None or mounted.returncode != 0:
+        pytest.skip("needs to mount a tmpfs (root in a system that allows it)")
+    try:
+        make(root, {"mnt/top.py": "", "mnt/d/t.py": "", "mnt/d/e/f.py": ""})
+        result = walk(str(root))
+        assert rels(result) == ["a.py", "mnt/d/e/f.py", "mnt/d/t.py", "mnt/top.py"]
+        assert "unreadable" not in skipped(result)
+    finally:
+        subprocess.run(["umount", str(root / "mnt")], capture_output=True)
+
+
 @needs_symlinks
 def test_symlink_inside_root_is_followed_and_each_directory_walked_once(tmp_path) -> None:
     make(tmp_path, {"real/f.py": "", "g.py": "", "only/x.py": ""})

@@ -709,9 +709,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         steered=steered, steered_lead=steered and top != before,
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
         unjudged_next=unjudged,
-        # (Among the files the caller has not judged: a judged file leads by the caller's
-        # own word, which the sentence already gives.)
-        top_rank=next((i for i, rel in enumerate((rel for rel, _s, e in ranked if not e.judged), 1)
+        # (Its place in the ranking as shown, judged files counted: when a judged file
+        # leads, the sentence is the caller's own word and gives no place.)
+        top_rank=next((i for i, rel in enumerate((rel for rel, _s, _e in ranked if rel not in left_out), 1)
                        if rel == top), 0) if p.cycle > 1 else 0,
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \

@@ -134,38 +134,67 @@ def _inside_by_mounts(path: str, root_real: str) -> bool:
     return here is not None and tree is not None and here[0] == tree[0] and inside(here[1], tree[1])
 
 
-def _mounts() -> list:
-    """(device, folder of its file system shown, mount point) per line of the mount
-    table, in its order (a later mount on the same point covers an earlier one); [] where
-    there is none or it cannot be read."""
+def _mounts() -> dict:
+    """Mount id -> (device, folder of its file system shown, mount point), per line of the
+    mount table, in its order; {} where there is none or it cannot be read."""
     try:
         with open(MOUNT_TABLE, "rb") as fh:
             raw = fh.read(MOUNT_TABLE_MAX_BYTES + 1)
     except OSError:
-        return []
+        return {}
     if len(raw) > MOUNT_TABLE_MAX_BYTES:
-        return []
-    out = []
+        return {}
+    unescape = functools.partial(_OCTAL_ESCAPE.sub, lambda m: chr(int(m.group(1), 8)))
+    out = {}
     for line in raw.decode("utf-8", "surrogateescape").splitlines():
         fields = line.split(" ")
-        if len(fields) < 5:
-            continue
-        unescape = functools.partial(_OCTAL_ESCAPE.sub, lambda m: chr(int(m.group(1), 8)))
-        out.append((fields[2], unescape(fields[3]), unescape(fields[4])))
+        if len(fields) >= 5:
+            out[fields[0]] = (fields[2], unescape(fields[3]), unescape(fields[4]))
     return out
 
 
-def _fs_location(real: str, mounts: list) -> Optional[Tuple[str, str]]:
-    """(device, path within its file system) of the resolved path ``real``: the mount
-    whose point holds it most closely (the last such), its shown folder joined with the
-    rest of the path."""
-    best = None
-    for device, shown, point in mounts:
-        if inside(real, point) and (best is None or len(point) >= len(best[2])):
-            best = (device, shown, point)
-    if best is None:
+def _mount_id(real: str) -> Optional[str]:
+    """The id of the mount that holds ``real`` (or its nearest existing folder), as the
+    kernel says for a descriptor of it: the mount actually reached, whatever covers or
+    stacks on the same points. None where that cannot be asked (not Linux)."""
+    o_path = getattr(os, "O_PATH", 0)
+    if not o_path:
         return None
-    device, shown, point = best
+    here = real
+    while not os.path.lexists(here):
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+    try:
+        fd = os.open(here, o_path | getattr(os, "O_CLOEXEC", 0))
+    except OSError:
+        return None
+    try:
+        with open(f"/proc/self/fdinfo/{fd}", "rb") as fh:
+            for line in fh.read(4096).splitlines():
+                if line.startswith(b"mnt_id:"):
+                    return line.split(b":", 1)[1].strip().decode("ascii", "replace")
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    return None
+
+
+def _fs_location(real: str, mounts: dict) -> Optional[Tuple[str, str]]:
+    """(device, path within its file system) of the resolved path ``real``: its mount's
+    shown folder joined with the rest of the path below the mount point. The mount is the
+    one the kernel names for it; else (no such answer) the one whose point holds it most
+    closely, the last such in the table."""
+    found = mounts.get(_mount_id(real) or "")
+    if found is None:
+        for device, shown, point in mounts.values():
+            if inside(real, point) and (found is None or len(point) >= len(found[2])):
+                found = (device, shown, point)
+    if found is None or not inside(real, found[2]):
+        return None
+    device, shown, point = found
     rest = os.path.relpath(real, point)
     return device, os.path.normpath(os.path.join(shown, rest)) if rest != "." else shown
 

@@ -714,7 +714,8 @@ def read_ignore_file(path: str, source: str, base: str) -> Optional[IgnoreFile]:
     return load_ignore_file(path, source, base)[0]
 
 
-def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[IgnoreFile], Optional[str]]:
+def load_ignore_file(path: str, source: str, base: str,
+                     expect: Optional[Tuple[int, int]] = None) -> Tuple[Optional[IgnoreFile], Optional[str]]:
     """Read and parse an ignore file: (the file or None, why it was refused or None).
 
     Absent, unreadable and symlinked files are silently absent (git does not
@@ -725,6 +726,8 @@ def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[Ignore
     the reason, said once on stderr.
     Bytes are decoded as UTF-8 with ``surrogateescape``, the way Python decodes
     file names, so non-UTF-8 patterns still match the names they were written for.
+    ``expect``: the (device, inode) the walk listed; another file at the path now (a
+    folder above it swapped for a link) is not read.
     """
     try:
         st = os.lstat(path)
@@ -732,6 +735,8 @@ def load_ignore_file(path: str, source: str, base: str) -> Tuple[Optional[Ignore
         return None, None
     if stat.S_ISLNK(st.st_mode):
         return None, None
+    if expect is not None and fsafe.identity(st) != expect:
+        return None, "not the file the walk listed (replaced meanwhile): not read"
     if not stat.S_ISREG(st.st_mode):
         return None, "not a regular file (fifo, socket or device): not read"
     if st.st_size > MAX_IGNORE_BYTES:

@@ -426,7 +426,9 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
     finally:
         nothing_saved = not os.path.lexists(path)
         if fd >= 0:
-            if created and (failed or nothing_saved):
+            # (Only the file this call locked: a folder swapped for a link meanwhile puts
+            # another file of that name at the path, maybe one of the tree's.)
+            if created and (failed or nothing_saved) and _is_at(fd, lock_path):
                 _unlink_quietly(lock_path)  # still held: a waiter sees it gone and takes a new one
             keep_in_workers(fd)
             os.close(fd)  # closing releases the lock
@@ -443,7 +445,7 @@ class _ParentVanished(Exception):
     """A directory made by another call went before this call could make one inside it."""
 
 
-def make_parents(path: str, shown: str) -> list[str]:
+def make_parents(path: str, shown: str) -> list[tuple[str, tuple[int, int]]]:
     """Create the missing directories above ``path``; returns them, outermost first.
     StateError when one cannot be made (a regular file where a directory must be).
     A directory another call made and removed again meanwhile (its own call failed) is
@@ -457,7 +459,7 @@ def make_parents(path: str, shown: str) -> list[str]:
                      "other processes keep removing it")
 
 
-def _make_parents_once(path: str, shown: str) -> list[str]:
+def _make_parents_once(path: str, shown: str) -> list[tuple[str, tuple[int, int]]]:
     directory = os.path.dirname(os.path.abspath(path))
     missing: list[str] = []
     while not os.path.lexists(directory):
@@ -468,7 +470,7 @@ def _make_parents_once(path: str, shown: str) -> list[str]:
         directory = parent
     if not os.path.isdir(directory):
         raise StateError(f"{shown}: cannot create the state's directory: {directory} is not a directory")
-    made: list[str] = []
+    made: list[tuple[str, tuple[int, int]]] = []
     for new in reversed(missing):
         try:
             os.mkdir(new)
@@ -483,14 +485,24 @@ def _make_parents_once(path: str, shown: str) -> list[str]:
         except OSError as exc:
             _remove_made(made)
             raise StateError(f"{shown}: cannot create the state's directory {new}: {exc.strerror or exc}") from None
-        made.append(new)
+        try:
+            st = os.lstat(new)
+        except OSError:  # gone at once: another call's clean-up
+            _remove_made(made)
+            raise _ParentVanished() from None
+        made.append((new, (st.st_dev, st.st_ino)))
     return made
 
 
-def _remove_made(made: list[str]) -> None:
-    """Remove the directories this call created, innermost first, each only if empty."""
-    for directory in reversed(made):
+def _remove_made(made: list[tuple[str, tuple[int, int]]]) -> None:
+    """Remove the directories this call created, innermost first, each only if empty and
+    still the directory made (a folder swapped for a link meanwhile leads elsewhere,
+    maybe into the tree: nothing there is removed)."""
+    for directory, made_id in reversed(made):
         try:
+            st = os.lstat(directory)
+            if not stat.S_ISDIR(st.st_mode) or (st.st_dev, st.st_ino) != made_id:
+                return
             os.rmdir(directory)
         except OSError:  # another process put something there: keep it
             return
@@ -523,7 +535,8 @@ def _open_lock(lock_path: str, shown: str) -> tuple[int, bool]:
         raise StateError(f"{shown}{LOCK_SUFFIX}: cannot open the state's lock: {exc.strerror or exc}") from None
 
 
-def _acquire(fcntl: Any, lock_path: str, shown: str, wait: float, made: list[str]) -> tuple[int, bool]:
+def _acquire(fcntl: Any, lock_path: str, shown: str, wait: float,
+             made: list[tuple[str, tuple[int, int]]]) -> tuple[int, bool]:
     """Open and lock the lock file, waiting up to ``wait`` seconds; (descriptor, created).
     A lock file removed by its creator while this call waited is opened anew."""
     deadline = time.monotonic() + wait

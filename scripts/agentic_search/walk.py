@@ -573,7 +573,9 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
     fd = -1
     try:
         if _SCAN_BY_FD:
-            fd = _open_dir(d_real, key, d_ancestors[-1] if d_ancestors and d_rel else None)
+            # (Its own device and inode from here on: below a mount point they are the
+            # mounted file system's, not those its parent's listing gave.)
+            fd, key = _open_dir(d_real, key, d_ancestors[-1] if d_ancestors and d_rel else None)
         with os.scandir(fd if fd >= 0 else d_path) as it:
             entries = sorted(it, key=_by_name)
     except OSError as exc:
@@ -591,8 +593,8 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
             os.close(fd)  # (only now: each entry's stat is taken through it)
 
 
-def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]) -> int:
-    """A descriptor of the directory at ``real``, when it is the one listed as ``key``
+def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]) -> Tuple[int, Tuple[int, int]]:
+    """(a descriptor, its device and inode) of the directory at ``real``, when it is the one listed as ``key``
     (device, inode): a link there is refused (ELOOP), and so is another directory
     (:class:`_Moved`). A mount point's own device and inode differ from what its parent's
     listing gave: it passes when its ``..`` is that ``parent`` (a directory swapped in
@@ -607,7 +609,7 @@ def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]
     except BaseException:
         os.close(fd)
         raise
-    return fd
+    return fd, (st.st_dev, st.st_ino)
 
 
 def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]"], root_real: str,
@@ -695,7 +697,12 @@ def _with_own_gitignore(rules: IgnoreRules, entries: List["os.DirEntry[str]"], p
         if e.name == IGNORE_FILE_NAME:
             base = f"{top_prefix}/{d_rel}" if top_prefix and d_rel else (top_prefix or d_rel)
             src = f"{base}/{IGNORE_FILE_NAME}" if base else IGNORE_FILE_NAME
-            found, problem = load_ignore_file(path_prefix + e.name, src, base)
+            try:
+                listed = e.stat(follow_symlinks=False)  # (through the listing's descriptor)
+            except OSError:
+                return rules
+            found, problem = load_ignore_file(path_prefix + e.name, src, base,
+                                              expect=(listed.st_dev, listed.st_ino))
             if problem is not None:
                 tally.skip("bad_ignore_file", f"{d_rel}/{e.name}" if d_rel else e.name, problem)
             return rules.child(found)
