@@ -792,3 +792,13 @@ def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():
     paths = [k.text for k in extract_keywords(task) if k.kind == "path"]
     assert "viper_test.go" in paths and "a/b.py" in paths
     assert not any(p.startswith(("a/viper", "b/viper")) for p in paths)
+
+
+def test_a_protocol_relative_url_is_a_url_not_a_module_path() -> None:
+    # An HTTP header's ``Location: //failover.example.com/new_thing`` made the path keyword
+    # failover/example/com (listed as a gap); a comment's ``//obj.method()`` stays code.
+    texts = {k.text for k in extract_keywords(
+        "The redirect says\nLocation: //failover.example.com/new_thing_1513\nand the script "
+        "loads //cdn.example.com/lib.js; in code: //obj.method()")}
+    assert not {"failover/example/com", "failover", "example", "cdn"} & texts, texts
+    assert {"new_thing_1513", "lib", "obj", "method"} <= texts

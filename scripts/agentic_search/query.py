@@ -731,7 +731,11 @@ def extract_keywords(task: str) -> list[Keyword]:
 
 # --- URLs --------------------------------------------------------------------------------
 
-_URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'`]+")
+# (Also a protocol-relative one, ``//cdn.example.com/x`` or an HTTP header's
+# ``Location: //failover.example.com/path``: a host name right after ``//``.)
+_URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'`]+"
+                     r"|(?:(?<=[\s(\"'=<])|^)//[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,6}(?=[/:\s]|$)"
+                     r"[^\s<>()\[\]{}\"'`]*", re.M)
 # A file or directory of a repository on a forge: github.com/<owner>/<repo>/blob/<ref>/<path>,
 # gitlab.example.org/<group>/<repo>/-/tree/<ref>/<path>, raw.githubusercontent.com/<o>/<r>/<ref>/<path>.
 _REPO_URL_RE = re.compile(
@@ -778,7 +782,7 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             return " " + rest
         if _IMAGE_URL_RE.search(url):
             return " " + rest
-        body = url.split("://", 1)[-1]
+        body = url[2:] if url.startswith("//") else url.split("://", 1)[-1]
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
         path = path.split("?", 1)[0]
