@@ -599,35 +599,18 @@ def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str
     temporary file is removed on failure. ``fsync`` makes the new content durable
     before the rename (the state needs it; a cache, which is rebuilt, does not).
 
-    The directory is held by a descriptor from first to last: the file lands in the
-    directory checked, even when the path is swapped for a link meanwhile. With
-    ``outside`` (a tree's real path) that directory must not be in that tree, under any
-    name (:func:`fsafe.inside_any_name`): else :class:`InsideTree` and nothing is written.
+    The directory is held by a descriptor from first to last (where the system can): the
+    file lands in the directory checked, even when the path is swapped for a link
+    meanwhile. With ``outside`` (a tree's real path) that directory must not be in that
+    tree, under any name (:func:`fsafe.inside_any_name`): else :class:`InsideTree` and
+    nothing is written.
     """
     directory = os.path.dirname(os.path.abspath(path))
-    if not _WRITE_BY_FD:
-        if outside is not None and fsafe.inside_any_name(fsafe.resolved(directory), outside):
-            raise InsideTree(errno.EPERM, "inside the tree it searches", directory)
-        _write_by_path(directory, path, pieces, fsync, prefix)
-        return
-    dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0))
+    dfd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_CLOEXEC", 0)) if _WRITE_BY_FD else None
     try:
-        if outside is not None:
-            real = fsafe.resolved(directory)
-            here, there = os.fstat(dfd), os.stat(real)
-            if (here.st_dev, here.st_ino) != (there.st_dev, there.st_ino) or fsafe.inside_any_name(real, outside):
-                raise InsideTree(errno.EPERM, "inside the tree it searches", directory)
-        name = os.path.basename(path)
-        for _ in range(100):
-            tmp = f"{prefix}{os.urandom(6).hex()}.tmp"
-            try:
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-                             | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=dfd)
-                break
-            except FileExistsError:
-                continue
-        else:
-            raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
+        if outside is not None and _inside(directory, dfd, outside):
+            raise InsideTree(errno.EPERM, "inside the tree it searches", directory)
+        fd, tmp = _temp_file(directory, dfd, prefix)
         try:
             with os.fdopen(fd, "wb") as fh:
                 for piece in pieces:
@@ -635,7 +618,7 @@ def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str
                 if fsync:
                     fh.flush()
                     os.fsync(fh.fileno())
-            os.replace(tmp, name, src_dir_fd=dfd, dst_dir_fd=dfd)
+            os.replace(tmp, path if dfd is None else os.path.basename(path), src_dir_fd=dfd, dst_dir_fd=dfd)
         except BaseException:
             try:
                 os.unlink(tmp, dir_fd=dfd)
@@ -643,25 +626,33 @@ def atomic_write(path: str, pieces: Sequence[bytes], *, fsync: bool, prefix: str
                 pass
             raise
     finally:
-        os.close(dfd)
+        if dfd is not None:
+            os.close(dfd)
 
 
-def _write_by_path(directory: str, path: str, pieces: Sequence[bytes], fsync: bool, prefix: str) -> None:
-    """:func:`atomic_write` where descriptors cannot name a directory (not POSIX)."""
-    fd, tmp = tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            for piece in pieces:
-                fh.write(piece)
-            if fsync:
-                fh.flush()
-                os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
+def _inside(directory: str, dfd: Optional[int], outside: str) -> bool:
+    """Whether ``directory`` (held as ``dfd``, when there is one) lies in the tree
+    ``outside``; a folder at that path other than the one held counts as inside."""
+    real = fsafe.resolved(directory)
+    if dfd is not None:
+        here, there = os.fstat(dfd), os.stat(real)
+        if (here.st_dev, here.st_ino) != (there.st_dev, there.st_ino):
+            return True
+    return fsafe.inside_any_name(real, outside)
+
+
+def _temp_file(directory: str, dfd: Optional[int], prefix: str) -> tuple[int, str]:
+    """(descriptor, name) of a new temporary file in ``directory``: named relative to
+    ``dfd`` when there is one, else a path."""
+    if dfd is None:
+        return tempfile.mkstemp(prefix=prefix, suffix=".tmp", dir=directory)
+    for _ in range(100):
+        tmp = f"{prefix}{os.urandom(6).hex()}.tmp"
         try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+                           | getattr(os, "O_CLOEXEC", 0), 0o600, dir_fd=dfd), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", directory)
 
 
