@@ -846,7 +846,7 @@ class FactStore(_Rewritten):
     under the index's lock: the facts used or made this cycle first, then the others, at
     most :data:`FACTS_MAX_ENTRIES`; facts of segments no longer live are dropped."""
 
-    def __init__(self, path: str, matcher: str, root: Optional[str] = None) -> None:
+    def __init__(self, path: str, matcher: str, root: str) -> None:
         self.path = path
         self._matcher = matcher
         self._root = root  # the tree's real path: never written inside it
