@@ -216,10 +216,13 @@ def _close_paren(low: bytes, j: int, limit: int) -> int:
 _TYPE_USE_RE = re.compile(rb"[ \t\r\n]*(?!final\b)[\w$*&(]")
 
 
-def type_used(low: bytes, end: int) -> bool:
-    """Whether the type name ending at ``end`` (after ``struct``, ``enum`` ...) is used
-    there rather than defined or declared: ``struct timeval tv;``, ``struct s *make(``."""
-    return _TYPE_USE_RE.match(low, end) is not None
+def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float:
+    """What a definition word then a name ending at ``end`` says: nothing when a type word
+    only uses the type there (``struct timeval tv;``, ``struct s *make(``); for a word
+    whose definitions need a body, :func:`body_follows`; else :data:`DEFINES`."""
+    if word in language.type_words and _TYPE_USE_RE.match(low, end) is not None:
+        return 0.0
+    return body_follows(low, end) if word in language.body_words else DEFINES
 
 
 def body_follows(low: bytes, end: int) -> float:
@@ -648,9 +651,7 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
             j, e = after.start(1), after.end(1)
             if e > j and not low[j:j + 1].isdigit() and (pos == 0 or low[pos - 1] not in _NAME_BYTES) \
                     and head_ok(low, pos, word, language):
-                value = 0.0 if word in language.type_words and type_used(low, e) else \
-                    body_follows(low, e) if word in language.body_words else DEFINES
-                note(j, data[j:e], value)
+                note(j, data[j:e], after_word(low, e, word, language))
             pos = low.find(word, pos + 1)
     if language.go_methods:
         for m in _GO_METHOD_RE.finditer(data):

@@ -316,11 +316,7 @@ def _keyword_defined(low: bytes, end: int, word: bytes, language: Language) -> f
     kind need a body and a ``;`` comes first; nothing when a type word only uses the type
     (``struct timeval tv;``)."""
     found = _named(low, end)
-    if found and word in language.type_words and lang.type_used(low, _name_end(low, end)):
-        return 0.0
-    if found and word in language.body_words:
-        found = min(found, lang.body_follows(low, _name_end(low, end)))
-    return found
+    return min(found, lang.after_word(low, _name_end(low, end), word, language)) if found else found
 
 
 def _has_extras(language: Language) -> bool:
