@@ -802,3 +802,15 @@ def test_a_protocol_relative_url_is_a_url_not_a_module_path() -> None:
         "loads //cdn.example.com/lib.js; in code: //obj.method()")}
     assert not {"failover/example/com", "failover", "example", "cdn"} & texts, texts
     assert {"new_thing_1513", "lib", "obj", "method"} <= texts
+
+
+def test_names_the_tasks_own_code_defines_are_marked_and_kept_through_state() -> None:
+    task = ("The Mathematica printer MCodePrinter ignores floats\n\nAdd these to MCodePrinter:\n\n"
+            "    def _print_Float(self, expr):\n        return str(expr)\n\n"
+            "```go\nfunc (s *Server) CloseIdle() {}\n```\n```rust\npub(crate) fn drain_all(&mut self) {}\n```\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert kws["_print_Float"].task_defines
+    assert kws["CloseIdle"].task_defines and kws["drain_all"].task_defines
+    assert not kws["MCodePrinter"].task_defines          # named, not defined, by the task
+    again = Keyword.from_json(kws["_print_Float"].to_json())
+    assert again is not None and again.task_defines

@@ -573,3 +573,31 @@ def test_a_role_word_in_pasted_code_asks_for_nothing() -> None:
     assert "test" not in roles_requested(task_words(pasted))
     assert "test" not in roles_requested(task_words("crash\n\n    >>> import pytest\n    >>> pytest.main()\n"))
     assert "test" in roles_requested(task_words(pasted + "\nThe tests do not cover it.\n"))
+
+
+def test_a_convention_the_tasks_code_defines_is_no_evidence_of_which_definer(tmp_path) -> None:
+    # Three printers define _print_Float; the task proposes adding one to the printer it
+    # names. Defining the convention must not put the other printers first.
+    from agentic_search.query import extract_keywords
+    files = {f"printing/{n}.py": f"class {n.title()}Printer(Printer):\n    def _print_Float(self, expr):\n"
+                                 f"        return str(expr)\n\n    def _print_Derivative(self, expr):\n        return ''\n"
+             for n in ("str", "latex", "pretty")}
+    files["printing/mathematica.py"] = "class MCodePrinter(CodePrinter):\n    def _print_Mul(self, expr):\n        return ''\n"
+    files.update(FILLER)
+    task = ("Mathematica printer drops floats\n\nThe printer is wrong. Add this to MCodePrinter:\n\n"
+            "    def _print_Float(self, expr):\n        return str(expr)\n\n"
+            "    def _print_Derivative(self, expr):\n        return 'D'\n")
+    scored, _, _ = rank_documents(build(tmp_path, files), extract_keywords(task), task_words(task))
+    assert scored[0].rel == "printing/mathematica.py"
+    assert "defines _print_Float" not in reason_text(by_rel(scored)["printing/str.py"].signals)
+
+
+def test_a_name_the_task_copies_from_one_file_keeps_its_definition_weight(tmp_path) -> None:
+    from agentic_search.query import extract_keywords
+    files = {"forms/boundfield.py": "class BoundWidget:\n    def id_for_label(self):\n        return 'id'\n",
+             "forms/widgets.py": "class Widget:\n    def render(self):\n        return 'BoundWidget id'\n"}
+    files.update(FILLER)
+    task = "Wrong id for label\n\nThe label id is wrong here:\n\n    class BoundWidget:\n        def id_for_label(self):\n"
+    scored, _, _ = rank_documents(build(tmp_path, files), extract_keywords(task), task_words(task))
+    assert scored[0].rel == "forms/boundfield.py"
+    assert "defines BoundWidget" in reason_text(scored[0].signals)

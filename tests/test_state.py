@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -54,7 +55,9 @@ def busy_state() -> LoopState:
     return LoopState(
         root="/r", task="add a route", max_cycles=3, max_file_bytes=4096, cycle=2, done=False,
         proposal=Query(("**",), (make_keyword("route", "given"), make_keyword("throttle", "learned", 0.3),
-                                 make_keyword("limiter", "synonym", 0.6, group="rate limit")), ("x.py",), ("w.py",)),
+                                 make_keyword("limiter", "synonym", 0.6, group="rate limit"),
+                                 replace(make_keyword("_print_Float", "identifier", 0.5), task_defines=True),
+                                 replace(make_keyword("frontal", "word", 0.3), translated=True)), ("x.py",), ("w.py",)),
         scores={"b.py": ScoreEntry(0.5, 1, "route x1"), "a.py": ScoreEntry(0.9, 2, "defines route", judged=True)},
         judgements={"a.py": 0.9}, seen_ids=("a.py", "b.py"), pending_related=("c.py",),
         history=(HistoryEntry(1, ("route",), 9, 2, 0.8),), last=view,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 from .progress import QUIET, Progress
 from .match import Document, FileMatch, ReadTally, compile_keywords, match_many, read_document, read_entry
 from .query import Keyword
-from .score import LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches
+from .score import (LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches,
+                    without_conventions)
 
 if TYPE_CHECKING:
     from .index import Index as Cache
@@ -53,7 +54,7 @@ def rank_documents(
 ) -> tuple[list[Scored], dict[str, FileMatch], Corpus]:
     """Match every document against the keywords and score the ones that matched."""
     progress.tick("matching", 0, len(docs))  # one bulk step (on several cores when large)
-    found = match_documents(docs, keywords, cache)
+    found = without_conventions(match_documents(docs, keywords, cache), keywords)
     roles = roles_requested(task_words)
     locales = any(r.startswith(LOCALE_PREFIX) for r in roles)  # else named_locales names none
     matches: dict[str, FileMatch] = {}

@@ -72,6 +72,13 @@ TITLE_BOOST = 2.0
 # this much. Names of traceback frames keep their weight. Measured on the dev split:
 # +0.9 points Acc@5, +0.9 Acc@10 (see bench/README.md).
 CODE_ONLY_FACTOR = 0.5
+# A line of the task that defines a name (``def _print_Float(self, expr):``, ``class
+# Meta:``, ``fn drop(&mut self)``, ``func (s *Srv) Close()``): the reporter's own code,
+# a copy of the tree's, or a method they propose. The keyword is marked ``task_defines``;
+# score.CONVENTION_DEFINERS says when defining it is evidence.
+_OWN_DEFINITION_RE = re.compile(
+    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final)\s+)*"
+    r"(?:def|class|fn|function|func(?:\s*\([^)\n]*\))?)\s+([A-Za-z_]\w*)", re.M)
 # The languages' own built-in functions and loaders, called in pasted code and defined by
 # no codebase (``repr(x)``, ``len(x)``, ``require('yargs')``, ``println!``): only in
 # pasted code they are not searched at all. Named in the prose ("the repr is wrong"),
@@ -252,6 +259,7 @@ class Keyword:
     stemmed: bool = False  # a word searched by its stem ("computed" -> "comput")
     translated: bool = False  # an English word the glossary gave for a CJK term of the task
     stem_only: bool = False  # a quoted name too short to count in text: only a file stem it equals counts
+    task_defines: bool = False  # the task's own code defines this name (see score.CONVENTION_DEFINERS)
 
     def to_json(self) -> dict:
         """The keyword as the JSON boundary shows it."""
@@ -264,6 +272,8 @@ class Keyword:
             out["translated"] = True
         if self.stem_only:
             out["stem_only"] = True
+        if self.task_defines:
+            out["task_defines"] = True
         return out
 
     @classmethod
@@ -275,7 +285,8 @@ class Keyword:
                           float(weight) if isinstance(weight, (int, float)) else None,
                           item.get("group") if isinstance(item.get("group"), str) else "",
                           stemmed=item.get("stemmed") is True, stem_only=item.get("stem_only") is True)
-        return replace(kw, translated=item.get("translated") is True) if kw is not None else None
+        return replace(kw, translated=item.get("translated") is True,
+                       task_defines=item.get("task_defines") is True) if kw is not None else None
 
 
 def normalize(text: str) -> str:
@@ -684,6 +695,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     seen: set[str] = set()
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
     prose = prose_norm()
+    own_defined = set(_OWN_DEFINITION_RE.findall(task))
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
@@ -696,6 +708,8 @@ def extract_keywords(task: str) -> list[Keyword]:
                 kw = replace(kw, weight=kw.weight * TITLE_BOOST)
             if kind == "path" and text in modules and not _in_text(normalize(modules[text]), prose):
                 kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
+            if kind == "identifier" and text in own_defined:
+                kw = replace(kw, task_defines=True)
             if kind == "identifier" and text not in frames and not _in_text(key, prose):
                 if text in CODE_ONLY_BUILTINS:
                     seen.add(key)  # (nor as a plain word of the pasted code)

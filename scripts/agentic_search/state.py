@@ -95,7 +95,7 @@ def _keyword(item: Any) -> Keyword:
         raise FormatError("keywords") from None
     if kw is None or "\0" in kw.group:
         raise FormatError("keywords")
-    return replace(kw, translated=True) if item.get("translated") is True else kw
+    return replace(kw, translated=item.get("translated") is True, task_defines=item.get("task_defines") is True)
 
 
 @dataclass(frozen=True)
