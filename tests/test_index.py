@@ -158,7 +158,7 @@ def test_a_new_task_reads_no_file_and_agrees(tmp_path, instant, monkeypatch):
     main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
     reads: list[str] = []
     real = engine.read_document
-    monkeypatch.setattr(engine, "read_document", lambda rel, path: reads.append(rel) or real(rel, path))
+    monkeypatch.setattr(engine, "read_document", lambda rel, path, **kw: reads.append(rel) or real(rel, path, **kw))
     on = main("--root", tree, "--state", tmp_path / "b.json", "--keywords", "Throttle", "slug", "client")
     assert reads == []
     off = main("--root", tree, "--state", tmp_path / "c.json", "--no-cache", "--keywords", "Throttle", "slug",
@@ -764,3 +764,20 @@ def test_an_empty_or_relative_home_is_not_where_indexes_go(monkeypatch):
     for value in ("", "rel/home"):
         monkeypatch.setenv("HOME", value)  # "" made it /.cache, "rel/home" the working directory's
         assert index_mod.base_dir() == os.path.join(home, ".cache", index_mod.DIR_NAME)
+
+
+@pytest.mark.parametrize("indexed", [False, True])
+def test_a_file_grown_past_the_size_limit_after_the_walk_is_not_read_whole(tmp_path, indexed) -> None:
+    """The walk let a small file in; it grew past the limit before the read (a writer at
+    work): it is unreadable this cycle, with the index and without, never counted whole."""
+    from agentic_search.walk import walk
+
+    tree = tmp_path / "tree"
+    write_tree(tree, {"a.txt": "token\n", "b.txt": "token expiry\n"})
+    files = walk(str(tree), max_bytes=64).files
+    (tree / "a.txt").write_bytes(b"token expiry\n" * 1000)
+    index = index_mod.open_index(str(tree), str(tmp_path / "idx")) if indexed else None
+    docs, _, unreadable = engine.load_documents(files, index, max_bytes=64)
+    assert [d.rel for d in docs] == ["b.txt"] and unreadable == 1
+    if index is not None:
+        index.close()

@@ -360,3 +360,15 @@ def test_a_rust_files_own_tests_are_quoted_after_its_code():
                                                                       "L2: let end = total_size - 1;"]
     # in another language the same lines are code like any other
     assert "L7: let r = range + total_size;" in summary_lines(text, kws, rel="a.py")[:2]
+
+
+def test_tags_are_the_same_with_and_without_the_names_the_index_kept() -> None:
+    """A file of 257 names, one of them a keyword: the index's kept ranking and a fresh
+    count (the keyword taken out first) count uses the same way, so the tags agree."""
+    from agentic_search.report import COUNTED_NAMES, ranked_names, tags_for
+    text = "def token():\n    pass\ndef aaa():\n    pass\ndef aaab():\n    pass\n"
+    text += "".join(f"def filler{i:03d}():\n    pass\n" for i in range(COUNTED_NAMES - 2))
+    text += "x = " + " + ".join(["aaab"] * 10) + "\n"
+    kws = keywords_from_list(["token"])
+    assert tags_for(text, kws, "mod.py") == tags_for(text, kws, "mod.py", ranked_names(text, "mod.py"))
+    assert tags_for(text, kws, "mod.py")[:2] == ["aaab", "aaa"]

@@ -542,6 +542,24 @@ def test_a_finished_answer_replayed_leaves_out_files_deleted_since(tmp_path, rou
     assert abs(out["confidence"] - (out["ranking"][0]["score"] if out["ranking"] else 0.0)) < 1e-3
 
 
+def test_show_full_after_a_deletion_names_the_gone_file_nowhere(tmp_path):
+    # --show --full: no result's related files, no hint (computed again) names it.
+    tree = tmp_path / "t"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "auth.py").write_text("import pkg.token\ndef check_token_expiry(token):\n"
+                                          "    return token.expiry < now()\n")
+    (tree / "pkg" / "token.py").write_text("class Token:\n    def __init__(self, expiry):\n"
+                                           "        self.expiry = expiry\n")
+    state = tmp_path / "s.json"
+    run_json("--root", tree, "--state", state, "--task", "fix the auth token expiry bug", "--no-cache")
+    before = run_json("--state", state, "--show", "--full")
+    assert "pkg/auth.py" in json.dumps(before["results"]) and "pkg/auth.py" in json.dumps(before["hints"])
+    (tree / "pkg" / "auth.py").unlink()
+    after = run_json("--state", state, "--show", "--full")
+    assert "pkg/auth.py" not in json.dumps(after["results"]) + json.dumps(after["hints"])
+    assert after["hints"]["result_count"] == len(after["results"])
+
+
 def test_max_cycles_1_is_done_after_the_first_cycle(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--max-cycles", "1")
     assert (out["cycle"], out["max_cycles"], out["done"]) == (1, 1, True)
@@ -703,10 +721,10 @@ def test_unreadable_file_is_skipped_and_counted_in_process(tmp_path, router, mon
     (router / "lib/secret_route.py").write_text("route = 1\n")
     real_read = engine.read_document
 
-    def read(rel, path):
+    def read(rel, path, **kw):
         if rel == "lib/secret_route.py":
             raise PermissionError(13, "Permission denied", path)
-        return real_read(rel, path)
+        return real_read(rel, path, **kw)
 
     monkeypatch.setattr(engine, "read_document", read)
     code = retrieve_loop.main(["--root", str(router), "--state", str(tmp_path / "s.json"), "--keywords", "route",

@@ -58,7 +58,8 @@ def busy_state() -> LoopState:
                                  make_keyword("limiter", "synonym", 0.6, group="rate limit"),
                                  replace(make_keyword("_print_Float", "identifier", 0.5), task_defines=True),
                                  replace(make_keyword("frontal", "word", 0.3), translated=True)), ("x.py",), ("w.py",)),
-        scores={"b.py": ScoreEntry(0.5, 1, "route x1"), "a.py": ScoreEntry(0.9, 2, "defines route", judged=True)},
+        scores={"b.py": ScoreEntry(0.5, 1, "route x1"), "a.py": ScoreEntry(0.9, 2, "defines route", judged=True),
+                "c.py": ScoreEntry(0.8, 2, "route x1", standing=0.85, stamp="120:1700000000123456789")},
         judgements={"a.py": 0.9}, seen_ids=("a.py", "b.py"), pending_related=("c.py",),
         history=(HistoryEntry(1, ("route",), 9, 2, 0.8),), last=view,
     )
@@ -79,7 +80,7 @@ def test_every_field_round_trips(tmp_path):
     path = tmp_path / "s.json"
     save_state(str(path), busy_state())
     assert load_state(str(path)) == busy_state()
-    assert list(load_state(str(path)).scores) == ["b.py", "a.py"]
+    assert list(load_state(str(path)).scores) == ["b.py", "a.py", "c.py"]
 
 
 def test_names_that_are_not_utf8_survive_the_round_trip(tmp_path):

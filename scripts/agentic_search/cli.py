@@ -16,7 +16,7 @@ from typing import Any, Optional
 from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe
 from .index import base_dir, open_index
-from .cycle import CycleError, Env, rejudge, run_cycle, without_vanished
+from .cycle import CycleError, Env, rejudge, run_cycle, with_hints, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
 from .records import CycleView
@@ -77,7 +77,9 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     _checked_tree(state, state.root)
     if state.last is None:
         raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
-    state, _lost = without_vanished(state)
+    state, lost = without_vanished(state)
+    if lost:
+        state = with_hints(state, _hints_module().compute_hints)
     detail = FULL if request.full else COMPACT
     out = to_output(state.last, state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
@@ -242,8 +244,9 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
         notice(f"retrieve_loop.py: the loop is at its cycle limit ({state.max_cycles}): "
                f"{_steering(request)} not searched; pass --max-cycles {state.max_cycles + 1} (or more) "
                "to search them, or --reset to start over. Showing the final answer.")
+    if judgements or lost:
+        state = with_hints(rejudge(state, judgements) if judgements else state, _hints_module().compute_hints)
     if judgements:
-        state = rejudge(state, judgements)
         _save(request, state)
     elif not request.steers_query:
         more = "; --judge or --keywords search on" if state.cycle < state.max_cycles else \

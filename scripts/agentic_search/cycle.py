@@ -21,8 +21,9 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as stat_mod
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from itertools import islice
+from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import feedback as feedback_mod
@@ -118,6 +119,7 @@ class Dispatched:
     walked_rels: tuple[str, ...]
     hidden: frozenset[str]       # read and scored, never shown: exact-file excludes, set-aside files
     stats: Stats
+    stamps: Mapping[str, str] = field(default_factory=dict)  # rel -> size and mtime the walk saw
 
 
 @dataclass(frozen=True)
@@ -226,7 +228,7 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     literal = frozenset(unescaped(e) for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
     rels = tuple(f.rel for f in walked.files)
     hidden = frozenset(r for r in rels if r in literal)
-    docs, binary, unreadable = load_documents(walked.files, env.cache, env.progress)
+    docs, binary, unreadable = load_documents(walked.files, env.cache, env.progress, max_file_bytes)
     skipped = dict(walked.skipped)
     if hidden:
         skipped["excluded"] = skipped.get("excluded", 0) + len(hidden)
@@ -234,7 +236,8 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     stats = Stats(files_considered=len(walked.files), files_read=len(docs), binary_skipped=binary,
                   unreadable_skipped=unreadable, walk_skipped=tuple(sorted(skipped.items())),
                   skip_examples=examples)
-    return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats)
+    return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats,
+                      {f.rel: f"{f.size}:{f.mtime_ns}" for f in walked.files})
 
 
 @dataclass(frozen=True)
@@ -553,14 +556,17 @@ def _ranked(cache: Optional[Any], doc: Optional[Document]) -> Optional[tuple[lis
 
 
 def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, float],
-                 cycle_no: int, steered: bool = False) -> dict[str, ScoreEntry]:
+                 cycle_no: int, steered: bool = False,
+                 stamps: Mapping[str, str] = MappingProxyType({})) -> dict[str, ScoreEntry]:
     """The loop's memory of every file scored so far (the seed's mergeContext).
 
     Across cycles files are ordered by their standing (the scorer's relevance against
     the best file of the cycle that scored them): a file once at the rubric's high
     relevance by standing keeps its best entry; others take the latest (a weak match
     of cycle 1 that the refined query no longer supports sinks). The caller's
-    judgements override both and are never lost.
+    judgements override both and are never lost. ``stamps`` (the size and mtime the walk
+    saw, per file) are kept with each entry: a file changed since its entry was made is
+    scored as if new (its old entry was about content that may be gone).
     """
     standing = {s.rel: s.score for s in ev.relative}
     scores = dict(state.scores)
@@ -585,6 +591,9 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     unsure = not informed and state.last is not None and state.last.decision.confidence < UNSURE_BELOW
     for s in ev.scored:
         prev = scores.get(s.rel)
+        stamp = stamps.get(s.rel, "")
+        if prev is not None and not prev.judged and prev.stamp and stamp and prev.stamp != stamp:
+            prev = None
         new_standing = standing.get(s.rel, s.score)
         if prev is not None and (prev.judged or (not informed and prev.rank_key >= new_standing
                                                   and (unsure or prev.rank_key >= HIGH_RELEVANCE))):
@@ -592,7 +601,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         cap = prev.score if prev is not None else best_so_far
         shown = s.score if cap is None or s.rel in judgements or not ev.calibrated or steered \
             else min(s.score, cap)
-        scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing)
+        scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing, stamp=stamp)
     return apply_judgements(scores, judgements, cycle_no)
 
 
@@ -627,10 +636,13 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
     keeps the judgement), and a file that no longer is one a walk could return (judged
     or not): gone, replaced by a directory, a FIFO or a link leading out of the tree, or
     grown past the size limit. A file the walk did not reach but that still is such a
-    file (outside narrowed patterns, ignored since) keeps its entry."""
+    file (outside narrowed patterns, ignored since) keeps its entry - unless it now is
+    another name of a file the walk read (a link to it, put in its place): one file, one
+    id, and the file's own entry is its walked name's."""
     walked = set(d.walked_rels)
     scored = {s.rel for s in ev.scored}
     root_real = fsafe.resolved(root)
+    read_ids = {doc.identity for doc in d.docs if doc.identity is not None}
     out: dict[str, ScoreEntry] = {}
     for rel, e in scores.items():
         if rel in ev.matches or rel in scored:
@@ -638,9 +650,18 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif _still_a_file(root, root_real, rel, max_bytes):
+        elif _still_a_file(root, root_real, rel, max_bytes) and _identity(root, rel) not in read_ids:
             out[rel] = e
     return out
+
+
+def _identity(root: str, rel: str) -> Optional[tuple[int, int]]:
+    """The (device, inode) of the file ``rel`` names now, links followed (None: unknown)."""
+    try:
+        st = os.stat(os.path.join(root, *rel.split("/")))
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino)
 
 
 def apply_judgements(scores: Mapping[str, ScoreEntry], judgements: Mapping[str, float],
@@ -677,7 +698,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     steered = p.cycle > 1 and bool(request.keywords or request.task)
-    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered), ev, d, root,
+    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, d.stamps), ev, d, root,
                           state.max_file_bytes)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
@@ -795,8 +816,22 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
             # leads now is shown with its own score, which says the same on the rubric's scale.
             leader = ranked_scores(scores)[0] if scores else None
             decision = replace(decision, confidence=round(leader[1], 3) if leader else 0.0)
-        last = replace(last, results=tuple(r for r in last.results if r.id not in lost), decision=decision)
+        results = tuple(r if not lost.intersection(r.related) else
+                        replace(r, related=tuple(x for x in r.related if x not in lost))
+                        for r in last.results if r.id not in lost)
+        last = replace(last, results=results, decision=decision,
+                       related=tuple(x for x in last.related if x not in lost))
     return state.with_(scores=scores, last=last), len(lost)
+
+
+def with_hints(state: LoopState, compute_hints: Optional[Callable[..., dict]]) -> LoopState:
+    """The last answer's hints computed again from its results as they stand now (files
+    gone since, judgements given since): hints.py's view of what the agent is shown."""
+    last = state.last
+    if last is None or compute_hints is None:
+        return state
+    hints = compute_hints([_hint_item(r) for r in last.results], list(last.keywords))
+    return state if hints == last.hints else state.with_(last=replace(last, hints=hints))
 
 
 def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:

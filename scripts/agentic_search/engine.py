@@ -8,6 +8,7 @@ it and counted from its postings; the outcome is the same either way.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .progress import QUIET, Progress
@@ -22,15 +23,18 @@ if TYPE_CHECKING:
 
 
 def load_documents(
-    candidates: Iterable["FileEntry"], cache: Optional["Cache"] = None, progress: Progress = QUIET
+    candidates: Iterable["FileEntry"], cache: Optional["Cache"] = None, progress: Progress = QUIET,
+    max_bytes: Optional[int] = None,
 ) -> tuple[list[Document], int, int]:
     """Read every file the walk found (through the cache if given); returns (documents,
-    binary files, unreadable files)."""
+    binary files, unreadable files). A file grown past ``max_bytes`` (the walk's size
+    limit) since the walk is unreadable, not read whole."""
     candidates = list(candidates)
+    reader = partial(read_document, max_bytes=max_bytes)
     if cache is not None and hasattr(cache, "read_all"):
-        return cache.read_all(candidates, read_document, progress)
+        return cache.read_all(candidates, reader, progress)
     tally = ReadTally()
-    read = (lambda c: cache.read(c, read_document)) if cache is not None else read_entry
+    read = (lambda c: cache.read(c, reader)) if cache is not None else partial(read_entry, max_bytes=max_bytes)
     for n, cand in enumerate(candidates):
         progress.tick("reading", n, len(candidates))
         tally.read(read, cand)

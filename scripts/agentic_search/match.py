@@ -177,18 +177,20 @@ class ReadTally:
         return self.docs, self.binary, self.unreadable
 
 
-def read_document(rel: str, path: str, identity: Optional[fsafe.FileId] = None) -> Optional[Document]:
+def read_document(rel: str, path: str, identity: Optional[fsafe.FileId] = None,
+                  max_bytes: Optional[int] = None) -> Optional[Document]:
     """Read one file as a Document; None when it is binary. OSError propagates.
 
     The file is opened by fsafe's rules: a symlink is not followed, only a regular
     file is read, and with ``identity`` (the (device, inode) the walk saw) only that
-    very file -- one swapped meanwhile raises :class:`fsafe.UnsafeFile`.
+    very file -- one swapped meanwhile raises :class:`fsafe.UnsafeFile`; with
+    ``max_bytes`` (the walk's size limit) so does one grown past it since the walk.
     Only the lower-cased text is kept: every file is counted in, few are quoted. The
     bytes as written are read again for those few (summaries, imports, learned
     vocabulary) by the same rules, pinned to the file read here, or are the
     lower-cased text should the file have vanished or changed meanwhile.
     """
-    data, st = fsafe.read_checked(path, expect=identity)
+    data, st = fsafe.read_checked(path, expect=identity, max_bytes=max_bytes)
     if is_binary(data):
         return None
     return Document(rel=rel, low=data.lower(), size=len(data), path=path,
@@ -201,10 +203,10 @@ def entry_identity(entry: object) -> Optional[fsafe.FileId]:
     return (getattr(entry, "dev", 0), ino) if ino else None
 
 
-def read_entry(entry: object) -> Optional[Document]:
+def read_entry(entry: object, max_bytes: Optional[int] = None) -> Optional[Document]:
     """:func:`read_document` for a walked entry (anything with rel, path, dev, ino):
     what the walk saw is what is read."""
-    return read_document(entry.rel, entry.path, entry_identity(entry))  # type: ignore[attr-defined]
+    return read_document(entry.rel, entry.path, entry_identity(entry), max_bytes)  # type: ignore[attr-defined]
 
 
 def reread_bytes(path: str, fallback: bytes, identity: Optional[fsafe.FileId] = None) -> bytes:

@@ -21,6 +21,7 @@ Example::
 from __future__ import annotations
 
 import json
+import math
 import unicodedata
 from typing import Any, Collection, Mapping, Optional, Sequence
 
@@ -72,6 +73,12 @@ def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: b
             break
         out.append({"id": rel, "score": shown, "reason": e.reason} if with_reason else {"id": rel, "score": shown})
     return out
+
+
+def _two_places(score: float) -> str:
+    """A score to two places, cut rather than rounded: 0.698 is "0.69", below the
+    rubric's 0.7 like the score itself (rounded, it read "0.70" outside the context)."""
+    return f"{math.floor(score * 100 + 1e-9) / 100:.2f}"
 
 
 def _cut(text: str, n: int) -> str:
@@ -243,7 +250,7 @@ def render_text(out: Mapping[str, Any]) -> str:
     for r in out["ranking"]:
         detail = described.get(r["id"])
         reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail else ""
-        lines.append(f"  {r['score']:.2f}  {r['id']}{reason}")
+        lines.append(f"  {_two_places(r['score'])}  {r['id']}{reason}")
         for quoted in (detail or {}).get("lines", [])[:TEXT_LINES_SHOWN]:
             lines.append(f"          {_cut(quoted, LINE_CHARS)}")
     if not out["ranking"]:

@@ -286,12 +286,14 @@ def _first_defined(text: str, rel: str) -> dict[str, int]:
     return names
 
 
-def _most_used(text: str, names: dict[str, int]) -> list[str]:
+def _most_used(text: str, names: dict[str, int], of: Optional[int] = None) -> list[str]:
     """``names`` most used in ``text`` first (ties: first defined). Uses are counted as
     substrings (``text.count``) for up to COUNTED_NAMES names; a file defining more (a
     generated table of constants) has its names counted as whole words in one pass, so
-    its cost is the file's size, not its size times its names."""
-    if len(names) <= COUNTED_NAMES:
+    its cost is the file's size, not its size times its names. ``of``: how many names
+    the file has when ``names`` are some of them (the way of counting is the file's, so
+    that the tags are the same whichever the keywords took out)."""
+    if (len(names) if of is None else of) <= COUNTED_NAMES:
         uses = {n: text.count(n) for n in names}
     else:
         words: dict[str, int] = {}
@@ -314,11 +316,10 @@ def _known(texts: tuple[str, ...]) -> frozenset[str]:
     return frozenset(normalize(t) for t in texts)
 
 
-def _tag_candidates(text: str, rel: str, known: frozenset[str] = frozenset()) -> dict[str, int]:
-    """The defined names that may be tags (not ``known``, not private, not too short),
-    with their rank in file order."""
-    return {n: i for n, i in _first_defined(text, rel).items()
-            if not (n.startswith("_") or len(n) < 3 or normalize(n) in known)}
+def _tag_candidates(text: str, rel: str) -> dict[str, int]:
+    """The defined names that may be tags (not private, not too short), with their rank
+    in file order."""
+    return {n: i for n, i in _first_defined(text, rel).items() if not (n.startswith("_") or len(n) < 3)}
 
 
 def ranked_names(text: str, rel: str = "") -> tuple[list[str], bool]:
@@ -343,7 +344,8 @@ def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "",
         tags = [n for n in top if normalize(n) not in known]
         if len(tags) >= MAX_TAGS or not more:
             return tags[:MAX_TAGS]
-    return _most_used(text, _tag_candidates(text, rel, known))[:MAX_TAGS]
+    every = _tag_candidates(text, rel)
+    return _most_used(text, {n: i for n, i in every.items() if normalize(n) not in known}, len(every))[:MAX_TAGS]
 
 
 def build_result(

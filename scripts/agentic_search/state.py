@@ -112,6 +112,7 @@ class ScoreEntry:
     reason: str
     judged: bool = False
     standing: Optional[float] = None   # None: the same as ``score``
+    stamp: str = ""  # the file's size and mtime when scored ("": unknown): a changed file is scored again
 
     @property
     def rank_key(self) -> float:
@@ -123,6 +124,8 @@ class ScoreEntry:
             out["judged"] = True
         if self.standing is not None and self.standing != self.score:
             out["standing"] = self.standing
+        if self.stamp:
+            out["stamp"] = self.stamp
         return out
 
     @classmethod
@@ -130,8 +133,9 @@ class ScoreEntry:
         if not isinstance(data, dict):
             raise FormatError("scores")
         standing = get_float(data, "standing") if "standing" in data else None
+        stamp = get_str(data, "stamp") if "stamp" in data else ""
         return cls(get_float(data, "score"), get_int(data, "cycle"), get_str(data, "reason"),
-                   data.get("judged") is True, standing)
+                   data.get("judged") is True, standing, stamp)
 
 
 def ranked_scores(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:
