@@ -498,14 +498,22 @@ def test_a_file_that_cannot_be_looked_at_for_a_while_is_not_gone(tmp_path, monke
     assert not cycle_mod._still_a_file(root, os.path.realpath(root), "pkg/a.py", 1 << 20)
 
 
+_AUTH_TREE = {"pkg/auth.py": "def check_token_expiry(token):\n    return token.expiry\n",
+              "pkg/token.py": "class Token:\n    expiry = 1\n", "notes.txt": "auth token expiry\n",
+              "pkg/zzz.py": "def unrelated():\n    pass\n"}
+
+
+def _first_cycle(tmp_path, task: str, **more):
+    """A tree of _AUTH_TREE, and the outcome of a first cycle on it."""
+    root = write_tree(tmp_path / "repo", _AUTH_TREE)
+    return root, run_cycle(str(root), LoopState(root=str(root), max_cycles=5), request(tmp_path, task=task, **more),
+                           {}, ENV)
+
+
 def test_a_scored_file_replaced_by_a_link_to_another_file_of_the_tree_leaves_the_answer(tmp_path):
     # One file, one id: the link is another name of the file it leads to, whose own entry
     # is its walked name's; the score the old content earned must not stay.
-    files = {"pkg/auth.py": "def check_token_expiry(token):\n    return token.expiry\n",
-             "pkg/token.py": "class Token:\n    expiry = 1\n", "pkg/zzz.py": "def unrelated():\n    pass\n"}
-    root = write_tree(tmp_path / "repo", files)
-    first = run_cycle(str(root), LoopState(root=str(root), max_cycles=5),
-                      request(tmp_path, task="check_token_expiry token expiry"), {}, ENV)
+    root, first = _first_cycle(tmp_path, "check_token_expiry token expiry")
     assert "pkg/auth.py" in first.state.scores
     (root / "pkg" / "auth.py").unlink()
     (root / "pkg" / "auth.py").symlink_to("zzz.py")
@@ -517,15 +525,12 @@ def test_a_scored_file_replaced_by_a_link_to_another_file_of_the_tree_leaves_the
 def test_a_file_whose_content_was_moved_away_is_scored_again_not_held_at_its_old_score(tmp_path):
     # A file once at high relevance keeps its best entry across cycles - while it is the
     # file that earned it. Edited since, its old entry is about content that may be gone.
-    files = {"pkg/core.py": "def check_token_expiry(token):\n    return token.expiry\n",
-             "pkg/token.py": "class Token:\n    expiry = 1\n", "notes.txt": "auth token expiry\n"}
-    root = write_tree(tmp_path / "repo", files)
-    first = run_cycle(str(root), LoopState(root=str(root), max_cycles=5),
-                      request(tmp_path, task="auth token expiry"), {}, ENV)
-    assert first.state.scores["pkg/core.py"].score >= 0.7
-    (root / "pkg" / "helper.py").write_text(files["pkg/core.py"])
-    (root / "pkg" / "core.py").write_text("# token\n")
+    root, first = _first_cycle(tmp_path, "auth token expiry")
+    assert first.state.scores["pkg/auth.py"].score >= 0.7
+    (root / "pkg" / "helper.py").write_text(_AUTH_TREE["pkg/auth.py"])
+    (root / "pkg" / "auth.py").write_text("# token\n")
     out = run_cycle(str(root), first.state, request(tmp_path, keywords=("check",)), {}, ENV)
+    # (the same tree scored afresh: a new loop with the same words)
     fresh = run_cycle(str(root), LoopState(root=str(root), max_cycles=5),
                       request(tmp_path, task="auth token expiry", keywords=("check",)), {}, ENV)
-    assert out.state.scores["pkg/core.py"].score == fresh.state.scores["pkg/core.py"].score < 0.7  # not in context
+    assert out.state.scores["pkg/auth.py"].score == fresh.state.scores["pkg/auth.py"].score < 0.7  # not in context
