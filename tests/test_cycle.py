@@ -4,6 +4,7 @@ with the loop's own proposal on a later call."""
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -534,3 +535,36 @@ def test_a_file_whose_content_was_moved_away_is_scored_again_not_held_at_its_old
     fresh = run_cycle(str(root), LoopState(root=str(root), max_cycles=5),
                       request(tmp_path, task="auth token expiry", keywords=("check",)), {}, ENV)
     assert out.state.scores["pkg/auth.py"].score == fresh.state.scores["pkg/auth.py"].score < 0.7  # not in context
+
+
+def test_a_plain_file_whose_link_the_walk_reads_keeps_its_entry(tmp_path):
+    # --patterns narrowed to a folder holding a link to the scored file: the file itself
+    # is unchanged and keeps its entry (only a link put in a scored file's place leaves).
+    root, first = _first_cycle(tmp_path, "check_token_expiry token expiry")
+    (root / "src").mkdir()
+    (root / "src" / "link.py").symlink_to("../pkg/auth.py")
+    out = run_cycle(str(root), first.state, request(tmp_path, patterns=("src/**",)), {}, ENV)
+    assert out.state.scores["pkg/auth.py"] == first.state.scores["pkg/auth.py"]
+
+
+def test_a_same_size_edit_keeping_the_mtime_within_the_racy_window_is_seen(tmp_path):
+    # A coarse clock (or `touch -r`) can leave size and mtime equal after an edit made
+    # right after the scoring: for such recent files the text's checksum decides.
+    root, first = _first_cycle(tmp_path, "auth token expiry")
+    auth = root / "pkg" / "auth.py"
+    st = auth.stat()
+    before = first.state.scores["pkg/auth.py"]
+    assert before.score >= 0.7 and before.stamp.count(":") == 3  # size:mtime:ctime:crc (racy)
+    auth.write_text("# nothing here, moved away #####################" + " " * (st.st_size - 49) + "\n")
+    assert auth.stat().st_size == st.st_size
+    os.utime(auth, ns=(st.st_atime_ns, st.st_mtime_ns))
+    out = run_cycle(str(root), first.state, request(tmp_path, keywords=("check",)), {}, ENV)
+    after = out.state.scores["pkg/auth.py"]
+    assert after.cycle == 2 and "token" not in after.reason  # scored again, on what it holds now
+
+
+def test_an_entry_of_an_older_state_gets_its_stamp_when_kept(tmp_path):
+    root, first = _first_cycle(tmp_path, "auth token expiry")
+    old = first.state.with_(scores={rel: replace(e, stamp="") for rel, e in first.state.scores.items()})
+    out = run_cycle(str(root), old, request(tmp_path, keywords=("check",)), {}, ENV)
+    assert out.state.scores["pkg/auth.py"].stamp

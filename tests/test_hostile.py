@@ -315,6 +315,21 @@ def test_unclosed_import_brackets_parse_in_linear_time() -> None:
         assert time.monotonic() - started < 10
 
 
+def test_task_texts_of_blank_runs_and_modifier_lines_read_in_linear_time() -> None:
+    """A pasted terminal (lines padded to 200 columns), a line of spaces after an
+    environment key, and lines of only ``pub`` (the definition pattern's modifiers) were
+    cubic or quadratic: tens of seconds at 20-64 KB."""
+    from agentic_search.query import extract_keywords
+    tasks = ["\n".join(f"line {i}".ljust(200) for i in range(2000)), "x\n" + " " * 200_000 + "\n",
+             "- OS: " + " " * 200_000 + "linux\n", "pub\n" * 100_000, "pub(crate)\n" * 50_000,
+             "\t" * 300_000]
+    with deadline(60):
+        started = time.monotonic()
+        for task in tasks:
+            extract_keywords(task)
+        assert time.monotonic() - started < 20
+
+
 # --------------------------------------------------------------------------- 3./4. cache
 
 TREE = {

@@ -454,3 +454,20 @@ def test_a_c_type_word_before_another_name_uses_the_type(tmp_path) -> None:
     assert defines(tmp_path, "d.h", "struct session {\n  int id;\n};\n", "session") == 1.0
     assert defines(tmp_path, "e.hpp", "class Session final {\n};\n", "Session") == 1.0
     assert defines(tmp_path, "f.hpp", "class Session : public Base {\n};\n", "Session") == 1.0
+
+
+def test_a_document_read_again_is_the_text_searched_never_more(tmp_path) -> None:
+    """The bytes as written are read again for the few files quoted; a file grown or
+    rewritten since the search gives its searched text back, never its new bytes (a file
+    grown to gigabytes is not read whole)."""
+    from agentic_search.match import read_document
+    f = tmp_path / "a.py"
+    f.write_bytes(b"Token Expiry\n")
+    doc = read_document("a.py", str(f))
+    f.write_bytes(b"Token Expiry\n" + b"grown " * 10000)
+    assert doc.data == b"token expiry\n"
+    same = read_document("a.py", str(f))
+    f.write_bytes(b"Token Expirx\n" + b"grown " * 10000)  # same size, other text
+    assert same.data == same.low
+    kept = read_document("a.py", str(f))
+    assert kept.data == b"Token Expirx\n" + b"grown " * 10000  # unchanged: the bytes as written

@@ -110,7 +110,7 @@ def test_text_scores_below_the_context_line_never_read_as_at_it():
     out = {"cycle": 1, "max_cycles": 3, "done": False, "stop_reason": None, "next_action": "refine",
            "why": "unsure", "confidence": 0.5, "query": {"keywords": ["a"]},
            "stats": {"files_read": 3, "files_matched": 2}, "results": [],
-           "ranking": [{"id": "a.py", "score": 0.7}, {"id": "b.py", "score": 0.6999}, {"id": "c.py", "score": 0.29}],
+           "ranking": [{"id": "a.py", "score": 0.7}, {"id": "b.py", "score": 0.69999999999}, {"id": "c.py", "score": 0.29}],
            "context": [{"id": "a.py", "score": 0.7}], "next_query": {"adds": []}, "gaps": []}
     text = render_text(out)
     assert "  0.70  a.py" in text and "  0.69  b.py" in text and "  0.29  c.py" in text

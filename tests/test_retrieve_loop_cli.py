@@ -560,6 +560,24 @@ def test_show_full_after_a_deletion_names_the_gone_file_nowhere(tmp_path):
     assert after["hints"]["result_count"] == len(after["results"])
 
 
+def test_show_after_a_related_file_that_matched_nothing_is_deleted_names_it_nowhere(tmp_path):
+    # A related file that matched no keyword has no score of its own: it is checked too.
+    tree = tmp_path / "t"
+    (tree / "src").mkdir(parents=True)
+    (tree / "src" / "session.py").write_text(
+        "from helpers import frobnicate\nclass SessionStore:\n    def refresh_token(self, token):\n"
+        "        raise TokenExpiredError('token expired')\n        return frobnicate(token)\n")
+    (tree / "src" / "helpers.py").write_text("def frobnicate(x):\n    return x\n")
+    state = tmp_path / "s.json"
+    run_json("--root", tree, "--state", state, "--task", "TokenExpiredError raised by refresh_token in SessionStore",
+             "--no-cache")
+    before = run_json("--state", state, "--show", "--full")
+    assert "src/helpers.py" in json.dumps(before["results"])
+    (tree / "src" / "helpers.py").unlink()
+    after = run_json("--state", state, "--show", "--full")
+    assert "src/helpers.py" not in json.dumps(after["results"]) + json.dumps(after["hints"])
+
+
 def test_max_cycles_1_is_done_after_the_first_cycle(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--max-cycles", "1")
     assert (out["cycle"], out["max_cycles"], out["done"]) == (1, 1, True)

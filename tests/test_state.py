@@ -256,6 +256,20 @@ def test_malformed_field_raises_state_error_naming_it(tmp_path, field, value):
     assert path.read_bytes() == before
 
 
+@pytest.mark.parametrize("where", ["result", "last"])
+@pytest.mark.parametrize("bad", ["/etc/passwd", "../../../etc/shadow", "a/../../b"])
+def test_related_files_outside_the_tree_are_refused_never_shown(tmp_path, where, bad):
+    data = busy_state().to_json()
+    if where == "result":
+        data["last"]["results"][0]["related"] = ["b.py", bad]
+    else:
+        data["last"]["related"] = [bad]
+    path = tmp_path / "s.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    with pytest.raises(StateError, match="last.re"):
+        load_state(str(path))
+
+
 def test_an_unknown_keyword_kind_is_malformed_not_the_strongest_kind(tmp_path):
     nq = {"patterns": ["**"], "keywords": [{"text": "route", "kind": "mystery", "weight": 1.0}], "excludes": []}
     with pytest.raises(StateError, match="next_query.keywords"):

@@ -77,9 +77,9 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     _checked_tree(state, state.root)
     if state.last is None:
         raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
-    state, lost = without_vanished(state)
-    if lost:
-        state = with_hints(state, _hints_module().compute_hints)
+    shown, _lost = without_vanished(state)
+    if shown is not state:
+        state = with_hints(shown, _hints_module().compute_hints)
     detail = FULL if request.full else COMPACT
     out = to_output(state.last, state, request.limit, detail)
     return out, _render_checked(out, request.text, ascii_only)
@@ -238,13 +238,14 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
             ascii_only: bool) -> tuple[dict[str, Any], str]:
     """A finished loop: its final answer again, with new judgements applied (saved), less
     the files that no longer exist."""
-    state, lost = without_vanished(state)
+    shown, lost = without_vanished(state)
+    changed, state = shown is not state, shown
     if request.steers_query:
         # The caller asked for a search the loop will not run: say so, never drop it silently.
         notice(f"retrieve_loop.py: the loop is at its cycle limit ({state.max_cycles}): "
                f"{_steering(request)} not searched; pass --max-cycles {state.max_cycles + 1} (or more) "
                "to search them, or --reset to start over. Showing the final answer.")
-    if judgements or lost:
+    if judgements or changed:
         state = with_hints(rejudge(state, judgements) if judgements else state, _hints_module().compute_hints)
     if judgements:
         _save(request, state)

@@ -21,6 +21,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat as stat_mod
+import time
+import zlib
 from dataclasses import dataclass, field, replace
 from itertools import islice
 from types import MappingProxyType
@@ -45,7 +47,7 @@ from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, cov
     reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
 from .trust import Assessment, assess
-from .walk import EVERY_FILE, MAX_FILE_BYTES, has_magic, unescaped, walk
+from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, has_magic, unescaped, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -224,6 +226,7 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     # A pattern naming a directory selects the files below it (``src`` is ``src/**``).
     patterns = tuple(f"{pat}/**" if not has_magic(pat) and _is_dir(root, unescaped(pat)) else pat
                      for pat in p.query.patterns)
+    started = time.time_ns()
     walked = walk(root, patterns, pruned, skip_paths=env.skip_paths, max_bytes=max_file_bytes)
     literal = frozenset(unescaped(e) for e in p.query.excludes if e not in pruned) | frozenset(p.query.set_aside)
     rels = tuple(f.rel for f in walked.files)
@@ -236,8 +239,23 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     stats = Stats(files_considered=len(walked.files), files_read=len(docs), binary_skipped=binary,
                   unreadable_skipped=unreadable, walk_skipped=tuple(sorted(skipped.items())),
                   skip_examples=examples)
-    return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats,
-                      {f.rel: f"{f.size}:{f.mtime_ns}" for f in walked.files})
+    by_rel = {d.rel: d for d in docs}
+    return Dispatched(tuple(docs), by_rel, rels, hidden, stats, _stamps(walked.files, by_rel, started))
+
+
+def _stamps(files: Sequence[Any], by_rel: Mapping[str, Document], started: int) -> dict[str, str]:
+    """What the loop's memory keeps of each file to see it changed: size, mtime, ctime; for
+    a file changed within RACY_WINDOW_NS of the walk (a second write could keep its
+    stat), the CRC-32 of its text too."""
+    horizon = started - RACY_WINDOW_NS
+    out = {}
+    for f in files:
+        stamp = f"{f.size}:{f.mtime_ns}:{f.ctime_ns}"
+        if f.mtime_ns >= horizon or f.ctime_ns >= horizon:
+            doc = by_rel.get(f.rel)
+            stamp += f":{zlib.crc32(doc.low):08x}" if doc is not None else ":racy"
+        out[f.rel] = stamp
+    return out
 
 
 @dataclass(frozen=True)
@@ -592,11 +610,14 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     for s in ev.scored:
         prev = scores.get(s.rel)
         stamp = stamps.get(s.rel, "")
-        if prev is not None and not prev.judged and prev.stamp and stamp and prev.stamp != stamp:
+        if prev is not None and not prev.judged and prev.stamp and stamp \
+                and (prev.stamp != stamp or prev.stamp.endswith(":racy")):
             prev = None
         new_standing = standing.get(s.rel, s.score)
         if prev is not None and (prev.judged or (not informed and prev.rank_key >= new_standing
                                                   and (unsure or prev.rank_key >= HIGH_RELEVANCE))):
+            if stamp and not prev.stamp and not prev.judged:
+                scores[s.rel] = replace(prev, stamp=stamp)  # (an entry of an older state: seen from now on)
             continue
         cap = prev.score if prev is not None else best_so_far
         shown = s.score if cap is None or s.rel in judgements or not ev.calibrated or steered \
@@ -637,8 +658,10 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
     or not): gone, replaced by a directory, a FIFO or a link leading out of the tree, or
     grown past the size limit. A file the walk did not reach but that still is such a
     file (outside narrowed patterns, ignored since) keeps its entry - unless it now is
-    another name of a file the walk read (a link to it, put in its place): one file, one
-    id, and the file's own entry is its walked name's."""
+    a link to a file the walk read, put in its place, and not judged: one file, one id,
+    and the file's own entry is its walked name's. (A plain file is never dropped so, nor
+    a judged one: the walk may read another name of it, a link or a hard link, when
+    ``--patterns`` select that one.)"""
     walked = set(d.walked_rels)
     scored = {s.rel for s in ev.scored}
     root_real = fsafe.resolved(root)
@@ -650,18 +673,22 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif _still_a_file(root, root_real, rel, max_bytes) and _identity(root, rel) not in read_ids:
+        elif _still_a_file(root, root_real, rel, max_bytes) and (e.judged or not _links_to(root, rel, read_ids)):
             out[rel] = e
     return out
 
 
-def _identity(root: str, rel: str) -> Optional[tuple[int, int]]:
-    """The (device, inode) of the file ``rel`` names now, links followed (None: unknown)."""
+def _links_to(root: str, rel: str, identities: set) -> bool:
+    """Whether ``rel`` is now a symbolic link to one of the files of ``identities`` (the
+    (device, inode) of the files the walk read)."""
+    path = os.path.join(root, *rel.split("/"))
     try:
-        st = os.stat(os.path.join(root, *rel.split("/")))
+        if not os.path.islink(path):
+            return False
+        st = os.stat(path)
     except (OSError, ValueError):
-        return None
-    return (st.st_dev, st.st_ino)
+        return False
+    return (st.st_dev, st.st_ino) in identities
 
 
 def apply_judgements(scores: Mapping[str, ScoreEntry], judgements: Mapping[str, float],
@@ -802,7 +829,12 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
     last = state.last
     if last is not None:
         lost.update(r.id for r in last.results if gone(r.id))
-    if not lost:
+        # (Files named only as related ones - matching no keyword, never scored - too.)
+        lost_related = {x for x in {x for r in last.results for x in r.related} | set(last.related)
+                        if x not in state.scores and gone(x)}
+    else:
+        lost_related = set()
+    if not lost and not lost_related:
         return state, 0
     scores = {rel: e for rel, e in state.scores.items() if rel not in lost}
     if last is not None:
@@ -816,11 +848,12 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
             # leads now is shown with its own score, which says the same on the rubric's scale.
             leader = ranked_scores(scores)[0] if scores else None
             decision = replace(decision, confidence=round(leader[1], 3) if leader else 0.0)
-        results = tuple(r if not lost.intersection(r.related) else
-                        replace(r, related=tuple(x for x in r.related if x not in lost))
+        out_too = lost | lost_related
+        results = tuple(r if not out_too.intersection(r.related) else
+                        replace(r, related=tuple(x for x in r.related if x not in out_too))
                         for r in last.results if r.id not in lost)
         last = replace(last, results=results, decision=decision,
-                       related=tuple(x for x in last.related if x not in lost))
+                       related=tuple(x for x in last.related if x not in out_too))
     return state.with_(scores=scores, last=last), len(lost)
 
 

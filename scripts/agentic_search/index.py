@@ -83,6 +83,7 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe, lang
 from . import match as match_mod
+from . import walk as walk_mod
 from . import score as score_mod
 from .forkmap import fork_map
 from .lazyre import compile_later
@@ -123,8 +124,8 @@ SEG_PREFIX = "seg-"
 SEG_SUFFIX = ".idx"
 TMP_PREFIX = ".tmp-"
 # A file modified this close to the moment it was read may change again without a new
-# mtime (2 s covers the coarsest common timestamps, FAT's).
-RACY_WINDOW_NS = 2_000_000_000
+# mtime: not recorded (walk.RACY_WINDOW_NS).
+RACY_WINDOW_NS = walk_mod.RACY_WINDOW_NS
 # Segments at most before they are merged into one (each adds a lookup per needle).
 MAX_SEGMENTS = 8
 # Unreferenced segment files younger than this are left alone: a reader that has just
@@ -1554,20 +1555,22 @@ def _served_document(seg: Segment, fi: int, rel: str, path: str, size: int,
     """The document of the walked file ``rel`` at ``path`` (``ident``: its device and
     inode), served as file ``fi`` of ``seg``: its text is read from the segment when
     first needed."""
-    return Document(rel, size=size, load_low=lambda: _text_or_disk(seg, fi, path, ident), path=path,
+    return Document(rel, size=size, load_low=lambda: _text_or_disk(seg, fi, path, ident, size), path=path,
                     identity=ident)
 
 
-def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId]) -> bytes:
+def _text_or_disk(seg: Segment, fi: int, path: str, ident: Optional[fsafe.FileId], size: int) -> bytes:
     """An indexed file's text; should the segment have lost it, the file's as it is now
-    (by fsafe's rules, pinned to the file the walk saw), lower-cased; else nothing."""
+    (by fsafe's rules, pinned to the file the walk saw) when it still has the size the
+    walk saw, lower-cased; else nothing."""
     try:
         return seg.text(fi)
     except OSError:
         try:
-            return fsafe.read_checked(path, expect=ident)[0].lower()
+            data = fsafe.read_checked(path, expect=ident, max_bytes=size)[0]
         except OSError:
             return b""
+        return data.lower() if len(data) == size else b""
 
 
 def _line_starts(lines: Sequence[str]) -> list[int]:

@@ -210,12 +210,14 @@ def read_entry(entry: object, max_bytes: Optional[int] = None) -> Optional[Docum
 
 
 def reread_bytes(path: str, fallback: bytes, identity: Optional[fsafe.FileId] = None) -> bytes:
-    """A file's bytes read again by fsafe's rules (pinned to ``identity`` when given);
-    ``fallback`` when it can no longer be read so."""
+    """A file's bytes read again by fsafe's rules (pinned to ``identity`` when given),
+    when they are still the bytes searched (``fallback``, the lower-cased text: never
+    more of them, so a file grown meanwhile is not read whole); else ``fallback``."""
     try:
-        return fsafe.read_checked(path, expect=identity)[0]
+        data = fsafe.read_checked(path, expect=identity, max_bytes=len(fallback))[0]
     except OSError:
         return fallback
+    return data if data.lower() == fallback else fallback
 
 
 def _name_end(low: bytes, j: int) -> int:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import math
 import unicodedata
+from decimal import ROUND_FLOOR, Decimal
 from typing import Any, Collection, Mapping, Optional, Sequence
 
 from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders the text around it)
@@ -76,9 +77,13 @@ def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: b
 
 
 def _two_places(score: float) -> str:
-    """A score to two places, cut rather than rounded: 0.698 is "0.69", below the
-    rubric's 0.7 like the score itself (rounded, it read "0.70" outside the context)."""
-    return f"{math.floor(score * 100 + 1e-9) / 100:.2f}"
+    """A score to two places, cut rather than rounded: 0.698 and 0.69999999999 are
+    "0.69", below the rubric's 0.7 like the score itself (rounded, they read "0.70"
+    outside the context). Cut in decimal, from the score's shortest spelling: 0.29 is
+    "0.29" (in binary it is a hair below)."""
+    if not math.isfinite(score):
+        return f"{score:.2f}"
+    return str(Decimal(repr(score)).quantize(Decimal("0.01"), rounding=ROUND_FLOOR))
 
 
 def _cut(text: str, n: int) -> str:

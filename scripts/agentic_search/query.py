@@ -77,8 +77,8 @@ CODE_ONLY_FACTOR = 0.5
 # a copy of the tree's, or a method they propose. The keyword is marked ``task_defines``;
 # score.CONVENTION_DEFINERS says when defining it is evidence.
 _OWN_DEFINITION_RE = re.compile(
-    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final)\s+)*"
-    r"(?:def|class|fn|function|func(?:\s*\([^)\n]*\))?)\s+([A-Za-z_]\w*)", re.M)
+    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final)[ \t]+)*"
+    r"(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?)[ \t]+([A-Za-z_]\w*)", re.M)
 # The languages' own built-in functions and loaders, called in pasted code and defined by
 # no codebase (``repr(x)``, ``len(x)``, ``require('yargs')``, ``println!``): only in
 # pasted code they are not searched at all. Named in the prose ("the repr is wrong"),
@@ -151,7 +151,7 @@ _HEADING_LINE_RE = compile_later(
     re.I | re.M,
 )
 _ENVIRONMENT_LINE_RE = compile_later(
-    r"^[ \t>]*(?:[-*+]|\d+\.)?[ \t]*\**[ \t]*(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*\**[ \t]*[:=：|].*$" % "|".join(
+    r"^[ \t>]*(?:(?:[-*+]|\d+\.)[ \t]*)?(?:\*+[ \t]*)?(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*(?:\*+[ \t]*)?[:=：|].*$" % "|".join(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
 )

@@ -251,8 +251,11 @@ class LoopState:
             if not all(_tree_path(rel) for rel in rels):
                 raise FormatError(key)
         view = _within("last", lambda: CycleView.from_json(last) if last is not None else None)
-        if view is not None and not all(_tree_path(r.id) for r in view.results):
+        if view is not None and not all(_tree_path(r.id) and all(_tree_path(x) for x in r.related)
+                                        for r in view.results):
             raise FormatError("last.results")
+        if view is not None and not all(_tree_path(x) for x in view.related):
+            raise FormatError("last.related")
         root = get_str(data, "root")
         if not os.path.isabs(root):  # (the tool writes the root resolved: one relative to
             raise FormatError("root")  # wherever the next call runs names another tree)

@@ -73,6 +73,10 @@ from . import fsafe
 from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
+# A file modified this close to the moment it was walked may change again without a new
+# mtime (2 s covers the coarsest common timestamps, FAT's): its stat alone does not say
+# it is unchanged (git's "racily clean" entries; the index and the loop's memory).
+RACY_WINDOW_NS = 2_000_000_000
 SKIP_EXAMPLES_PER_REASON = 5  # bounded "why" samples kept per reason; output stays small
 _GLOB_META = frozenset("*?[\\{")
 # Brace expansion bounds: a glob is a few alternatives, not a program.
