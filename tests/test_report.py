@@ -372,3 +372,12 @@ def test_tags_are_the_same_with_and_without_the_names_the_index_kept() -> None:
     kws = keywords_from_list(["token"])
     assert tags_for(text, kws, "mod.py") == tags_for(text, kws, "mod.py", ranked_names(text, "mod.py"))
     assert tags_for(text, kws, "mod.py")[:2] == ["aaab", "aaa"]
+
+
+def test_a_docstring_line_is_quoted_after_the_code_holding_the_same_words() -> None:
+    text = ('def refresh(token):\n    """Token expiry is checked here."""\n'
+            '    if token.expiry < now():\n        raise Expired(token.expiry)\n')
+    kws = keywords_from_list(["expiry", "token"])
+    assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.py")[:2]] == ["L3", "L4"]
+    # (a file of another language has no docstrings: the line is code like the others)
+    assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.rb")[:2]] == ["L2", "L3"]
