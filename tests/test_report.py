@@ -381,3 +381,10 @@ def test_a_docstring_line_is_quoted_after_the_code_holding_the_same_words() -> N
     assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.py")[:2]] == ["L3", "L4"]
     # (a file of another language has no docstrings: the line is code like the others)
     assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.rb")[:2]] == ["L2", "L3"]
+
+
+def test_the_closing_quotes_of_an_assigned_string_open_no_docstring() -> None:
+    from agentic_search.report import _docstring_spans, _lowered_lines
+    lines = ['SQL = """', "select token", '"""', "token = expiry(token)", "def f():", '    r"""Token.', '    """']
+    joined, starts = _lowered_lines(lines)
+    assert _docstring_spans(joined, starts) == [(5, 6)]  # the docstring of f, not line 2 on

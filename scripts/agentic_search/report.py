@@ -42,7 +42,7 @@ COMMENT_LINE_FACTOR = 0.5
 # A Python docstring is prose about the code, as a comment is (a trial: a docstring's
 # line quoted over the code it describes): its lines are quoted with the comment's factor.
 # Measured with bench/lines.py on both dev splits: a quoted line within 10 lines of the
-# fix for 141 -> 144 of 261 gold files, inside it 52 -> 54.
+# fix for 141 -> 144 of 261 gold files, inside it 52 -> 53.
 # A Rust file's own tests follow its ``#[cfg(test)]`` line: code about the task's words,
 # but not the code the task is about (a trial: both lines quoted from ``mod tests``, the
 # bug far above). Quoted with the comment's factor.
@@ -168,7 +168,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         m = _RUST_TESTS_RE.search(joined)
         if m:
             tests_from = bisect_right(starts, m.start()) - 1
-    prose_lines = _docstring_lines(lines) if rel.endswith((".py", ".pyi")) else frozenset()
+    docstrings = _docstring_spans(joined, starts) if rel.endswith((".py", ".pyi")) else []
     pasted = _pasted_line(joined, starts, quoted)
     if pasted is not None:
         chosen.append(pasted)
@@ -191,7 +191,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
             if header:
                 worth *= HEADER_LINE_FACTOR
-            elif _COMMENT_LINE_RE.match(lines[i]) or i > tests_from or i in prose_lines:
+            elif _COMMENT_LINE_RE.match(lines[i]) or i > tests_from or _in_spans(docstrings, i):
                 worth *= COMMENT_LINE_FACTOR
             if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
                 best = (worth, i)  # (ties: the earlier line)
@@ -213,27 +213,38 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     return out
 
 
-_DOCSTRING_OPEN_RE = re.compile(r"^[ \t]*[rRuUbB]{0,2}(\"\"\"|\'\'\')")
+_STRING_PREFIX = frozenset("rRuUbB")
 
 
-def _docstring_lines(lines: Sequence[str]) -> frozenset[int]:
-    """The lines of a Python file inside a string that stands alone as a statement (a
-    docstring: prose about the code, quoted as a comment is)."""
-    out: set[int] = set()
-    delim = ""
-    for i, line in enumerate(lines):
-        if delim:
-            out.add(i)
-            if delim in line:
-                delim = ""
-            continue
-        m = _DOCSTRING_OPEN_RE.match(line)
-        if m:
-            out.add(i)
-            d = m.group(1)
-            if line.count(d) == 1:
-                delim = d
-    return frozenset(out)
+def _docstring_spans(joined: str, starts: Sequence[int]) -> list[tuple[int, int]]:
+    """The first and last line of each string of a Python file that stands alone as a
+    statement (a docstring: prose about the code, quoted as a comment is), in file order.
+    ``joined``/``starts``: the file's lines joined by newlines and where each begins. The
+    text is searched for triple quotes only (a file holds few)."""
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    nxt = {d: joined.find(d) for d in ('"""', "\'\'\'")}  # each delimiter's next place (-1: none left)
+    while True:
+        for d, x in nxt.items():
+            if 0 <= x < pos:
+                nxt[d] = joined.find(d, pos)
+        at = min((x for x in nxt.values() if x >= 0), default=-1)
+        if at < 0:
+            return spans
+        delim = joined[at:at + 3]
+        first = bisect_right(starts, at) - 1
+        lead = joined[starts[first]:at]
+        end = joined.find(delim, at + 3)
+        if end < 0:
+            end = len(joined)
+        if len(lead.strip(" \t")) <= 2 and set(lead.strip(" \t")) <= _STRING_PREFIX:
+            spans.append((first, bisect_right(starts, end) - 1))
+        pos = end + 3
+
+
+def _in_spans(spans: Sequence[tuple[int, int]], i: int) -> bool:
+    k = bisect_right(spans, (i, len(spans) and 1 << 62)) - 1
+    return k >= 0 and spans[k][0] <= i <= spans[k][1]
 
 
 def _line_definitions(lines: Sequence[str], i: int, rel: str) -> list[str]:
