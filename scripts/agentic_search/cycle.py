@@ -23,7 +23,7 @@ import os
 import stat as stat_mod
 import time
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import islice
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Optional, Sequence
@@ -121,7 +121,8 @@ class Dispatched:
     walked_rels: tuple[str, ...]
     hidden: frozenset[str]       # read and scored, never shown: exact-file excludes, set-aside files
     stats: Stats
-    stamps: Mapping[str, str] = field(default_factory=dict)  # rel -> size and mtime the walk saw
+    files: Sequence[Any] = ()    # the walk's entries (walk.FileEntry): the stat it saw
+    started: int = 0             # when the walk began (time.time_ns)
 
 
 @dataclass(frozen=True)
@@ -239,20 +240,21 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     stats = Stats(files_considered=len(walked.files), files_read=len(docs), binary_skipped=binary,
                   unreadable_skipped=unreadable, walk_skipped=tuple(sorted(skipped.items())),
                   skip_examples=examples)
-    by_rel = {d.rel: d for d in docs}
-    return Dispatched(tuple(docs), by_rel, rels, hidden, stats, _stamps(walked.files, by_rel, started))
+    return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats, walked.files, started)
 
 
-def _stamps(files: Sequence[Any], by_rel: Mapping[str, Document], started: int) -> dict[str, str]:
-    """What the loop's memory keeps of each file to see it changed: size, mtime, ctime; for
-    a file changed within RACY_WINDOW_NS of the walk (a second write could keep its
-    stat), the CRC-32 of its text too."""
-    horizon = started - RACY_WINDOW_NS
+def _stamps(d: Dispatched, rels: frozenset[str]) -> dict[str, str]:
+    """What the loop's memory keeps of each of ``rels`` (files this cycle scored) to see it
+    changed: size, mtime, ctime; for a file changed within RACY_WINDOW_NS of the walk (a
+    second write could keep its stat), the CRC-32 of its text too."""
+    horizon = d.started - RACY_WINDOW_NS
     out = {}
-    for f in files:
+    for f in d.files:
+        if f.rel not in rels:
+            continue
         stamp = f"{f.size}:{f.mtime_ns}:{f.ctime_ns}"
         if f.mtime_ns >= horizon or f.ctime_ns >= horizon:
-            doc = by_rel.get(f.rel)
+            doc = d.by_rel.get(f.rel)
             stamp += f":{zlib.crc32(doc.low):08x}" if doc is not None else ":racy"
         out[f.rel] = stamp
     return out
@@ -582,9 +584,9 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     the best file of the cycle that scored them): a file once at the rubric's high
     relevance by standing keeps its best entry; others take the latest (a weak match
     of cycle 1 that the refined query no longer supports sinks). The caller's
-    judgements override both and are never lost. ``stamps`` (the size and mtime the walk
-    saw, per file) are kept with each entry: a file changed since its entry was made is
-    scored as if new (its old entry was about content that may be gone).
+    judgements override both and are never lost. ``stamps`` (:func:`_stamps` of the files
+    scored) are kept with each entry: a file changed since its entry was made is scored
+    as if new (its old entry was about content that may be gone).
     """
     standing = {s.rel: s.score for s in ev.relative}
     scores = dict(state.scores)
@@ -665,7 +667,13 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
     walked = set(d.walked_rels)
     scored = {s.rel for s in ev.scored}
     root_real = fsafe.resolved(root)
-    read_ids = {doc.identity for doc in d.docs if doc.identity is not None}
+    read_ids: list[set] = []  # (made on first need: a remembered file that now is a link)
+
+    def read(identity: tuple[int, int]) -> bool:
+        if not read_ids:
+            read_ids.append({doc.identity for doc in d.docs if doc.identity is not None})
+        return identity in read_ids[0]
+
     out: dict[str, ScoreEntry] = {}
     for rel, e in scores.items():
         if rel in ev.matches or rel in scored:
@@ -673,14 +681,14 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif _still_a_file(root, root_real, rel, max_bytes) and (e.judged or not _links_to(root, rel, read_ids)):
+        elif _still_a_file(root, root_real, rel, max_bytes) and (e.judged or not _links_to(root, rel, read)):
             out[rel] = e
     return out
 
 
-def _links_to(root: str, rel: str, identities: set) -> bool:
-    """Whether ``rel`` is now a symbolic link to one of the files of ``identities`` (the
-    (device, inode) of the files the walk read)."""
+def _links_to(root: str, rel: str, read: Callable[[tuple[int, int]], bool]) -> bool:
+    """Whether ``rel`` is now a symbolic link to a file the walk read (``read``: whether a
+    (device, inode) is one of those)."""
     path = os.path.join(root, *rel.split("/"))
     try:
         if not os.path.islink(path):
@@ -688,7 +696,7 @@ def _links_to(root: str, rel: str, identities: set) -> bool:
         st = os.stat(path)
     except (OSError, ValueError):
         return False
-    return (st.st_dev, st.st_ino) in identities
+    return read((st.st_dev, st.st_ino))
 
 
 def apply_judgements(scores: Mapping[str, ScoreEntry], judgements: Mapping[str, float],
@@ -725,7 +733,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     steered = p.cycle > 1 and bool(request.keywords or request.task)
-    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, d.stamps), ev, d, root,
+    stamps = _stamps(d, frozenset(s.rel for s in ev.scored))
+    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, stamps), ev, d, root,
                           state.max_file_bytes)
     ranked = ranked_scores(scores)
     judged_lead = ranked[0] if ranked and ranked[0][2].judged else None

@@ -112,7 +112,7 @@ class ScoreEntry:
     reason: str
     judged: bool = False
     standing: Optional[float] = None   # None: the same as ``score``
-    stamp: str = ""  # the file's size and mtime when scored ("": unknown): a changed file is scored again
+    stamp: str = ""  # what the file was when scored (cycle._stamps; "": unknown): a changed file is scored again
 
     @property
     def rank_key(self) -> float:
