@@ -31,7 +31,7 @@ from typing import Any, Iterator, Mapping, Optional, Sequence
 from . import fsafe
 from .forkmap import close_in_workers, keep_in_workers
 from .fsafe import NotRegularError, read_regular
-from .query import Keyword, make_keyword
+from .query import Keyword
 from .records import CycleView, FormatError, get_bool, get_float, get_int, get_list, get_str, get_strs
 from .request import UsageError, check_patterns
 from .walk import MAX_FILE_BYTES
@@ -83,19 +83,18 @@ class Query:
 
 
 def _keyword(item: Any) -> Keyword:
-    """A stored keyword; FormatError for an unknown kind or a bad field (never a guess)."""
-    if not isinstance(item, dict):
+    """A stored keyword (Keyword.from_json, once its fields are checked); FormatError for
+    an unknown kind or a bad field (never a guess)."""
+    if not isinstance(item, dict) or not isinstance(item.get("group", ""), str):
         raise FormatError("keywords")
     try:
-        kw = make_keyword(get_str(item, "text"), get_str(item, "kind"),
-                          get_float(item, "weight", 0.0, MAX_KEYWORD_WEIGHT),
-                          item.get("group", "") if isinstance(item.get("group", ""), str) else "\0",
-                          stemmed=item.get("stemmed") is True, stem_only=item.get("stem_only") is True)
+        get_str(item, "text"), get_str(item, "kind"), get_float(item, "weight", 0.0, MAX_KEYWORD_WEIGHT)
+        kw = Keyword.from_json(item)
     except ValueError:
         raise FormatError("keywords") from None
     if kw is None or "\0" in kw.group:
         raise FormatError("keywords")
-    return replace(kw, translated=item.get("translated") is True, task_defines=item.get("task_defines") is True)
+    return kw
 
 
 @dataclass(frozen=True)
