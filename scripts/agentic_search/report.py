@@ -9,6 +9,7 @@ this file leaves open) and ``matched`` (the keywords it matched).
 
 from __future__ import annotations
 
+import math
 import re
 from bisect import bisect_right
 from functools import lru_cache
@@ -223,7 +224,7 @@ def _docstring_spans(joined: str, starts: Sequence[int]) -> list[tuple[int, int]
     text is searched for triple quotes only (a file holds few)."""
     spans: list[tuple[int, int]] = []
     pos = 0
-    nxt = {d: joined.find(d) for d in ('"""', "\'\'\'")}  # each delimiter's next place (-1: none left)
+    nxt = {d: joined.find(d) for d in ('"""', "'''")}  # each delimiter's next place (-1: none left)
     while True:
         for d, x in nxt.items():
             if 0 <= x < pos:
@@ -243,8 +244,9 @@ def _docstring_spans(joined: str, starts: Sequence[int]) -> list[tuple[int, int]
 
 
 def _in_spans(spans: Sequence[tuple[int, int]], i: int) -> bool:
-    k = bisect_right(spans, (i, len(spans) and 1 << 62)) - 1
-    return k >= 0 and spans[k][0] <= i <= spans[k][1]
+    """Whether line ``i`` lies in one of ``spans`` (first and last lines, in order)."""
+    k = bisect_right(spans, (i, math.inf)) - 1
+    return k >= 0 and i <= spans[k][1]
 
 
 def _line_definitions(lines: Sequence[str], i: int, rel: str) -> list[str]:
