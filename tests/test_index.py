@@ -181,9 +181,12 @@ def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
         lines = []
         for _ in range(40):
             w = rng.choice(words) + rng.choice(["", "s", "er", "_x"])
-            lines.append(rng.choice(["def ", "class ", "fn ", "func (r *T) ", "  ", "", "impl ", "x."]) + w
-                         + rng.choice(["(a) {", " = 1", ": int", "(;", " ", "::new", "\r"]))
-        files[f"r{i}.{rng.choice(['py', 'js', 'rs', 'go', 'c', 'java', 'txt', 'xyz'])}"] = "\n".join(lines)
+            lines.append(rng.choice(["def ", "class ", "fn ", "func (r *T) ", "  ", "", "impl ", "x.", "\t",
+                                     "const (", ")", "def self.", "function m:", "  private ", "using "]) + w
+                         + rng.choice(["(a) {", " = 1", ": int", "(;", " ", "::new", "\r", "<t>(a) {", "?: t;",
+                                       " = () => {", ".x"]))
+        files[f"r{i}.{rng.choice(['py', 'js', 'rs', 'go', 'c', 'java', 'txt', 'xyz', 'rb', 'lua', 'cs', 'ex'])}"] = \
+            "\n".join(lines)
     entries = [(rel, (1, 1, 1, 1, i + 1), text.lower().encode()) for i, (rel, text) in enumerate(sorted(files.items()))]
     seg = index_mod.build_segment("seg-test.idx", entries)
     for fi, (rel, _st, low) in enumerate(entries):
@@ -280,6 +283,12 @@ CORPUS = {
     "e.go": "package x\nfunc (b *Bucket) Take() bool {\n\treturn true\n}\ntype Limiter struct{}\n",
     "f.java": "public class RateLimiter {\n  public boolean tryAcquire(int n) {\n    return true;\n  }\n}\n",
     "g.md": "# limit\nrate limit notes\n",
+    "h.go": "package x\nconst (\n\tMaxRate = 3\n\tlimit\n)\ntype (\n\tBucket struct{}\n)\nvar (\n\tErrLimit = 1\n",
+    "i.ts": "class Api {\n  private readonly limit?: number;\n  check = async (a) => {\n  };\n"
+            "  static take<T>(a: T): T {\n  }\n  abstract rate(): void;\n}\n",
+    "j.rb": "module Throttle\n  def self.limit(a)\n  end\n  def Bucket::take\n  end\nend\n",
+    "k.lua": "function M.limit(a)\nend\nfunction Bucket:take()\nend\nlocal function rate() end\n",
+    "l.cs": "public class Bucket {\n    public int Take<T>(T a) => 1;\n    using Limit = Rate;\n}\n",
 }
 
 

@@ -63,6 +63,51 @@ CASES = [
     ("js prototype arrow", "a.js", "  Dayjs.prototype.startOf = (units) => {\n", "startof", 1.0),
     ("js attached value", "a.js", "  proto.startOf = 5\n", "startof", 0.0),
     ("python call is no definition", "a.py", "x = 1\nparse_date(x)\n", "parse_date", 0.0),
+    # The benchmarks' languages, spelled as their newer code does.
+    ("go const block", "a.go", "const (\n\tMaxRetries = 3\n\tMinDelay\n)\n", "maxretries", 1.0),
+    ("go type block", "a.go", "type (\n\tHandlerFunc func(int) error\n)\n", "handlerfunc", 1.0),
+    ("go var block", "a.go", "var (\n\tErrClosed = errors.New(\"x\")\n)\n", "errclosed", 1.0),
+    ("go line after a block", "a.go", "const (\n\tA = 1\n)\nfunc f() {\n\tMaxRetries = 3\n}\n", "maxretries", 0.0),
+    ("go call in a block", "a.go", "var (\n\tx = f(\n\tMaxRetries(a),\n)\n", "maxretries", 0.0),
+    ("ts generic method", "a.ts", "class W {\n  static async fromConfig<T>(cfg: T): Promise<W> {\n", "fromconfig", 1.0),
+    ("ts generic call", "a.ts", "  const w = fromConfig<T>(cfg);\n", "fromconfig", 0.0),
+    ("java generic return type is no name", "A.java",
+     "  public static <K, V> Map<K, V> copyOf(Map<K, V> m) {\n", "static", 0.0),
+    ("ts arrow field", "a.ts", "class W {\n  handleClick = (e: Event) => {\n", "handleclick", 1.0),
+    ("ts typed arrow field", "a.ts", "class W {\n  onLoad: Handler = async () => {\n", "onload", 1.0),
+    ("ts field with modifiers", "a.ts", "class W {\n  private readonly cacheTtl: number = 5;\n", "cachettl", 1.0),
+    ("ts abstract field", "a.ts", "abstract class W {\n  protected abstract cacheTtl?: number;\n", "cachettl", 0.5),
+    ("ts abstract method", "a.ts", "abstract class W {\n  abstract renderItem(item: Item): void;\n", "renderitem", 0.5),
+    ("ts interface method", "a.ts", "interface W {\n  renderItem(item: Item): void;\n", "renderitem", 0.5),
+    ("js variable reassigned", "a.js", "function f() {\n  handleClick = 5;\n", "handleclick", 0.0),
+    ("ts const enum", "a.ts", "export const enum LogLevel { Debug }\n", "loglevel", 1.0),
+    ("c++ enum class", "a.hpp", "enum class value_t : std::uint8_t\n{\n", "value_t", 1.0),
+    ("c++ type alias", "a.hpp", "    using string_t = StringType;\n", "string_t", 1.0),
+    ("c++ using declaration", "a.hpp", "    using std::swap;\n", "std", 0.0),
+    ("java annotation type", "A.java", "public @interface RateLimited {\n", "ratelimited", 1.0),
+    ("swift attribute", "a.swift", "    @objc public func parseHeader(_ d: Data) {\n", "parseheader", 1.0),
+    ("rust attribute", "a.rs", "#[inline] pub fn take(&self) -> bool {\n", "take", 1.0),
+    # Languages outside the benchmarks.
+    ("ruby singleton method", "a.rb", "class A\n  def self.for_user(user)\n", "for_user", 1.0),
+    ("ruby module", "a.rb", "module Throttle\n", "throttle", 1.0),
+    ("ruby method call", "a.rb", "  x = self.for_user(user)\n", "for_user", 0.0),
+    ("c# method", "a.cs", "    public async Task<Session> RefreshAsync(string t)\n    {\n", "refreshasync", 1.0),
+    ("c# expression body", "a.cs", "    internal static bool IsExpired(Session s) => s.X < 1;\n", "isexpired", 1.0),
+    ("c# interface method", "a.cs", "    Task<Session> RefreshAsync(string t);\n", "refreshasync", 0.5),
+    ("scala def", "a.scala", "  override def receive: Receive = {\n", "receive", 1.0),
+    ("scala case class", "a.scala", "final case class Point(x: Int)\n", "point", 1.0),
+    ("kotlin suspend fun", "a.kt", "    suspend fun retryWithBackoff(job: Job) {\n", "retrywithbackoff", 1.0),
+    ("kotlin enum class", "a.kt", "enum class Color { RED }\n", "color", 1.0),
+    ("swift protocol", "a.swift", "public protocol TokenStore {\n", "tokenstore", 1.0),
+    ("php method", "a.php", "    private static function normalizeKey($key) {\n", "normalizekey", 1.0),
+    ("lua module function", "a.lua", "function M.split_words(s)\n", "split_words", 1.0),
+    ("lua method", "a.lua", "function Queue:push(item)\n", "push", 1.0),
+    ("lua local function", "a.lua", "local function trim(s)\n", "trim", 1.0),
+    ("lua call", "a.lua", "  local w = M.split_words(s)\n", "split_words", 0.0),
+    ("elixir private function", "a.ex", "  defp compute_backoff(n), do: n * 2\n", "compute_backoff", 1.0),
+    ("elixir module", "a.ex", "defmodule App.Server do\n", "server", 1.0),
+    ("groovy def", "a.groovy", "    def resolveDeps(project) {\n", "resolvedeps", 1.0),
+    ("dart method", "a.dart", "  Future<void> fetchUser(int id) async {\n", "fetchuser", 1.0),
 ]
 
 
@@ -103,7 +148,10 @@ def test_tags_leave_out_calls_and_keep_definitions() -> None:
 
 
 @pytest.mark.parametrize("rel,name", [("a.py", "python"), ("a.tsx", "js"), ("lib/x.rs", "rust"), ("A.Java", "jvm"),
-                                      ("x-inl.h", "c"), ("a.ipp", "c"), ("README.md", "none"), ("a.weird", "any")])
+                                      ("x-inl.h", "c"), ("a.ipp", "c"), ("README.md", "none"), ("a.weird", "any"),
+                                      ("Rakefile.rake", "ruby"), ("a.cs", "csharp"), ("a.scala", "scala"),
+                                      ("build.gradle", "groovy"), ("a.swift", "swift"), ("a.php", "php"),
+                                      ("a.lua", "lua"), ("a.exs", "elixir"), ("a.dart", "dart")])
 def test_language_by_extension(rel, name) -> None:
     assert lang.language_of(rel).name == name
 

@@ -419,8 +419,10 @@ def test_definition_check_by_occurrence_agrees_with_the_search_by_probe() -> Non
     pieces = ["def ", "class ", "func ", "type ", "const ", "var ", "let ", "export ", "  ", "\t", "\n",
               "func (r *T) ", ") ", "=", "==", ":", " ", "_", "s", "er", "x", "rate", "limit", "ratelimit",
               "rate_limit", "aa", "fn ", "pub ", "impl ", " for ", "struct ", "(", ")", "{", "}", ";",
-              "static int ", "exports.", "async ", "return ", "=>", "::", "<t> "]
-    languages = [language_of(n) for n in ("a.py", "a.go", "a.js", "a.c", "a.rs", "a.java", "a.unknown")]
+              "static int ", "exports.", "async ", "return ", "=>", "::", "<t> ", "<t>(", "self.", ".", "\n\t",
+              "const (", "type (", "\n)", "private ", "@x ", "using ", "?", "function m:", "defmodule "]
+    languages = [language_of(n) for n in ("a.py", "a.go", "a.js", "a.c", "a.rs", "a.java", "a.unknown", "a.rb",
+                                          "a.lua", "a.cs", "a.ex", "a.swift")]
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randrange(1, 30))).encode()
         for needle in (b"rate", b"ratelimit", b"rate_limit", b"aa"):

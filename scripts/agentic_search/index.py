@@ -509,11 +509,32 @@ class Segment:
 
 
 # A name followed by what may make it a definition without a keyword before it: ``(``
-# (C, Java and JS functions), ``:`` / ``=`` (JS object literals, exports), or the end of a
-# statement (``module.exports = name``); lang.call_definition / export_definition.
-_CALL_OR_EXPORT_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;\r\n]|\Z)")
+# (C, Java and JS functions), ``:`` / ``=`` / ``?:`` / ``!:`` (JS object literals, exports,
+# class fields), or the end of a statement (``module.exports = name``);
+# lang.call_definition / export_definition / field_definition.
+_CALL_OR_EXPORT_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;?!\r\n]|\Z)")
+# ... and before a generic method's own parameters (``from<T>(``: lang.call_definition);
+# the parameters are looked for first, the name before them then (a pattern that starts
+# at every name would cost a third of an index build).
+_GENERIC_PARAMS_RE = compile_later(lang.GENERIC_ARGS + rb"[ \t]*\(")
+# A receiver and what follows it after a definition word (``self.name``, ``m:name``:
+# lang.receiver_definition).
+_RECEIVER_CHAIN_RE = compile_later(rb"[a-z0-9_.:]+")
+# The names that start the lines of Go's ``type (`` / ``const (`` / ``var (`` blocks
+# (lang.group_definition).
+_GROUP_LINE_RE = compile_later(rb"\n\t([a-z0-9_]+)")
 # A Rust ``impl`` line: every name on it may be implemented there (lang.impl_definition).
 _IMPL_LINE_RE = compile_later(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
+
+
+def _name_before(low: bytes, end: int) -> bytes:
+    """The token that ends at ``end``, blanks before ``end`` skipped (b"" when none)."""
+    while end > 0 and low[end - 1] in b" \t":
+        end -= 1
+    start = end
+    while start > 0 and low[start - 1] in _IDENT:
+        start -= 1
+    return low[start:end]
 
 
 def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
@@ -529,6 +550,7 @@ def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
         found.add(m.group())
     found.update(_LINE_START_RE.findall(low))
     match_at = _TOKEN_RE.match
+    chain_at = _RECEIVER_CHAIN_RE.match if language.receivers else None
     for word in language.words + ((_GO_RECEIVER,) if language.go_methods else ()):
         step = len(word)
         p = low.find(word)
@@ -536,9 +558,21 @@ def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
             m = match_at(low, p + step)
             if m:
                 found.add(m.group())
+            if chain_at is not None:
+                chain = chain_at(low, p + step)
+                if chain:
+                    found.update(_TOKEN_RE.findall(chain.group()))
             p = low.find(word, p + 1)
     if language.calls or language.exports:
         found.update(_CALL_OR_EXPORT_RE.findall(low))
+    if language.calls:
+        for m in _GENERIC_PARAMS_RE.finditer(low):
+            name = _name_before(low, m.start())
+            if name:
+                found.add(name)
+    if language.groups:
+        for start, end in lang.group_spans(low):
+            found.update(_GROUP_LINE_RE.findall(low, start, end))
     if language.impls:
         for line in _IMPL_LINE_RE.findall(low):
             found.update(_TOKEN_RE.findall(line))

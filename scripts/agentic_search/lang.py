@@ -15,7 +15,9 @@ from __future__ import annotations
 import json
 import os
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, replace
+from typing import Sequence
 
 # --- Definitions --------------------------------------------------------------------------
 
@@ -33,11 +35,26 @@ _WORDS_JS = (b"function ", b"class ", b"const ", b"let ", b"var ", b"interface "
 _WORDS_GO = (b"func ", b"type ", b"const ", b"var ")
 _WORDS_RS = (b"fn ", b"struct ", b"enum ", b"trait ", b"type ", b"const ", b"static ", b"static mut ", b"mod ",
              b"macro_rules! ")
-_WORDS_JVM = (b"class ", b"interface ", b"enum ", b"record ", b"fun ", b"object ", b"val ", b"var ")
-_WORDS_C = (b"struct ", b"class ", b"enum ", b"union ", b"typedef ", b"#define ", b"namespace ")
+_WORDS_JVM = (b"class ", b"interface ", b"@interface ", b"enum ", b"record ", b"fun ", b"object ", b"val ", b"var ",
+              b"typealias ")
+_WORDS_C = (b"struct ", b"class ", b"enum ", b"union ", b"typedef ", b"#define ", b"namespace ", b"using ")
+# Languages outside the benchmarks, so that any tree's definitions are found: Ruby, C#,
+# Scala, Groovy, Swift, PHP, Lua, Elixir, Dart.
+_WORDS_RB = (b"def ", b"class ", b"module ")
+_WORDS_CS = (b"class ", b"interface ", b"enum ", b"struct ", b"record ", b"namespace ", b"using ")
+_WORDS_SCALA = (b"def ", b"class ", b"object ", b"trait ", b"val ", b"var ", b"type ", b"enum ", b"given ")
+_WORDS_GROOVY = _WORDS_JVM + (b"def ", b"trait ")
+_WORDS_SWIFT = (b"func ", b"class ", b"struct ", b"enum ", b"protocol ", b"extension ", b"typealias ", b"actor ",
+                b"let ", b"var ")
+_WORDS_PHP = (b"function ", b"class ", b"interface ", b"trait ", b"enum ")
+_WORDS_LUA = (b"function ",)
+_WORDS_EX = (b"def ", b"defp ", b"defmacro ", b"defmacrop ", b"defguard ", b"defdelegate ", b"defmodule ",
+             b"defprotocol ", b"defimpl ")
+_WORDS_DART = (b"class ", b"enum ", b"mixin ", b"extension ", b"typedef ")
 _WORDS_ANY = tuple(dict.fromkeys(
-    _WORDS_PY + _WORDS_JS + _WORDS_GO + _WORDS_RS + _WORDS_JVM + _WORDS_C
-    + (b"sub ", b"module ", b"function! ")
+    _WORDS_PY + _WORDS_JS + _WORDS_GO + _WORDS_RS + _WORDS_JVM + _WORDS_C + _WORDS_RB + _WORDS_CS + _WORDS_SCALA
+    + _WORDS_GROOVY + _WORDS_SWIFT + _WORDS_PHP + _WORDS_LUA + _WORDS_EX + _WORDS_DART
+    + (b"sub ", b"function! ")
 ))
 
 
@@ -58,7 +75,11 @@ class Language:
     definition (C's return type on the line above; JS methods need no return type).
     ``go_methods``: ``func (r *T) Name(`` defines Name. ``impls``: Rust ``impl X for Y``
     implements both. ``exports``: JS ``exports.name =`` and ``name: function`` /
-    ``name: (…) =>`` in object literals define name. ``reserved``: the language's own
+    ``name: (…) =>`` in object literals, and class fields (``handler = (e) => {``,
+    ``private readonly ttl: number``), define name. ``receivers``: a definition word, a
+    receiver and ``.`` or ``:``, then the name (Ruby ``def self.name``, Lua ``function
+    M.name``, Elixir ``defmodule App.Name``). ``groups``: Go's ``type (`` / ``const (`` /
+    ``var (`` blocks define the name at the start of each of their lines. ``reserved``: the language's own
     words that may follow a definition keyword but never name what it defines (Rust
     ``static mut X``, C ``typedef struct s t;``): no file defines them.
     """
@@ -73,6 +94,8 @@ class Language:
     go_methods: bool = False
     impls: bool = False
     exports: bool = False
+    receivers: bool = False
+    groups: bool = False
     declares_only: bool = False
     reserved: frozenset[bytes] = frozenset()
 
@@ -96,7 +119,7 @@ JS = Language("js", _WORDS_JS, body_words=frozenset((b"function ",)), calls=True
 # TypeScript declaration files (``index.d.ts``): the types of code that lives elsewhere;
 # every name there is declared, none implemented (the implementation outranks them).
 TS_DECLARATIONS = replace(JS, name="ts-declarations", declares_only=True)
-GO = Language("go", _WORDS_GO, go_methods=True, reserved=_RESERVED_GO)
+GO = Language("go", _WORDS_GO, go_methods=True, groups=True, reserved=_RESERVED_GO)
 # (``mod name;`` declares a module whose body is another file, name.rs: only ``mod name {``
 # defines one here; a unit ``struct S;`` is a whole definition.)
 RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ", b"mod ")), impls=True, reserved=_RESERVED_RS)
@@ -104,6 +127,17 @@ JVM = Language("jvm", _WORDS_JVM, calls=True, reserved=_RESERVED_JVM)
 _C_TYPE_WORDS = frozenset((b"struct ", b"class ", b"union ", b"enum "))
 C = Language("c", _WORDS_C, body_words=_C_TYPE_WORDS, type_words=_C_TYPE_WORDS, calls=True,
              bare_calls=True, reserved=_RESERVED_C)
+_RESERVED_CS = frozenset(b"class interface enum struct record namespace static void int string bool object "
+                         b"public private protected internal abstract sealed partial readonly".split())
+RUBY = Language("ruby", _WORDS_RB, receivers=True)
+CSHARP = Language("csharp", _WORDS_CS, calls=True, reserved=_RESERVED_CS)
+SCALA = Language("scala", _WORDS_SCALA, reserved=_RESERVED_JVM)
+GROOVY = Language("groovy", _WORDS_GROOVY, calls=True, reserved=_RESERVED_JVM)
+SWIFT = Language("swift", _WORDS_SWIFT)
+PHP = Language("php", _WORDS_PHP)
+LUA = Language("lua", _WORDS_LUA, receivers=True)
+ELIXIR = Language("elixir", _WORDS_EX, receivers=True)
+DART = Language("dart", _WORDS_DART, calls=True, reserved=_RESERVED_JVM)
 # A file of an unknown extension: every language's definition keywords, nothing more.
 ANY = Language("any", _WORDS_ANY)
 # Prose and data: no definitions at all.
@@ -114,7 +148,16 @@ _BY_EXTENSION = {
     **dict.fromkeys(("js", "jsx", "mjs", "cjs", "ts", "tsx", "mts", "cts"), JS),
     "go": GO,
     "rs": RUST,
-    **dict.fromkeys(("java", "kt", "kts", "scala", "groovy"), JVM),
+    **dict.fromkeys(("java", "kt", "kts"), JVM),
+    **dict.fromkeys(("scala", "sc"), SCALA),
+    **dict.fromkeys(("groovy", "gradle"), GROOVY),
+    **dict.fromkeys(("rb", "rake", "gemspec"), RUBY),
+    "cs": CSHARP,
+    "swift": SWIFT,
+    "php": PHP,
+    "lua": LUA,
+    **dict.fromkeys(("ex", "exs"), ELIXIR),
+    "dart": DART,
     **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tpp", "m", "mm"), C),
     **dict.fromkeys("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split(), NONE),
 }
@@ -123,8 +166,20 @@ _BY_EXTENSION = {
 MODIFIERS = frozenset(
     b"export default public private protected internal static async pub extern inline "
     b"virtual abstract final override unsafe sealed open data declare readonly "
-    b"pub(crate) pub(super) pub(self)".split()
+    b"pub(crate) pub(super) pub(self) "
+    # Kotlin, Scala, Swift, C#, Lua, and C++'s ``enum class`` / TypeScript's ``const enum``
+    b"const enum case lazy implicit suspend operator infix tailrec lateinit inner value annotation companion "
+    b"partial fileprivate mutating convenience required nonisolated indirect local noinline crossinline "
+    b"dynamic actual expect".split()
 )
+# An annotation or attribute on a definition's line (``@objc func``, ``#[inline] fn``,
+# ``@Override public``) stands where a modifier does.
+_ATTRIBUTE_RE = re.compile(rb"(?:@[\w.]+(?:\([^()\s]*\))?|#\[[^\]\s]*\])\Z")
+
+
+def _modifiers_only(words: list, ok: frozenset) -> bool:
+    """Whether every word of a definition's head is a modifier or an attribute."""
+    return all(w in ok or _ATTRIBUTE_RE.match(w) is not None for w in words)
 # ... and, in Rust, before ``fn`` only (``pub const fn``, ``extern "C" fn``).
 _FN_MODIFIERS = frozenset((b"const", b'"c"', b'"system"'))
 # Declarations that are definitions only at the top level of a file.
@@ -175,13 +230,13 @@ def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
     ls = low.rfind(b"\n", start, i) + 1
     if ls == 0 and start > 0:
         # (The window's first word may be cut: only the whole words after it decide.)
-        if not all(w in ok for w in low[start:i].split()[1:]):
+        if not _modifiers_only(low[start:i].split()[1:], ok):
             return False
         ls = low.rfind(b"\n", 0, start) + 1
     head = low[ls:i]
     if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False
-    return all(w in ok for w in head.split())
+    return _modifiers_only(head.split(), ok)
 
 
 def _skip_space(low: bytes, j: int, limit: int) -> int:
@@ -216,12 +271,19 @@ def _close_paren(low: bytes, j: int, limit: int) -> int:
 _TYPE_USE_RE = re.compile(rb"[ \t\r\n]*(?!final\b)[\w$*&(]")
 
 
+# ``using NAME =`` (C++, C#) names a type; any other ``using`` line imports one.
+_ALIAS_RE = re.compile(rb"[ \t]*=(?!=)")
+
+
 def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float:
     """What a definition word then a name ending at ``end`` says: nothing when a type word
-    only uses the type there (``struct timeval tv;``, ``struct s *make(``); for a word
-    whose definitions need a body, :func:`body_follows`; else :data:`DEFINES`."""
+    only uses the type there (``struct timeval tv;``, ``struct s *make(``) or ``using``
+    imports it (``using std::string;``); for a word whose definitions need a body,
+    :func:`body_follows`; else :data:`DEFINES`."""
     if word in language.type_words and _TYPE_USE_RE.match(low, end) is not None:
         return 0.0
+    if word == b"using ":
+        return DEFINES if _ALIAS_RE.match(low, end) is not None else 0.0
     return body_follows(low, end) if word in language.body_words else DEFINES
 
 
@@ -254,6 +316,11 @@ _JS_METHOD_WORDS = frozenset(
 )
 # What may follow a call-shaped definition's ``)`` before its body or its ``;``.
 _JS_TAIL_RE = re.compile(rb"[ \t]*(?::[^;{}=\n]*)?[ \t\r\n]*\{")
+# ... before the ``;`` of a method's signature: a return type (``f(a): T;``), or nothing
+# after ``abstract`` / ``declare``.
+_JS_SIGNATURE_RE = re.compile(rb"[ \t]*:[^;{}=\n]*;")
+_JS_BARE_SIGNATURE_RE = re.compile(rb"[ \t]*;")
+_JS_ABSTRACT_WORDS = frozenset((b"abstract", b"declare"))
 
 
 # No definition's head (a return type and its modifiers, ``impl<...> Trait for``,
@@ -272,6 +339,12 @@ def line_head(low: bytes, start: int) -> "bytes | None":
     return low[ls + 1:start]
 
 
+# A generic method's own type parameters between its name and ``(`` (``from<T>(``,
+# ``map<K, V extends Key>(``): one flat ``<…>``, short, on the name's line.
+GENERIC_ARGS = rb"<[^<>\n;{}()]{0,200}>"
+_GENERIC_ARGS_RE = re.compile(GENERIC_ARGS)
+
+
 def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     """A function or method written without a definition keyword, its name at
     ``low[start:end]``: ``static int f(`` / ``Foo Bar::f(`` / ``public <T> T f(`` (C, C++,
@@ -282,6 +355,13 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     j = end
     while j < n and low[j] in b" \t":
         j += 1
+    if j < n and low[j] == 0x3C:  # a generic method's own parameters: ``from<T>(``
+        args = _GENERIC_ARGS_RE.match(low, j)
+        if args is None:
+            return 0.0
+        j = args.end()
+        while j < n and low[j] in b" \t":
+            j += 1
     if j >= n or low[j] != 0x28:
         return 0.0
     head = line_head(low, start)
@@ -308,9 +388,17 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     if close < 0:
         return 0.0
     if js:
-        return DEFINES if _JS_TAIL_RE.match(low, close) else 0.0
+        if _JS_TAIL_RE.match(low, close):
+            return DEFINES
+        # A signature: ``f(a): T;`` (an interface's method, an overload), ``abstract f();``
+        if _JS_SIGNATURE_RE.match(low, close) or (
+                _JS_ABSTRACT_WORDS.intersection(words) and _JS_BARE_SIGNATURE_RE.match(low, close)):
+            return DECLARES
+        return 0.0
+    k = _skip_space(low, close, limit)
+    if low.startswith(b"=>", k):
+        return DEFINES  # C#'s expression-bodied member: ``int Count() => items.Length;``
     if not words:
-        k = _skip_space(low, close, limit)
         return DEFINES if k < limit and low[k] == 0x7B else 0.0
     return body_follows(low, close)
 
@@ -357,6 +445,97 @@ def _is_function_value(rest: bytes) -> bool:
         close = _close_paren(rest, 0, len(rest))
         return close > 0 and rest[close:].lstrip(b" \t").startswith(b"=>")
     return _ARROW_PARAM_RE.match(rest) is not None
+
+
+# A class member's modifiers (``private readonly ttl: number``): with one of them a
+# name followed by ``:`` or ``=`` is a field; ``abstract`` and ``declare`` only declare it.
+_JS_MEMBER_WORDS = frozenset(b"public private protected readonly static override abstract declare accessor".split())
+_JS_FIELD_RE = re.compile(rb"[?!]?[ \t]*(:|=(?![=>]))")
+
+
+def field_definition(low: bytes, start: int, end: int) -> float:
+    """JS/TS: a class field on its own indented line: after member modifiers
+    (``private readonly ttl: number``, ``static cache = new Map()``), or holding a
+    function (``handleClick = (e) => {``, ``onLoad: Handler = async () => {``)."""
+    m = _JS_FIELD_RE.match(low, end)
+    if m is None:
+        return 0.0
+    head = line_head(low, start)
+    if head is None or head[:1] not in (b" ", b"\t"):
+        return 0.0
+    words = head.split()
+    if not all(w in _JS_MEMBER_WORDS or w in (b"async", b"get", b"set") for w in words):
+        return 0.0
+    if words and _JS_MEMBER_WORDS.intersection(words):
+        return DECLARES if _JS_ABSTRACT_WORDS.intersection(words) else DEFINES
+    rest = low[m.end():m.end() + MAX_SIGNATURE_BYTES]
+    if m.group(1) == b":":
+        eq = _JS_FIELD_VALUE_RE.match(rest)
+        if eq is None:
+            return 0.0
+        rest = rest[eq.end():]
+    return DEFINES if _is_function_value(rest) else 0.0
+
+
+# A field's type annotation up to its value's ``=``.
+_JS_FIELD_VALUE_RE = re.compile(rb"[^;{}=\n]*=(?![=>])")
+
+
+def receiver_definition(low: bytes, start: int, end: int, language: Language) -> float:
+    """A definition word, a receiver and ``.`` or ``:``, then the name at ``low[start:end]``:
+    Ruby ``def self.name``, Lua ``function M.name`` / ``function M:name``, Elixir
+    ``defmodule App.Name``."""
+    if start == 0 or low[start - 1] not in b".:":
+        return 0.0
+    lo = max(0, start - HEAD_SCAN)
+    q = start - 1
+    while q > lo and low[q - 1] in _RECEIVER_BYTES:
+        q -= 1
+    if q >= start - 1 or low[q] in b".:":
+        return 0.0  # no receiver before the dot
+    for word in language.words:
+        w = q - len(word)
+        if w >= 0 and low.startswith(word, w) and head_ok(low, w, word, language):
+            return DEFINES
+    return 0.0
+
+
+# What a receiver is spelled with (lower-cased): names, ``.`` and ``:``.
+_RECEIVER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.:")
+# Go's declaration blocks, opened by a line of their own and closed by a ``)`` line.
+GROUP_OPENERS = (b"type (", b"const (", b"var (")
+
+
+def group_spans(low: bytes) -> list[tuple[int, int]]:
+    """Go: (start, end) of each ``type (`` / ``const (`` / ``var (`` block, from its opening
+    line to the first ``)`` line after it (an opener inside a block opens nothing)."""
+    starts = [0] if low.startswith(GROUP_OPENERS) else []
+    for opener in GROUP_OPENERS:
+        probe = b"\n" + opener
+        p = low.find(probe)
+        while p >= 0:
+            starts.append(p + 1)
+            p = low.find(probe, p + 1)
+    spans: list[tuple[int, int]] = []
+    end = -1
+    for start in sorted(starts):
+        if start < end:
+            continue
+        close = low.find(b"\n)", start)
+        end = close if close >= 0 else len(low)
+        spans.append((start, end))
+    return spans
+
+
+def group_definition(low: bytes, start: int, end: int, spans: Sequence[tuple[int, int]]) -> float:
+    """Go: the name at ``low[start:end]`` at the start of a line (one tab in) inside one
+    of ``spans`` (:func:`group_spans`): ``MaxRetries = 3``, ``HandlerFunc func(int) error``."""
+    if start < 2 or low[start - 1] != 0x09 or low[start - 2] != 0x0A:
+        return 0.0
+    if end < len(low) and low[end] not in b" \t=,\r\n":
+        return 0.0
+    k = bisect_right(spans, (start, len(low) + 1)) - 1
+    return DEFINES if k >= 0 and spans[k][0] < start < spans[k][1] else 0.0
 
 
 def impl_definition(low: bytes, start: int, end: int) -> float:
@@ -623,6 +802,24 @@ _EXPORT_CANDIDATE_RE = re.compile(
     re.M,
 )
 _GO_METHOD_RE = re.compile(rb"^func[ \t]*\([^)\n]*\)[ \t]*" + _NAME, re.M)
+# A class field's name after its modifiers (field_definition decides).
+_FIELD_CANDIDATE_RE = re.compile(rb"^[ \t]+(?:[A-Za-z]+[ \t]+)*" + _NAME + rb"[?!]?[ \t]*[:=]", re.M)
+# The names of a receiver chain (``self.name``, ``App.Server``) after a definition word.
+_RECEIVER_NAME_RE = re.compile(rb"[.:]" + _NAME)
+_RECEIVER_CHAIN_RE = re.compile(rb"[a-z0-9_.:]*")
+# The names that start the lines of Go's declaration blocks (group_definition).
+_GROUP_NAME_RE = re.compile(rb"\n\t" + _NAME)
+
+
+def _generic_args_start(data: bytes, ls: int, e: int) -> int:
+    """Where the generic parameters ending at ``e`` open (:data:`GENERIC_ARGS`), blanks
+    before them left out; ``e`` when there are none."""
+    m = _GENERIC_TAIL_RE.search(data, ls, e)
+    return ls + len(data[ls:m.start()].rstrip(b" \t")) if m else e
+
+
+_GENERIC_TAIL_RE = re.compile(GENERIC_ARGS + rb"\Z")
+
 
 def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
     """(name, DEFINES or DECLARES) for each name the file defines or declares, in file
@@ -652,7 +849,15 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
             if e > j and not low[j:j + 1].isdigit() and (pos == 0 or low[pos - 1] not in _NAME_BYTES) \
                     and head_ok(low, pos, word, language):
                 note(j, data[j:e], after_word(low, e, word, language))
+                if language.receivers:
+                    for m in _RECEIVER_NAME_RE.finditer(data, e, _RECEIVER_CHAIN_RE.match(low, e).end()):
+                        note(m.start(1), m.group(1), receiver_definition(low, m.start(1), m.end(1), language))
             pos = low.find(word, pos + 1)
+    if language.groups:
+        spans = group_spans(low)
+        for start, end in spans:
+            for m in _GROUP_NAME_RE.finditer(data, start, end):
+                note(m.start(1), m.group(1), group_definition(low, m.start(1), m.end(1), spans))
     if language.go_methods:
         for m in _GO_METHOD_RE.finditer(data):
             note(m.start(1), m.group(1), DEFINES)
@@ -661,6 +866,8 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
         for m in _LINE_TO_PAREN_RE.finditer(data):
             ls = m.start()
             e = ls + len(data[ls:m.end() - 1].rstrip(b" \t"))
+            if data[e - 1:e] == b">":  # a generic method's own parameters: ``from<T>(``
+                e = _generic_args_start(data, ls, e)
             s = mask.rfind(b" ", ls, e) + 1 or ls
             if s == e or data[s:s + 1].isdigit():
                 continue
@@ -673,6 +880,8 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
         for m in _EXPORT_CANDIDATE_RE.finditer(data):
             g = 1 if m.group(1) else 2
             note(m.start(g), m.group(g), export_definition(low, m.start(g), m.end(g)))
+        for m in _FIELD_CANDIDATE_RE.finditer(data):
+            note(m.start(1), m.group(1), field_definition(low, m.start(1), m.end(1)))
     if language.impls:
         for m in re.finditer(rb"^[ \t]*(?:unsafe[ \t]+)?impl\b[^\n{;]*", data, re.M):
             for n in re.finditer(_NAME, m.group(0)):

@@ -262,8 +262,9 @@ def defines(low: bytes, needle: bytes, language: Language, count: int = -1) -> f
     Definitions are a definition keyword of the file's language (``def``, ``class``,
     ``fn``, ...; see lang.py) at the start of a line followed by the name, or the name at
     the very start of a line followed by ``=`` or ``:`` (a module-level assignment or
-    annotation), and what else the language spells (lang.Language): Go methods, C and
-    Java functions by their return type, JS methods and exports, Rust ``impl`` blocks.
+    annotation), and what else the language spells (lang.Language): Go methods and
+    declaration blocks, C and Java functions by their return type, JS methods, exports
+    and class fields, Rust ``impl`` blocks, Ruby and Lua receivers (``def self.name``).
 
     ``count``, the needle's (known) number of occurrences: when it is small, each
     occurrence is looked at in place instead of searching the file once per probe.
@@ -306,6 +307,14 @@ def _defines(low: bytes, needle: bytes, language: Language, count: int) -> float
             start = low.find(probe, start + 1)
     if language.go_methods:
         best = max(best, _go_method(low, needle))
+    if best < 1.0 and language.groups:
+        probe = b"\n\t" + needle
+        spans = lang.group_spans(low) if probe in low else []
+        for block_start, block_end in spans:  # only a block's lines are looked at
+            start = low.find(probe, block_start, block_end)
+            while start >= 0 and best < 1.0:
+                best = max(best, _group_member(low, start + 2, start + len(probe), spans))
+                start = low.find(probe, start + 1, block_end)
     if best < 1.0 and _has_extras(language):
         p = low.find(needle)
         while p >= 0 and best < 1.0:
@@ -324,7 +333,7 @@ def _keyword_defined(low: bytes, end: int, word: bytes, language: Language) -> f
 
 
 def _has_extras(language: Language) -> bool:
-    return language.calls or language.impls or language.exports
+    return language.calls or language.impls or language.exports or language.receivers
 
 
 def _extra_definition(low: bytes, start: int, end: int, language: Language) -> float:
@@ -337,7 +346,9 @@ def _extra_definition(low: bytes, start: int, end: int, language: Language) -> f
     if language.calls:
         best = lang.call_definition(low, start, name_end, language)
     if best < 1.0 and language.exports:
-        best = max(best, lang.export_definition(low, start, name_end))
+        best = max(best, lang.export_definition(low, start, name_end), lang.field_definition(low, start, name_end))
+    if best < 1.0 and language.receivers:
+        best = max(best, lang.receiver_definition(low, start, name_end, language))
     if best < 1.0 and language.impls:
         best = max(best, lang.impl_definition(low, start, name_end))
     if best and name_end != end:
@@ -352,6 +363,7 @@ def _defines_at_occurrences(low: bytes, needle: bytes, language: Language) -> fl
     size = len(needle)
     words = language.words
     go = language.go_methods
+    spans = None  # Go's declaration blocks, found when first needed
     extras = _has_extras(language)
     p = low.find(needle)
     while p >= 0:
@@ -362,6 +374,10 @@ def _defines_at_occurrences(low: bytes, needle: bytes, language: Language) -> fl
                 best = max(best, _keyword_defined(low, end, word, language))
         if p == 0 or low[p - 1] == 0x0A:
             best = max(best, _assigned(low, end))
+        if language.groups and p >= 2 and low.startswith(b"\n\t", p - 2):
+            if spans is None:
+                spans = lang.group_spans(low)
+            best = max(best, _group_member(low, p, end, spans))
         if go and p >= 2 and low.startswith(b") ", p - 2):
             head = lang.line_head(low, p - 2)
             if head is not None and head.startswith(b"func ("):
@@ -372,6 +388,14 @@ def _defines_at_occurrences(low: bytes, needle: bytes, language: Language) -> fl
             return 1.0
         p = low.find(needle, p + 1)
     return best
+
+
+def _group_member(low: bytes, start: int, end: int, spans: Sequence[tuple[int, int]]) -> float:
+    """Go: the needle at ``low[start:end]`` starting a line of a ``const (`` / ``type (`` /
+    ``var (`` block (lang.group_definition), as a whole name or a longer one."""
+    name_end = _name_end(low, end)
+    found = lang.group_definition(low, start, name_end, spans)
+    return min(found, _longer_name(low[end:name_end])) if found and name_end != end else found
 
 
 def _go_method(low: bytes, needle: bytes) -> float:
