@@ -336,6 +336,46 @@ def test_c(c_index, name, rel, source, expected):
     assert imports_of(rel, source, c_index) == expected
 
 
+# --- Scala, Groovy, Ruby, PHP, Lua, Dart ------------------------------------------------
+OTHER_TREE = (
+    "lib/app/user.rb",
+    "lib/app/session.rb",
+    "lib/json.rb",
+    "src/Http/Controllers/UserController.php",
+    "src/Models/User.php",
+    "lib/util/helpers.php",
+    "lua/mod/init.lua",
+    "lua/mod/util.lua",
+    "lib/src/api.dart",
+    "lib/models/user.dart",
+    "src/main/scala/a/b/Foo.scala",
+    "src/main/groovy/x/Bar.groovy",
+    "a/dup.rb",
+    "b/dup.rb",
+)
+
+OTHER_CASES = [
+    ("ruby require_relative", "lib/app/session.rb", b"require_relative 'user'\n", ("lib/app/user.rb",)),
+    ("ruby require by suffix", "lib/app/session.rb", b"require 'app/user'\nrequire \"set\"\n", ("lib/app/user.rb",)),
+    ("ruby require of an ambiguous name", "lib/json.rb", b"require 'dup'\n", ()),
+    ("php use by namespace suffix", "src/Http/Controllers/UserController.php",
+     b"<?php\nuse App\\Models\\User;\nuse Illuminate\\Support\\Str;\n", ("src/Models/User.php",)),
+    ("php require from __DIR__", "src/Http/Controllers/UserController.php",
+     b"<?php\nrequire_once __DIR__ . '/../../../lib/util/helpers.php';\n", ("lib/util/helpers.php",)),
+    ("lua require of a module and a package", "lib/src/x.lua", b"local m = require('mod')\nlocal u = require \"mod.util\"\n",
+     ("lua/mod/init.lua", "lua/mod/util.lua")),
+    ("dart package and relative imports", "lib/src/api.dart",
+     b"import 'dart:io';\nimport 'package:app/models/user.dart';\nexport '../models/user.dart';\n", ("lib/models/user.dart",)),
+    ("scala import", "src/main/scala/Main.scala", b"import a.b.Foo\n", ("src/main/scala/a/b/Foo.scala",)),
+    ("groovy import of a scala class", "src/main/groovy/x/Bar.groovy", b"import a.b.Foo\n", ("src/main/scala/a/b/Foo.scala",)),
+]
+
+
+@pytest.mark.parametrize("name,rel,source,expected", OTHER_CASES, ids=[c[0] for c in OTHER_CASES])
+def test_other_languages(name, rel, source, expected):
+    assert imports_of(rel, source, build_index(OTHER_TREE)) == expected
+
+
 # --- Cross-cutting ------------------------------------------------------------------
 def test_unknown_language_yields_nothing(py_index):
     assert imports_of("README.md", b"import pkg.core\n", py_index) == ()

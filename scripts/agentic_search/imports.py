@@ -29,6 +29,11 @@ Languages, chosen by file extension:
    ``import a.b.*;`` by path suffix anywhere in the tree.
 6. C / C++ / Objective-C -- ``#include "x.h"`` relative to the file first,
    then by path suffix; ``<x.h>`` only by path suffix.
+7. Scala / Groovy -- as Java, their own files too.
+8. Ruby, PHP, Lua, Dart -- a quoted path (``require_relative 'x'``, ``require
+   'a/b'``, ``include __DIR__ . '/x.php'``, ``require("a.b")``, ``import
+   'x.dart'``, ``package:name/x.dart``) beside the file first, then by path suffix;
+   PHP's ``use A\\B\\C;`` by the longest suffix of ``A/B/C.php`` that one file ends in.
 
 Unresolvable imports (the standard library, third-party packages) yield
 nothing.  Parsing is linear in the file: a bracket that is never closed (a
@@ -54,7 +59,7 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
-from .lang import C, GO, JS, JVM, PYTHON, RUST, language_of
+from .lang import C, DART, GO, GROOVY, JS, JVM, LUA, PHP, PYTHON, RUBY, RUST, SCALA, language_of
 from .lazyre import compile_later
 
 # --- Tunables ---------------------------------------------------------------
@@ -67,7 +72,7 @@ JS_FIRST_FOR_JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts",
 JS_ALIAS_ROOTS = ("src/", "")  # where `@/x` and `~/x` usually point (bundler aliases)
 JS_BASE_ROOTS = ("", "src/")  # where a bare `dir/x` may point (tsconfig baseUrl)
 RUST_ROOT_FILES = ("lib.rs", "main.rs", "mod.rs")  # files whose `mod foo;` children sit beside them
-JVM_EXTENSIONS = (".java", ".kt")
+JVM_EXTENSIONS = (".java", ".kt", ".scala", ".groovy")
 GO_TEST_SUFFIX = "_test.go"  # test files are never part of an imported package
 
 
@@ -92,6 +97,13 @@ _RS_MOD = compile_later(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?mod[ \t]+(\w+)[ 
 _RS_USE_HEAD = compile_later(rb"^[ \t]*(?:pub(?:\([^)\n]*\))?[ \t]+)?use[ \t]+", re.M)  # tree up to `;`
 _JVM_IMPORT = compile_later(rb"^[ \t]*import[ \t]+(?:static[ \t]+)?([\w.]+?)(\.\*)?[ \t]*(?:;|\bas\b|//|$)", re.M)
 _C_INCLUDE = compile_later(rb'^[ \t]*#[ \t]*(?:include|import|include_next)[ \t]*([<"])([^>"\n]+)[>"]', re.M)
+# A quoted path a Ruby, PHP, Lua or Dart file loads (group 1: the word, group 2: the path).
+_RB_REQUIRE = compile_later(rb"^[ \t]*(require_relative|require|load)[ \t(]*['\"]([^'\"\n]{1,300})['\"]", re.M)
+_PHP_INCLUDE = compile_later(
+    rb"^[ \t]*(?:require|include)(?:_once)?[ \t(]*(__DIR__[ \t]*\.[ \t]*)?['\"]([^'\"\n]{1,300})['\"]", re.M)
+_PHP_USE = compile_later(rb"^[ \t]*use[ \t]+(?:function[ \t]+|const[ \t]+)?\\?([\w\\]{1,300})[ \t]*(?:as[ \t]+\w+[ \t]*)?;", re.M)
+_LUA_REQUIRE = compile_later(rb"\brequire[ \t]*\(?[ \t]*['\"]([\w.\-/]{1,300})['\"]")
+_DART_IMPORT = compile_later(rb"^[ \t]*(import|export|part)[ \t]+['\"]([^'\"\n]{1,300})['\"]", re.M)
 _IDENT = re.compile(r"[A-Za-z_]\w*\Z")
 
 
@@ -857,6 +869,83 @@ def _c_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     return found
 
 
+# --- Ruby, PHP, Lua, Dart -------------------------------------------------------------
+def _quoted_path(spec: str, here: str, ext: str, index: ModuleIndex, beside: bool = True) -> Set[str]:
+    """A loaded path: beside the file first (when ``beside``), then the one file nearest
+    to it that ends in it; ``ext`` added when the path has no extension."""
+    spec = spec.strip()
+    if not spec or spec.startswith("/"):
+        return set()
+    names = [spec] if posixpath.splitext(spec)[1] else [spec + ext]
+    for name in names:
+        if beside:
+            local = posixpath.normpath(posixpath.join(here, name))
+            if local in index.files:
+                return {local}
+        tail = posixpath.normpath(name)
+        while tail.startswith("../"):
+            tail = tail[3:]
+        nearest = _nearest(_by_suffix(tail, index), here)
+        if len(nearest) == 1:  # why: a name two files end in is no evidence of either
+            return {nearest[0]}
+    return set()
+
+
+def _ruby_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
+    """``require_relative 'x'`` beside the file; ``require 'a/b'`` / ``load`` by suffix."""
+    here = _parent(rel)
+    found: Set[str] = set()
+    for match in _RB_REQUIRE.finditer(data):
+        relative = match.group(1) == b"require_relative"
+        found |= _quoted_path(_text(match.group(2)), here, ".rb", index, beside=relative)
+    return found
+
+
+def _php_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
+    """``require``/``include`` paths; ``use A\\B\\C;`` by the longest suffix of ``A/B/C.php``
+    one file ends in (a PSR-4 tree maps the namespace's root to ``src/``)."""
+    here = _parent(rel)
+    found: Set[str] = set()
+    for match in _PHP_INCLUDE.finditer(data):
+        spec = _text(match.group(2))
+        found |= _quoted_path(spec.lstrip("/") if match.group(1) else spec, here, ".php", index)
+    for match in _PHP_USE.finditer(data):
+        parts = [p for p in _text(match.group(1)).split("\\") if p]
+        for start in range(len(parts) - 1):
+            hits = _nearest(_by_suffix("/".join(parts[start:]) + ".php", index), here)
+            if hits:
+                if len(hits) == 1:
+                    found.add(hits[0])
+                break
+    return found
+
+
+def _lua_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
+    """``require("a.b")``: ``a/b.lua`` or ``a/b/init.lua`` by suffix."""
+    here = _parent(rel)
+    found: Set[str] = set()
+    for match in _LUA_REQUIRE.finditer(data):
+        base = _text(match.group(1)).replace(".", "/")
+        found |= (_quoted_path(base + ".lua", here, "", index, beside=False)
+                  or _quoted_path(base + "/init.lua", here, "", index, beside=False))
+    return found
+
+
+def _dart_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
+    """``import 'x.dart'`` beside the file; ``package:name/x.dart`` by suffix (``lib/x.dart``)."""
+    here = _parent(rel)
+    found: Set[str] = set()
+    for match in _DART_IMPORT.finditer(data):
+        spec = _text(match.group(2))
+        if spec.startswith("dart:"):
+            continue
+        if spec.startswith("package:"):
+            found |= _quoted_path(spec.partition("/")[2], here, ".dart", index, beside=False)
+        else:
+            found |= _quoted_path(spec, here, ".dart", index)
+    return found
+
+
 # The parser for each language of lang.language_of (which owns the extension table).
 _PARSERS: Mapping[str, Callable[[str, bytes, ModuleIndex], Set[str]]] = MappingProxyType(
     {
@@ -865,6 +954,12 @@ _PARSERS: Mapping[str, Callable[[str, bytes, ModuleIndex], Set[str]]] = MappingP
         GO.name: _go_imports,
         RUST.name: _rust_imports,
         JVM.name: _jvm_imports,
+        SCALA.name: _jvm_imports,
+        GROOVY.name: _jvm_imports,
         C.name: _c_imports,
+        RUBY.name: _ruby_imports,
+        PHP.name: _php_imports,
+        LUA.name: _lua_imports,
+        DART.name: _dart_imports,
     }
 )
