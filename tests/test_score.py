@@ -97,6 +97,15 @@ ROLE_CASES = [
     ("src/Contest.cs", "source"),
     ("api/pod_spec.go", "source"),
     ("tokio-test/src/io.rs", "source"),
+    # Build scripts and manifests of other ecosystems; a docs site's versions and MDX pages.
+    ("detekt-cli/build.gradle.kts", "build"),
+    ("src/App/App.csproj", "build"),
+    ("Package.swift", "build"),
+    ("rubocop.gemspec", "build"),
+    ("Gemfile", "build"),
+    ("website/versioned_docs/version-1.22.0/gettingstarted/gradle.mdx", "docs"),
+    ("api-docs/index.html", "docs"),
+    ("django/contrib/admindocs/views.py", "source"),
     # A repository's maintenance scripts, frozen old versions of its code.
     ("scripts/generate-theme-doc.js", "build"),
     ("lib/legacy/zstd_v01.c", "legacy"),

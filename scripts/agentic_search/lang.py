@@ -698,10 +698,16 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # bundler/test-runner configs, and package manifests (``package.json``, ``Cargo.toml``,
     # ``pyproject.toml``, ``setup.py``: measured on the dev splits, 9 of the top-10 slots,
     # none gold; they hold a project's name and version, which issues quote).
+    # So are the build scripts and manifests of the JVM (Gradle, sbt), .NET (MSBuild),
+    # Swift, Ruby, Elixir and Dart: ``build.gradle.kts``, ``App.csproj``, ``Package.swift``.
     ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work"
-                         r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json)$|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl)$|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+                         r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json"
+                         r"|package\.swift|gemfile|rakefile|podfile|cartfile|build\.sbt|mix\.exs|pubspec\.yaml|directory\.build\.(props|targets))$"
+                         r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec)$"
+                         r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?)/|\.(md|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
+    # A docs site's versions and kinds (``versioned_docs/``, ``api-docs/``) and MDX pages too.
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|\.(md|mdx|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
     # at the root: a package's own ``scripts`` module is its code. Measured on the dev
