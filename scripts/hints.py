@@ -853,6 +853,10 @@ def _read_regular(path: str, where: str) -> bytes:
             raise HintsInputError(f"{where}: cannot read: Is a directory")
         raise HintsInputError(f"{where}: not a regular file (a FIFO or device); "
                               "pass a file, or - for stdin")
+    if os.fstat(fd).st_size > MAX_INPUT_BYTES:  # refused before a byte is read
+        os.close(fd)
+        raise HintsInputError(f"{where}: larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB; "
+                              "not a result list")
     with os.fdopen(fd, "rb") as handle:
         try:
             return handle.read(MAX_INPUT_BYTES + 1)

@@ -242,6 +242,10 @@ def test_brace_bombs_give_a_clear_error(tmp_path) -> None:
         with pytest.raises(GlobError, match="nested deeper"):
             expand_braces("{a," * 1000 + "}" * 1000)
     assert expand_braces("src/{a,b}/*.{ts,tsx}") == ("src/a/*.ts", "src/a/*.tsx", "src/b/*.ts", "src/b/*.tsx")
+    # Globs each under the cap still add up: a loop's globs are bounded in all.
+    with deadline(10):
+        with pytest.raises(GlobError, match="in all"):
+            walk(str(tmp_path), [f"x{k}" + "{a,b}" * 8 for k in range(2)])
 
 
 def test_escaped_directory_names_select_themselves(tmp_path) -> None:

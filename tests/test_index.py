@@ -680,20 +680,30 @@ def test_a_large_first_build_on_several_cores_agrees(tmp_path, instant, monkeypa
 def test_eviction_drops_old_indexes_and_nothing_else_of_the_directory(tmp_path, monkeypatch):
     # Over the size bound the least recently used trees' indexes go; a folder of state
     # files the user keeps beside them (a trusted directory, not named like an index) stays.
+    # A folder named like an index without an index's manifest is the user's too, and a
+    # file of the user's inside an index folder outlives the index.
     base = tmp_path / "cache"
     old = base / ("a" * index_mod.KEY_DIGITS)
     mine = base / ("b" * index_mod.KEY_DIGITS)
+    kept = base / ("c" * index_mod.KEY_DIGITS)
+    shared = base / ("d" * index_mod.KEY_DIGITS)
     states = base / "states"
-    for d in (old, mine, states):
+    manifest = json.dumps({"format": index_mod.FORMAT_NAME, "version": 1})
+    for d in (old, mine, kept, shared, states):
         d.mkdir(parents=True)
-        (d / index_mod.MANIFEST).write_text("{}")
+        (d / index_mod.MANIFEST).write_text(manifest if d != kept else "{}")
         d.chmod(0o700)
     (states / "task.json").write_text("{}")
+    (kept / "notes.txt").write_text("mine")
+    (shared / "seg-0.idx").write_text("x")
+    (shared / "notes.txt").write_text("mine")
     monkeypatch.setattr(index_mod, "TOTAL_MAX_MB", 0)
     index_mod._evict_others(str(base), str(mine))
     assert not old.exists()
     assert (mine / index_mod.MANIFEST).exists()
     assert (states / "task.json").exists() and (states / index_mod.MANIFEST).exists()
+    assert (kept / "notes.txt").exists() and (kept / index_mod.MANIFEST).exists()
+    assert sorted(p.name for p in shared.iterdir()) == ["notes.txt"]
 
 
 # --------------------------------------------------------------------------- kept facts

@@ -464,6 +464,14 @@ def test_forge_url_names_a_path_of_the_repository(url, path) -> None:
     assert [(k.text, k.kind) for k in kws if k.kind == "path"] == [(path, "path")]
 
 
+def test_a_forge_url_of_thousands_of_components_keeps_its_last_ones() -> None:
+    # Each tail of a quoted path is matched against the tree: a path of N components
+    # would cost N*N, so a URL's is cut to URL_PATH_PARTS components (a real one is shorter).
+    from agentic_search.query import URL_PATH_PARTS, strip_urls
+    _, paths = strip_urls("see https://github.com/o/r/blob/main/" + "a/" * 5000 + "auth.py")
+    assert paths == ["/".join(["a"] * (URL_PATH_PARTS - 1) + ["auth.py"])]
+
+
 def test_url_hosts_images_and_query_strings_are_no_keywords() -> None:
     texts = _texts("Reader breaks ![image](https://user-images.githubusercontent.com/4175/116-fe4b.png) "
                    "see https://example.org/guide/readers?utm_source=chat and https://github.com/o/r/issues/12")

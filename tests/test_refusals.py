@@ -178,16 +178,16 @@ def test_a_call_refused_before_the_lock_leaves_no_directory_and_no_lock(tmp_path
 
 
 def test_a_call_refused_under_the_lock_removes_what_it_made(tmp_path, tree, loop_refuses):
-    loop_refuses("--root", tree, "--state", tmp_path / "NEW" / "s.json", "--task", "token",
-                 "--patterns", "{a,b}" * 16, needle="more than")
+    loop_refuses("--root", tree, "--state", tmp_path / "NEW" / "s.json", "--task", "the of",
+                 needle="no keywords: pass --keywords")
     assert listing(tmp_path) == ["T", "T/a.py"]
 
 
 def test_a_refused_call_keeps_the_directory_and_lock_that_were_there(tmp_path, tree, loop_refuses):
     (tmp_path / "old").mkdir()
     (tmp_path / "old" / ("s.json" + LOCK_SUFFIX)).write_text("")
-    loop_refuses("--root", tree, "--state", tmp_path / "old" / "s.json", "--task", "token",
-                 "--patterns", "{a,b}" * 16, needle="more than")
+    loop_refuses("--root", tree, "--state", tmp_path / "old" / "s.json", "--task", "the of",
+                 needle="no keywords: pass --keywords")
     assert listing(tmp_path) == ["T", "T/a.py", "old", "old/s.json.lock"]
 
 
@@ -202,6 +202,15 @@ def test_a_saved_state_keeps_its_lock_and_directory(tmp_path, tree):
     state = tmp_path / "NEW" / "s.json"
     assert run(LOOP, "--root", tree, "--state", state, "--task", "token").returncode == 0
     assert sorted(os.listdir(state.parent)) == ["s.json", "s.json" + LOCK_SUFFIX]
+
+
+def test_a_state_named_at_the_file_systems_limit_has_a_lock_too(tmp_path, tree):
+    # NAME.lock would pass the 255-byte name limit: the lock takes a cut name and a hash.
+    state = tmp_path / ("s" * 250 + ".json")
+    assert run(LOOP, "--root", tree, "--state", state, "--task", "token").returncode == 0
+    locks = [n for n in os.listdir(tmp_path) if n.endswith(LOCK_SUFFIX)]
+    assert len(locks) == 1 and len(locks[0]) <= 255
+    assert run(LOOP, "--state", state).returncode == 0
 
 
 def test_a_waiter_on_a_lock_its_creator_removed_still_excludes_others(tmp_path):

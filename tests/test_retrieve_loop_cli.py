@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -275,7 +276,8 @@ def test_an_empty_file_is_no_state_yet(tmp_path, router):
     assert_one_line_error(run_cli("--state", state, "--keywords", "route"), "--root", code=2)
 
 
-OURS = [c for c in CORRUPT if not c[1].strip() or b'"agentic-search-state"' in c[1]]
+# Ours: empty, or an object whose first key names the state format (as the writer puts it).
+OURS = [c for c in CORRUPT if not c[1].strip() or re.match(rb'\s*\{\s*"format"\s*:\s*"agentic-search-state"', c[1])]
 FOREIGN = [c for c in CORRUPT if c not in OURS]
 
 
@@ -1046,6 +1048,13 @@ def test_reset_never_replaces_a_file_that_is_not_a_state(tmp_path, router):
     assert "--reset" not in proc.stderr.split("(")[0]  # it does not advise the flag that would destroy it
     assert note.read_text() == "def keep_me():\n    return 1\n"
     assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("notes")) == ["notes.py"]
+    # A file that merely quotes the format's name (the tool's own source, a note about
+    # it) is no state either, whatever the first call advised.
+    for text in ('FORMAT_NAME = "agentic-search-state"\n', 'x = 1\n{"format": "agentic-search-state"}\n'):
+        note.write_text(text)
+        proc = run_cli("--root", router, "--state", note, "--reset", "--keywords", "route")
+        assert_one_line_error(proc, "is not an agentic-search state file")
+        assert note.read_text() == text
     # A state of the tool's own, even a corrupt one, is what --reset is for.
     state = tmp_path / "s.json"
     state.write_bytes(b'{"format":"agentic-search-state","version":2,"ro')
@@ -1480,3 +1489,40 @@ def test_a_judgement_at_the_cycle_limit_names_the_file_the_ranking_leads_with(tm
     # the sentence, the confidence and the ranking agree on the file that leads
     assert after["ranking"][0]["id"] == second
     assert f"{second} leads (judged 0.9)" in after["why"] and after["confidence"] == 0.9
+
+
+def test_a_calls_brace_globs_are_bounded_in_all_whatever_the_loop(tmp_path, router) -> None:
+    # Each file is matched against every alternative: one call's globs may expand to
+    # MAX_GLOB_ALTERNATIVES in all, refused as usage (exit 2) naming the flag, on a new
+    # loop and a finished one alike; nothing is written.
+    from agentic_search.request import MAX_GLOB_ALTERNATIVES
+    state = tmp_path / "s.json"
+    bomb = ["**/x" + "{a,b}" * 5 + f"{k}*" for k in range(MAX_GLOB_ALTERNATIVES // 32 + 1)]
+    for flag in ("--patterns", "--exclude"):
+        proc = run_cli("--root", router, "--state", state, "--task", "route", flag, *bomb)
+        assert proc.returncode == 2 and proc.stderr.startswith("retrieve_loop.py: error: " + flag)
+        assert not state.exists()
+    run_cli("--root", router, "--state", state, "--task", "route", "--max-cycles", "1")
+    before = state.read_bytes()
+    proc = run_cli("--state", state, "--exclude", *bomb)
+    assert proc.returncode == 2 and "in all" in proc.stderr and state.read_bytes() == before
+
+
+
+def test_a_replayed_answer_never_quotes_a_file_changed_since(tmp_path, router):
+    # A finished loop's answer is replayed, not searched again: a result whose file was
+    # edited since keeps its score but not its quoted lines, and says so.
+    state = tmp_path / "s.json"
+    done = run_json("--root", router, "--state", state, "--keywords", "route", "throttle", "--max-cycles", "1")
+    quoted = [r for r in done["results"] if r.get("lines")]
+    assert len(quoted) >= 2
+    edited, kept = quoted[0]["id"], quoted[1]["id"]
+    path = router / edited
+    path.write_text("# rewritten\n" + path.read_text())
+    for extra in ((), ("--show",)):
+        proc = run_cli("--state", state, *extra)
+        assert proc.returncode == 0 and "Traceback" not in proc.stderr
+        shown = {r["id"]: r for r in json.loads(proc.stdout)["results"]}
+        assert shown[edited].get("lines", []) == [] and "changed since this answer" in shown[edited]["reason"]
+        assert shown[kept]["lines"] == next(r for r in quoted if r["id"] == kept)["lines"]
+    assert "changed since" in run_cli("--state", state).stderr

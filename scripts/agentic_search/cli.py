@@ -16,13 +16,13 @@ from typing import Any, Optional
 from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe
 from .index import base_dir, open_index
-from .cycle import CycleError, Env, rejudge, run_cycle, with_hints, without_vanished
+from .cycle import CycleError, Env, rejudge, run_cycle, with_changes_marked, with_hints, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
 from .records import CycleView
 from .request import (DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, check_state_outside,
                       resolve_judgements)
-from .state import (LOCK_SUFFIX, InsideTree, LoopState, StateError, check_writable_target, load_state, locked,
+from .state import (InsideTree, LoopState, StateError, check_writable_target, load_state, lock_path_of, locked,
                     save_state)
 from .walk import MAX_FILE_BYTES, GlobError, literal_paths
 
@@ -78,6 +78,7 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     if state.last is None:
         raise RequestError(f"--state {request.state_shown}: no cycle has run yet; run one first")
     shown, _lost = without_vanished(state)
+    shown, _edited = with_changes_marked(shown)
     if shown is not state:
         state = with_hints(shown, _hints_module().compute_hints)
     detail = FULL if request.full else COMPACT
@@ -154,7 +155,7 @@ def _judged_inside(state: LoopState, root: str) -> LoopState:
 
 
 def _own_files(request: Request) -> tuple[str, str]:
-    return request.state_path, request.state_path + LOCK_SUFFIX
+    return request.state_path, lock_path_of(request.state_path)
 
 
 def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
@@ -239,6 +240,7 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
     """A finished loop: its final answer again, with new judgements applied (saved), less
     the files that no longer exist."""
     shown, lost = without_vanished(state)
+    shown, edited = with_changes_marked(shown)
     changed, state = shown is not state, shown
     if request.steers_query:
         # The caller asked for a search the loop will not run: say so, never drop it silently.
@@ -254,6 +256,9 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
             f", or give --keywords or --judge with --max-cycles {state.max_cycles + 1}"
         left = "" if not lost else " (1 of its files is gone, or no longer one the walk reads, and is left out)" \
             if lost == 1 else f" ({lost} of its files are gone, or no longer ones the walk reads, and are left out)"
+        if edited:
+            left += (" (1 of its results changed since: its lines are left out)" if edited == 1 else
+                     f" ({edited} of its results changed since: their lines are left out)")
         notice(f"retrieve_loop.py: the loop is done ({state.stop_reason}); showing its final answer{left}. "
                f"Pass --reset to start over{more}.")
     view: CycleView = state.last

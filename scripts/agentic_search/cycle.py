@@ -633,6 +633,34 @@ def _is_dir(root: str, rel: str) -> bool:
     return os.path.isdir(os.path.join(root, *rel.split("/")))
 
 
+def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
+    """A finished loop's answer with the results whose file changed since it was scored
+    (size, mtime or ctime no longer what its memory kept) marked: their quoted ``lines``
+    left out (they may quote code that is no longer there) and ``reason`` saying so; and
+    how many. A replay shows what the loop found, never a quote the file no longer holds."""
+    last = state.last
+    if last is None:
+        return state, 0
+    root_real = fsafe.resolved(state.root)
+    changed = set()
+    for r in last.results:
+        entry = state.scores.get(r.id)
+        if entry is None or not entry.stamp:
+            continue
+        real = fsafe.resolve(os.path.join(state.root, *r.id.split("/")))
+        try:
+            st = os.stat(real) if real is not None and fsafe.inside(real, root_real) else None
+        except (OSError, ValueError):
+            st = None
+        if st is None or not entry.stamp.startswith(f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"):
+            changed.add(r.id)
+    if not changed:
+        return state, 0
+    results = tuple(replace(r, lines=(), reason=f"{r.reason}; changed since this answer") if r.id in changed else r
+                    for r in last.results)
+    return state.with_(last=replace(last, results=results)), len(changed)
+
+
 def _still_a_file(root: str, root_real: str, rel: str, max_bytes: int) -> bool:
     """Whether ``rel`` (a tree path) is still a file a walk could return: it exists, is
     (or links, inside the tree ``root_real``, the resolved root, to) a regular file, and

@@ -1657,8 +1657,9 @@ class _try_lock:
 
 
 def _evict_others(base: str, mine: str) -> None:
-    """Drop the least recently used trees' indexes while all of them exceed TOTAL_MAX_MB
-    (only directories named like an index: anything else there is the user's)."""
+    """Drop the least recently used trees' indexes while all of them exceed TOTAL_MAX_MB.
+    Only a directory named like an index whose manifest says it is one counts, and only
+    the files an index writes are removed from it: anything else there is the user's."""
     try:
         dirs = [os.path.join(base, n) for n in os.listdir(base) if _KEY_RE.fullmatch(n)]
     except OSError:
@@ -1668,10 +1669,10 @@ def _evict_others(base: str, mine: str) -> None:
     for d in dirs:
         try:
             st = os.lstat(d)
-            if not stat_mod.S_ISDIR(st.st_mode) or _untrusted(st):
+            if not stat_mod.S_ISDIR(st.st_mode) or _untrusted(st) or not _is_index_dir(d):
                 continue
-            size = sum(os.lstat(os.path.join(d, n)).st_size for n in os.listdir(d))
-            used = os.lstat(os.path.join(d, MANIFEST)).st_mtime if os.path.exists(os.path.join(d, MANIFEST)) else 0
+            size = sum(os.lstat(os.path.join(d, n)).st_size for n in os.listdir(d) if _index_file(n))
+            used = os.lstat(os.path.join(d, MANIFEST)).st_mtime
         except OSError:
             continue
         total += size
@@ -1681,13 +1682,34 @@ def _evict_others(base: str, mine: str) -> None:
             break
         if d == mine:
             continue
-        for n in os.listdir(d):
-            try:
-                os.unlink(os.path.join(d, n))
-            except OSError:
-                pass
         try:
-            os.rmdir(d)
+            names = os.listdir(d)
+        except OSError:
+            continue
+        for n in names:
+            if _index_file(n):
+                try:
+                    os.unlink(os.path.join(d, n))
+                except OSError:
+                    pass
+        try:
+            os.rmdir(d)  # (left in place when the user keeps anything else in it)
         except OSError:
             pass
         total -= size
+
+
+def _is_index_dir(d: str) -> bool:
+    """Whether ``d`` holds an index's manifest (of any version): a small JSON object whose
+    ``format`` is :data:`FORMAT_NAME`."""
+    try:
+        with open(os.path.join(d, MANIFEST), "rb") as fh:
+            man = json.loads(fh.read(1 << 16).decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError, RecursionError):
+        return False
+    return isinstance(man, dict) and man.get("format") == FORMAT_NAME
+
+
+def _index_file(name: str) -> bool:
+    """Whether a file name is one an index directory's writer makes."""
+    return name in (MANIFEST, STORE_NAME, FACTS_NAME, LOCK_NAME) or name.startswith((SEG_PREFIX, TMP_PREFIX))

@@ -121,6 +121,10 @@ MAX_PLAIN_RUN = 30
 # Caps keep a pasted log or `pip freeze` from turning into hundreds of searches.
 MAX_IDENTIFIERS = 40
 MAX_PATHS = 12
+# A forge URL's path keeps at most this many components (the deepest trees of the
+# benchmarks nest 12): the path is matched by each of its tails, which a path of
+# thousands of components would make cost the square of its length.
+URL_PATH_PARTS = 24
 MAX_WORDS = 30
 
 _LONG_PLAIN_RUN_RE = re.compile(r"(?<![A-Za-z0-9_])[a-z]{%d,}(?![A-Za-z0-9_])" % (MAX_PLAIN_RUN + 1))
@@ -790,7 +794,9 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
         rest = m.group(0)[len(url):]
         repo = _REPO_URL_RE.match(url)
         if repo:
-            path = repo.group(1).strip("/")
+            # (No repository nests deeper: a longer path is cut to its last components.)
+            path = "/".join(p for p in repo.group(1).split("/") if p)
+            path = "/".join(path.split("/")[-URL_PATH_PARTS:])
             if path and path not in paths:
                 paths.append(path)
             return " " + rest

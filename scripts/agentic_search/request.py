@@ -33,6 +33,7 @@ from typing import Any, Optional
 
 from . import fsafe
 from .fsafe import NotRegularError, read_regular
+from .walk import GlobError, expand_braces
 
 # Entries in results, ranking and context unless --limit says otherwise.
 DEFAULT_LIMIT = 20
@@ -48,6 +49,10 @@ MAX_MAX_CYCLES = 1000
 MAX_MAX_FILE_KB = 1024 * 1024
 # The most --keywords one call takes (a task gives about 40).
 MAX_KEYWORDS = 100
+# The brace alternatives one flag's globs may expand to in all: every file walked is
+# matched against each of them (``{a,b}`` ten times over is 1,024 globs; a glob a person
+# writes, ``{src,lib}/**/*.{ts,tsx}``, is four).
+MAX_GLOB_ALTERNATIVES = 64
 # A --patterns glob names files inside the root: these split it into the parts that
 # must not climb out of it (directory separators, brace alternatives).
 _PATTERN_PARTS = re.compile(r"[/{},]")
@@ -131,7 +136,15 @@ def check_patterns(patterns: tuple[str, ...], flag: str = "--patterns") -> tuple
     a ``..`` part would name files outside the tree, which the walk never visits, and an
     empty one names nothing: each a UsageError, never a flag that silently does nothing."""
     out = []
+    alternatives = 0
     for pattern in patterns:
+        try:
+            alternatives += len(expand_braces(pattern))
+        except GlobError as exc:
+            raise UsageError(f"{flag} {exc}") from None
+        if alternatives > MAX_GLOB_ALTERNATIVES:
+            raise UsageError(f"{flag}: the globs expand to more than {MAX_GLOB_ALTERNATIVES} alternatives in all "
+                             "(each file is matched against every one)")
         if pattern.startswith("/") or os.path.isabs(pattern):
             raise UsageError(f"{flag} {pattern!r}: is absolute; paths and globs are relative to --root")
         if ".." in _PATTERN_PARTS.split(pattern):

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import json
 import os
+import re
 import stat
 import tempfile
 import time
@@ -366,14 +368,17 @@ def load_state(path: str, shown: Optional[str] = None) -> Optional[LoopState]:
         raise StateError(f"{shown}: state file field {str(exc)!r} is missing or malformed; pass --reset") from None
 
 
-# A state file names its format in its first bytes (the writer puts it first); --reset
-# replaces only a file that does (a corrupt state keeps it) or an empty one.
+# A state file opens with its format, the first key of its object (the writer puts it
+# first); --reset replaces only a file that does (a corrupt state keeps it) or an empty
+# one: not a source file or a note that merely quotes the format's name.
 STATE_MARK_BYTES = 4096
+_STATE_MARK_RE = re.compile(rb'\A(?:\xef\xbb\xbf)?[ \t\r\n]*\{[ \t\r\n]*"format"[ \t\r\n]*:[ \t\r\n]*"%s"'
+                            % FORMAT_NAME.encode("ascii"))
 
 
 def _names_format(data: bytes) -> bool:
-    """Whether a state file's bytes name its format near their start."""
-    return f'"{FORMAT_NAME}"'.encode("ascii") in data[:STATE_MARK_BYTES]
+    """Whether a state file's bytes open with its format (the first key of its object)."""
+    return _STATE_MARK_RE.match(data[:STATE_MARK_BYTES]) is not None
 
 
 def _looks_like_state(path: str) -> bool:
@@ -393,6 +398,22 @@ def check_writable_target(path: str, shown: str, replacing: bool = True) -> None
     if _regular_or_absent(path, shown) and replacing and not _looks_like_state(path):
         raise StateError(f"{shown}: exists and is not an agentic-search state file; left untouched "
                          "(--reset replaces only a state file): choose another --state")
+
+
+# The longest file name most file systems take (bytes).
+NAME_MAX = 255
+
+
+def lock_path_of(path: str) -> str:
+    """The lock beside the state ``path``: FILE.lock, or, when that name would be too long
+    for the file system (a state named at its limit), the name cut and a hash of it."""
+    head, name = os.path.split(path)
+    raw = os.fsencode(name)
+    if len(raw) + len(LOCK_SUFFIX) <= NAME_MAX:
+        return path + LOCK_SUFFIX
+    digest = hashlib.sha256(raw).hexdigest()[:16]
+    cut = raw[:NAME_MAX - len(LOCK_SUFFIX) - len(digest) - 1].decode("utf-8", "ignore")
+    return os.path.join(head, f"{cut}-{digest}{LOCK_SUFFIX}")
 
 
 def save_state(path: str, state: LoopState) -> None:
@@ -419,7 +440,7 @@ def locked(path: str, shown: str, wait: float = LOCK_WAIT_SECONDS) -> Iterator[N
     except ImportError:  # not POSIX: no advisory locks
         yield
         return
-    lock_path = path + LOCK_SUFFIX
+    lock_path = lock_path_of(path)
     made = make_parents(path, shown)
     fd, created, failed = -1, False, False
     try:

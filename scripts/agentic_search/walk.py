@@ -82,6 +82,9 @@ _GLOB_META = frozenset("*?[\\{")
 # Brace expansion bounds: a glob is a few alternatives, not a program.
 MAX_BRACE_ALTERNATIVES = 1024  # '{a,b}' sixteen times would be 65,536 globs
 MAX_BRACE_DEPTH = 32  # nesting deeper than this is not a hand-written glob
+# The globs of one loop in all (a call's are capped by request.MAX_GLOB_ALTERNATIVES;
+# excludes add up over its calls): each file walked is matched against every one.
+MAX_LOOP_GLOBS = 256
 # Characters escape_glob protects: what glob_match, expand_braces and gitignore treat as special.
 _ESCAPED_IN_GLOBS = frozenset("\\*?[]{},!#")
 
@@ -334,6 +337,9 @@ class _GlobSet:
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.globs: Tuple[_Glob, ...] = tuple(g for p in patterns for g in _compile_glob(p))
+        if len(self.globs) > MAX_LOOP_GLOBS:  # (excludes add up over a loop's calls)
+            raise GlobError(f"the loop's globs expand to more than {MAX_LOOP_GLOBS} alternatives "
+                            "in all; start over with --reset")
         # 'x/**' selects everything below x: a directory named x can be pruned whole.
         self.dir_globs: Tuple[_Glob, ...] = self.globs + tuple(
             g for p in patterns for alt in expand_braces(p) if alt.rstrip("/").endswith("/**")
