@@ -1506,6 +1506,9 @@ def test_a_calls_brace_globs_are_bounded_in_all_whatever_the_loop(tmp_path, rout
     before = state.read_bytes()
     proc = run_cli("--state", state, "--exclude", *bomb)
     assert proc.returncode == 2 and "in all" in proc.stderr and state.read_bytes() == before
+    # Plain paths are looked up, not matched against each file: any number of them.
+    many = [f"lib/f{k}.py" for k in range(MAX_GLOB_ALTERNATIVES + 10)]
+    assert run_cli("--state", state, "--exclude", *many, "--max-cycles", "2").returncode == 0
 
 
 

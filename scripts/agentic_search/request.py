@@ -33,7 +33,7 @@ from typing import Any, Optional
 
 from . import fsafe
 from .fsafe import NotRegularError, read_regular
-from .walk import GlobError, expand_braces
+from .walk import GlobError, expand_braces, has_magic
 
 # Entries in results, ranking and context unless --limit says otherwise.
 DEFAULT_LIMIT = 20
@@ -130,20 +130,24 @@ def _at_least_one(flag: str, value: Optional[int], most: Optional[int] = None) -
     return value
 
 
-def check_patterns(patterns: tuple[str, ...], flag: str = "--patterns") -> tuple[str, ...]:
+def check_patterns(patterns: tuple[str, ...], flag: str = "--patterns",
+                   most: Optional[int] = MAX_GLOB_ALTERNATIVES) -> tuple[str, ...]:
     """--patterns (or --exclude) globs, each relative to the root, as the walk reads them
     (``./`` in front, doubled and trailing ``/`` taken off). An absolute one or one with
     a ``..`` part would name files outside the tree, which the walk never visits, and an
-    empty one names nothing: each a UsageError, never a flag that silently does nothing."""
+    empty one names nothing: each a UsageError, never a flag that silently does nothing.
+    So is one flag's globs expanding to more than ``most`` alternatives in all (None: a
+    loop's stored globs, which add up over its calls, are bounded when they are walked)."""
     out = []
     alternatives = 0
     for pattern in patterns:
         try:
-            alternatives += len(expand_braces(pattern))
+            if has_magic(pattern):  # (a plain path is looked up, not matched against each file)
+                alternatives += len(expand_braces(pattern))
         except GlobError as exc:
             raise UsageError(f"{flag} {exc}") from None
-        if alternatives > MAX_GLOB_ALTERNATIVES:
-            raise UsageError(f"{flag}: the globs expand to more than {MAX_GLOB_ALTERNATIVES} alternatives in all "
+        if most is not None and alternatives > most:
+            raise UsageError(f"{flag}: the globs expand to more than {most} alternatives in all "
                              "(each file is matched against every one)")
         if pattern.startswith("/") or os.path.isabs(pattern):
             raise UsageError(f"{flag} {pattern!r}: is absolute; paths and globs are relative to --root")

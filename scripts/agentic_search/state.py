@@ -77,7 +77,7 @@ class Query:
         # (A state written before set_aside existed holds the loop's files in excludes.)
         patterns, excludes = get_strs(data, "patterns"), get_strs(data, "excludes")
         try:
-            check_patterns(patterns + excludes)  # as the flags are refused
+            check_patterns(patterns + excludes, most=None)  # as the flags are refused
         except UsageError:
             raise FormatError("next_query") from None
         return cls(patterns, tuple(_keyword(k) for k in get_list(data, "keywords")),
