@@ -191,3 +191,16 @@ def test_a_definition_head_on_a_long_line_is_never_looked_for_past_its_cap():
     assert lang.line_head(line, line.index(b"name")) is None
     assert lang.call_definition(line, line.index(b"name"), line.index(b"name") + 4, lang.JS) == 0.0
     assert lang.line_head(b"a\n  int f", 8) == b"  int "
+
+
+def test_a_receiver_chain_longer_than_any_definitions_head_defines_nothing_and_costs_little() -> None:
+    # Each name of a chain is followed back to its definition word: a chain of thousands
+    # of names would cost the square of its length; past RECEIVER_MAX it is no receiver.
+    import time
+    src = b"def self." + b"a." * 50000 + b"tail\nfunction M.split_words(s)\n"
+    t0 = time.perf_counter()
+    names = dict(lang.defined_names(src, "a.rb"))
+    assert "tail" not in names and "self" in names
+    assert defines(src.lower(), b"tail", lang.RUBY) == 0.0
+    assert dict(lang.defined_names(src, "a.lua")).get("split_words") == 1.0
+    assert time.perf_counter() - t0 < 5

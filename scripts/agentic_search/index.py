@@ -519,7 +519,7 @@ _CALL_OR_EXPORT_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;?!
 _GENERIC_PARAMS_RE = compile_later(lang.GENERIC_ARGS + rb"[ \t]*\(")
 # A receiver and what follows it after a definition word (``self.name``, ``m:name``:
 # lang.receiver_definition).
-_RECEIVER_CHAIN_RE = compile_later(rb"[a-z0-9_.:]+")
+_RECEIVER_CHAIN_RE = compile_later(lang.RECEIVER_CHAIN)
 # The names that start the lines of Go's ``type (`` / ``const (`` / ``var (`` blocks
 # (lang.group_definition).
 _GROUP_LINE_RE = compile_later(rb"\n\t([a-z0-9_]+)")

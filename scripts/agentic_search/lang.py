@@ -487,7 +487,7 @@ def receiver_definition(low: bytes, start: int, end: int, language: Language) ->
     ``defmodule App.Name``."""
     if start == 0 or low[start - 1] not in b".:":
         return 0.0
-    lo = max(0, start - HEAD_SCAN)
+    lo = max(0, start - RECEIVER_MAX)
     q = start - 1
     while q > lo and low[q - 1] in _RECEIVER_BYTES:
         q -= 1
@@ -500,8 +500,14 @@ def receiver_definition(low: bytes, start: int, end: int, language: Language) ->
     return 0.0
 
 
-# What a receiver is spelled with (lower-cased): names, ``.`` and ``:``.
+# What a receiver is spelled with (lower-cased): names, ``.`` and ``:``; and the longest
+# one, its last ``.`` or ``:`` included (``self.``, ``App.Web.Router.``): a longer chain
+# is no definition's head (it would be followed back byte by byte from each name).
 _RECEIVER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.:")
+RECEIVER_MAX = 64
+# The receiver chain after a definition word, as far as a name may start in it, and that
+# name (index.def_sites, defined_names).
+RECEIVER_CHAIN = rb"[a-z0-9_.:]{0,%d}[a-z0-9_]*" % RECEIVER_MAX
 # Go's declaration blocks, opened by a line of their own and closed by a ``)`` line.
 GROUP_OPENERS = (b"type (", b"const (", b"var (")
 
@@ -815,7 +821,7 @@ _GO_METHOD_RE = re.compile(rb"^func[ \t]*\([^)\n]*\)[ \t]*" + _NAME, re.M)
 _FIELD_CANDIDATE_RE = re.compile(rb"^[ \t]+(?:[A-Za-z]+[ \t]+)*" + _NAME + rb"[?!]?[ \t]*[:=]", re.M)
 # The names of a receiver chain (``self.name``, ``App.Server``) after a definition word.
 _RECEIVER_NAME_RE = re.compile(rb"[.:]" + _NAME)
-_RECEIVER_CHAIN_RE = re.compile(rb"[a-z0-9_.:]*")
+_RECEIVER_CHAIN_RE = re.compile(RECEIVER_CHAIN)
 # The names that start the lines of Go's declaration blocks (group_definition).
 _GROUP_NAME_RE = re.compile(rb"\n\t" + _NAME)
 
