@@ -697,6 +697,9 @@ def test_eviction_drops_old_indexes_and_nothing_else_of_the_directory(tmp_path, 
     (kept / "notes.txt").write_text("mine")
     (shared / "seg-0.idx").write_text("x")
     (shared / "notes.txt").write_text("mine")
+    piped = base / ("e" * index_mod.KEY_DIGITS)  # a FIFO for a manifest is never waited on
+    piped.mkdir(mode=0o700)
+    os.mkfifo(piped / index_mod.MANIFEST)
     monkeypatch.setattr(index_mod, "TOTAL_MAX_MB", 0)
     index_mod._evict_others(str(base), str(mine))
     assert not old.exists()
@@ -704,6 +707,7 @@ def test_eviction_drops_old_indexes_and_nothing_else_of_the_directory(tmp_path, 
     assert (states / "task.json").exists() and (states / index_mod.MANIFEST).exists()
     assert (kept / "notes.txt").exists() and (kept / index_mod.MANIFEST).exists()
     assert sorted(p.name for p in shared.iterdir()) == ["notes.txt"]
+    assert (piped / index_mod.MANIFEST).exists()
 
 
 # --------------------------------------------------------------------------- kept facts

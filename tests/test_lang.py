@@ -108,6 +108,28 @@ CASES = [
     ("elixir module", "a.ex", "defmodule App.Server do\n", "server", 1.0),
     ("groovy def", "a.groovy", "    def resolveDeps(project) {\n", "resolvedeps", 1.0),
     ("dart method", "a.dart", "  Future<void> fetchUser(int id) async {\n", "fetchuser", 1.0),
+    # ... and what the second check of them found.
+    ("c# attribute is no definition", "a.cs", "    [HttpGet(\"items\")]\n    public IActionResult List()\n    {\n",
+     "httpget", 0.0),
+    ("c# method after an attribute", "a.cs", "    [Obsolete(\"x\")] public void ListAll() {}\n", "listall", 1.0),
+    ("java annotation with arguments", "A.java", "  @SuppressWarnings(\"unchecked\")\n  public void run() {\n",
+     "suppresswarnings", 0.0),
+    ("ruby receiver is not defined", "a.rb", "  def self.find_active\n", "self", 0.0),
+    ("lua receiver is not defined", "a.lua", "function string.trim(s)\n", "string", 0.0),
+    ("elixir module's namespace", "a.ex", "defmodule Auth.Token.Store do\n", "token", 0.0),
+    ("elixir module's own name", "a.ex", "defmodule Auth.Token.Store do\n", "store", 1.0),
+    ("kotlin extension function", "a.kt", "fun String.toSlug(): String = this\n", "toslug", 1.0),
+    ("kotlin extension's receiver", "a.kt", "fun String.toSlug(): String = this\n", "string", 0.0),
+    ("c# namespace's last name", "a.cs", "namespace Acme.Billing\n{\n", "billing", 1.0),
+    ("c# namespace's company", "a.cs", "namespace Acme.Billing\n{\n", "acme", 0.0),
+    ("c# class and its base", "a.cs", "public class Invoice: Base {\n", "invoice", 1.0),
+    ("go empty var () opens no block", "a.go", "var ()\n\nfunc Open(\n\tdsn string,\n) error {\n", "dsn", 0.0),
+    ("go generic type in a block", "a.go", "type (\n\tList[T any] struct{}\n)\n", "list", 1.0),
+    ("swift class func", "a.swift", "class F {\n    class func make() {}\n", "make", 1.0),
+    ("swift class func is no func", "a.swift", "class F {\n    class func make() {}\n", "func", 0.0),
+    ("groovy def local", "a.groovy", "    void run() {\n        def result = compute()\n", "result", 0.0),
+    ("scala qualified access", "a.scala", "private[auth] class TokenStore\n", "tokenstore", 1.0),
+    ("dart 3 class modifier", "a.dart", "interface class Shape {}\n", "shape", 1.0),
 ]
 
 
@@ -168,6 +190,8 @@ def _head_ok_whole_line(low: bytes, i: int, word: bytes, language=lang.ANY) -> b
     head = low[low.rfind(b"\n", 0, i) + 1:i]
     if word in lang.LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False
+    if len(head) > lang.HEAD_MAX or len(head.split()) > lang.MAX_HEAD_WORDS:
+        return False  # no definition's head is that long
     ok = lang.MODIFIERS | (lang._FN_MODIFIERS if language is lang.RUST and word == b"fn " else frozenset())
     return all(w in ok for w in head.split())
 
@@ -175,7 +199,8 @@ def _head_ok_whole_line(low: bytes, i: int, word: bytes, language=lang.ANY) -> b
 @pytest.mark.parametrize("head", [
     b"", b"    ", b"export ", b"pub(crate) ", b"public static ", b" " * 300 + b"public static ",
     b"\t" * 400, b"x = 1; " * 100, b"public " * 60, b"public " * 60 + b"x ", b"x " + b"public " * 60,
-    b"foo\n" + b" " * 600, b"a" * 1000,
+    b"foo\n" + b" " * 600, b"a" * 1000, b" " * 1100, b"foo\n" + b" " * 1023, b"foo\n" + b" " * 1024,
+    b"public " * 16, b"public " * 17,
 ], ids=lambda h: f"{len(h)}b")
 @pytest.mark.parametrize("word,language", [(b"function ", lang.JS), (b"fn ", lang.RUST), (b"const ", lang.JS)])
 def test_head_ok_on_a_long_line_decides_as_the_whole_line_does(head, word, language):
@@ -200,7 +225,19 @@ def test_a_receiver_chain_longer_than_any_definitions_head_defines_nothing_and_c
     src = b"def self." + b"a." * 50000 + b"tail\nfunction M.split_words(s)\n"
     t0 = time.perf_counter()
     names = dict(lang.defined_names(src, "a.rb"))
-    assert "tail" not in names and "self" in names
+    assert "tail" not in names and "self" not in names  # (a receiver, not what is defined)
     assert defines(src.lower(), b"tail", lang.RUBY) == 0.0
     assert dict(lang.defined_names(src, "a.lua")).get("split_words") == 1.0
+    assert time.perf_counter() - t0 < 5
+
+
+def test_a_run_of_modifier_words_is_no_head_and_costs_little() -> None:
+    # ``const`` is a modifier and a definition word: a line of thousands of them would be
+    # followed back from each; a head of more than MAX_HEAD_WORDS words is no head.
+    import time
+    t0 = time.perf_counter()
+    for rel, src in (("a.go", b"const " * 40000 + b"x\n"), ("a.ts", b"const static " * 12000 + b"\n"),
+                     ("a.kt", b"enum " * 40000 + b"\n")):
+        assert defines(src, b"x", lang.language_of(rel)) == 0.0
+        lang.defined_names(src, rel)
     assert time.perf_counter() - t0 < 5

@@ -1055,7 +1055,12 @@ def test_reset_never_replaces_a_file_that_is_not_a_state(tmp_path, router):
         proc = run_cli("--root", router, "--state", note, "--reset", "--keywords", "route")
         assert_one_line_error(proc, "is not an agentic-search state file")
         assert note.read_text() == text
-    # A state of the tool's own, even a corrupt one, is what --reset is for.
+    # A state of the tool's own, even a corrupt one or one a tool re-saved with its keys
+    # sorted, is what --reset is for.
+    state = tmp_path / "sorted.json"
+    run_json("--root", router, "--state", state, "--keywords", "route")
+    state.write_text(json.dumps(dict(sorted(json.loads(state.read_text()).items()))))
+    assert run_json("--root", router, "--state", state, "--reset", "--keywords", "route")["cycle"] == 1
     state = tmp_path / "s.json"
     state.write_bytes(b'{"format":"agentic-search-state","version":2,"ro')
     assert run_json("--root", router, "--state", state, "--reset", "--keywords", "route")["cycle"] == 1

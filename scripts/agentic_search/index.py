@@ -1702,9 +1702,11 @@ def _evict_others(base: str, mine: str) -> None:
 def _is_index_dir(d: str) -> bool:
     """Whether ``d`` holds an index's manifest (of any version): a small JSON object whose
     ``format`` is :data:`FORMAT_NAME`."""
+    path = os.path.join(d, MANIFEST)
     try:
-        with open(os.path.join(d, MANIFEST), "rb") as fh:
-            man = json.loads(fh.read(1 << 16).decode("utf-8"))
+        if not stat_mod.S_ISREG(os.lstat(path).st_mode):
+            return False  # (a link is not followed, a FIFO never waited on)
+        man = json.loads(fsafe.read_regular(path, 1 << 16).decode("utf-8"))
     except (OSError, ValueError, UnicodeDecodeError, RecursionError):
         return False
     return isinstance(man, dict) and man.get("format") == FORMAT_NAME

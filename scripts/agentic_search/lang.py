@@ -78,10 +78,14 @@ class Language:
     ``name: (…) =>`` in object literals, and class fields (``handler = (e) => {``,
     ``private readonly ttl: number``), define name. ``receivers``: a definition word, a
     receiver and ``.`` or ``:``, then the name (Ruby ``def self.name``, Lua ``function
-    M.name``, Elixir ``defmodule App.Name``). ``groups``: Go's ``type (`` / ``const (`` /
-    ``var (`` blocks define the name at the start of each of their lines. ``reserved``: the language's own
-    words that may follow a definition keyword but never name what it defines (Rust
-    ``static mut X``, C ``typedef struct s t;``): no file defines them.
+    M.name``, Elixir ``defmodule App.Name``, Kotlin ``fun String.slug``); a name the
+    receiver is made of is not what is defined. ``groups``: Go's ``type (`` / ``const (``
+    / ``var (`` blocks define the name at the start of each of their lines.
+    ``modifiers``: the language's own words that may stand before a definition word
+    besides :data:`MODIFIERS` (Swift's ``class func``, Dart's ``base class``).
+    ``reserved``: the language's own words that may follow a definition keyword but never
+    name what it defines (Rust ``static mut X``, C ``typedef struct s t;``): no file
+    defines them.
     """
 
     name: str
@@ -96,6 +100,7 @@ class Language:
     exports: bool = False
     receivers: bool = False
     groups: bool = False
+    modifiers: frozenset[bytes] = frozenset()
     declares_only: bool = False
     reserved: frozenset[bytes] = frozenset()
 
@@ -123,21 +128,24 @@ GO = Language("go", _WORDS_GO, go_methods=True, groups=True, reserved=_RESERVED_
 # (``mod name;`` declares a module whose body is another file, name.rs: only ``mod name {``
 # defines one here; a unit ``struct S;`` is a whole definition.)
 RUST = Language("rust", _WORDS_RS, body_words=frozenset((b"fn ", b"mod ")), impls=True, reserved=_RESERVED_RS)
-JVM = Language("jvm", _WORDS_JVM, calls=True, reserved=_RESERVED_JVM)
+JVM = Language("jvm", _WORDS_JVM, calls=True, receivers=True, reserved=_RESERVED_JVM)
 _C_TYPE_WORDS = frozenset((b"struct ", b"class ", b"union ", b"enum "))
 C = Language("c", _WORDS_C, body_words=_C_TYPE_WORDS, type_words=_C_TYPE_WORDS, calls=True,
              bare_calls=True, reserved=_RESERVED_C)
 _RESERVED_CS = frozenset(b"class interface enum struct record namespace static void int string bool object "
                          b"public private protected internal abstract sealed partial readonly".split())
+_RESERVED_SWIFT = frozenset(b"func var let class struct enum protocol extension typealias actor init static "
+                            b"final public private internal fileprivate open".split())
 RUBY = Language("ruby", _WORDS_RB, receivers=True)
-CSHARP = Language("csharp", _WORDS_CS, calls=True, reserved=_RESERVED_CS)
+CSHARP = Language("csharp", _WORDS_CS, calls=True, receivers=True, reserved=_RESERVED_CS)
 SCALA = Language("scala", _WORDS_SCALA, reserved=_RESERVED_JVM)
 GROOVY = Language("groovy", _WORDS_GROOVY, calls=True, reserved=_RESERVED_JVM)
-SWIFT = Language("swift", _WORDS_SWIFT)
+SWIFT = Language("swift", _WORDS_SWIFT, modifiers=frozenset((b"class",)), reserved=_RESERVED_SWIFT)
 PHP = Language("php", _WORDS_PHP)
 LUA = Language("lua", _WORDS_LUA, receivers=True)
 ELIXIR = Language("elixir", _WORDS_EX, receivers=True)
-DART = Language("dart", _WORDS_DART, calls=True, reserved=_RESERVED_JVM)
+DART = Language("dart", _WORDS_DART, calls=True, modifiers=frozenset((b"base", b"interface", b"mixin")),
+                reserved=_RESERVED_JVM)
 # A file of an unknown extension: every language's definition keywords, nothing more.
 ANY = Language("any", _WORDS_ANY)
 # Prose and data: no definitions at all.
@@ -173,8 +181,9 @@ MODIFIERS = frozenset(
     b"dynamic actual expect".split()
 )
 # An annotation or attribute on a definition's line (``@objc func``, ``#[inline] fn``,
-# ``@Override public``) stands where a modifier does.
-_ATTRIBUTE_RE = re.compile(rb"(?:@[\w.]+(?:\([^()\s]*\))?|#\[[^\]\s]*\])\Z")
+# ``@Override public``), and Scala's qualified access (``private[auth]``), stand where a
+# modifier does.
+_ATTRIBUTE_RE = re.compile(rb"(?:@[\w.]+(?:\([^()\s]*\))?|#\[[^\]\s]*\]|(?:private|protected)\[[\w.]*\])\Z")
 
 
 def _modifiers_only(words: list, ok: frozenset) -> bool:
@@ -214,6 +223,11 @@ def definition_words(rel: str) -> tuple[bytes, ...]:
 # of megabytes) the whole line before each occurrence would be scanned, the cost growing
 # with the square of the line.
 HEAD_SCAN = 256
+# No definition's head (indentation, modifiers, annotations) is longer than this, or has
+# more words: a longer run of modifier words (``const const ...``) would be followed
+# back from each of its words, at the square of its length.
+HEAD_MAX = 1024
+MAX_HEAD_WORDS = 16
 
 
 def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
@@ -221,22 +235,32 @@ def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
 
     Variable declarations (``const``/``let``/``var``/``val``) count only at the top
     level (no indentation): inside a function they are locals, not definitions.
-    A head longer than HEAD_SCAN is decided by its last HEAD_SCAN bytes when they hold a
-    whole word that is no modifier (the usual case: code before it); only a run of
-    indentation and modifiers that long is followed back to the line's start.
+    A head of more than MAX_HEAD_WORDS words or HEAD_MAX bytes is no definition's. A head
+    longer than HEAD_SCAN is decided by its last HEAD_SCAN bytes when they hold a whole
+    word that is no modifier, or too many words (the usual case: code before it); only a
+    run of indentation and a few modifiers is followed back to the line's start.
     """
-    ok = _RUST_FN_HEAD if lang is RUST and word == b"fn " else MODIFIERS
+    ok = (_RUST_FN_HEAD if lang is RUST and word == b"fn " else MODIFIERS) | lang.modifiers
     start = max(0, i - HEAD_SCAN)
     ls = low.rfind(b"\n", start, i) + 1
     if ls == 0 and start > 0:
         # (The window's first word may be cut: only the whole words after it decide.)
-        if not _modifiers_only(low[start:i].split()[1:], ok):
+        window = low[start:i].split()[1:]
+        if len(window) > MAX_HEAD_WORDS or not _modifiers_only(window, ok):
             return False
-        ls = low.rfind(b"\n", 0, start) + 1
+        lo = i - HEAD_MAX
+        if lo <= 0:
+            ls = low.rfind(b"\n", 0, start) + 1
+        else:
+            nl = low.rfind(b"\n", lo - 1, start)
+            if nl < 0:
+                return False  # a head longer than HEAD_MAX
+            ls = nl + 1
     head = low[ls:i]
     if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False
-    return _modifiers_only(head.split(), ok)
+    words = head.split()
+    return len(words) <= MAX_HEAD_WORDS and _modifiers_only(words, ok)
 
 
 def _skip_space(low: bytes, j: int, limit: int) -> int:
@@ -284,7 +308,21 @@ def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float
         return 0.0
     if word == b"using ":
         return DEFINES if _ALIAS_RE.match(low, end) is not None else 0.0
+    if language.receivers and continues_chain(low, end):
+        return 0.0  # the receiver of ``def self.name``, ``fun String.slug``: not what is defined
+    if word == b"def " and language is GROOVY and _ALIAS_RE.match(low, end) is not None:
+        return 0.0  # Groovy's ``def result = compute()``: a variable, typed at run time
     return body_follows(low, end) if word in language.body_words else DEFINES
+
+
+def continues_chain(low: bytes, end: int) -> bool:
+    """Whether the name ending at ``end`` goes on as a receiver chain: ``.`` or ``:``
+    right before another name (``self.name``, ``M:name``, ``Foo::Bar``), not a type's
+    ``: Base`` or a sentence's last dot."""
+    return end + 1 < len(low) and low[end] in b".:" and low[end + 1] in _CHAIN_NEXT
+
+
+_CHAIN_NEXT = frozenset(b"abcdefghijklmnopqrstuvwxyz_:")
 
 
 def body_follows(low: bytes, end: int) -> float:
@@ -339,6 +377,8 @@ def line_head(low: bytes, start: int) -> "bytes | None":
     return low[ls + 1:start]
 
 
+# Attributes and annotations at the start of a definition's line (their arguments too).
+_LEADING_ATTRIBUTES_RE = re.compile(rb"\A([ \t]*)(?:(?:\[[^\[\]\n]*\]|@[\w.]+(?:\([^()\n]*\))?)[ \t]*)+")
 # A generic method's own type parameters between its name and ``(`` (``from<T>(``,
 # ``map<K, V extends Key>(``): one flat ``<…>``, short, on the name's line.
 GENERIC_ARGS = rb"<[^<>\n;{}()]{0,200}>"
@@ -367,6 +407,11 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     head = line_head(low, start)
     if head is None or head.endswith(b".") or low[start:end] in _STATEMENT_WORDS:
         return 0.0  # obj.f( is a call (Class::f( keeps its "::"); if ( is a statement
+    if head.rstrip(b" \t").endswith((b"[", b"@")):
+        return 0.0  # an attribute or annotation: ``[HttpGet("x")]``, ``@SuppressWarnings("x")``
+    if head.lstrip(b" \t")[:1] in (b"[", b"@"):
+        # ... before a definition on its line: ``[Obsolete("x")] public void f()``
+        head = _LEADING_ATTRIBUTES_RE.sub(lambda m: m.group(1), head, count=1)
     if not _HEAD_RE.match(head):
         return 0.0
     words = head.replace(b"::", b" ").replace(b"*", b" ").replace(b"&", b" ").split()
@@ -491,8 +536,8 @@ def receiver_definition(low: bytes, start: int, end: int, language: Language) ->
     q = start - 1
     while q > lo and low[q - 1] in _RECEIVER_BYTES:
         q -= 1
-    if q >= start - 1 or low[q] in b".:":
-        return 0.0  # no receiver before the dot
+    if q >= start - 1 or low[q] in b".:" or continues_chain(low, end):
+        return 0.0  # no receiver before the dot, or this name is part of the receiver
     for word in language.words:
         w = q - len(word)
         if w >= 0 and low.startswith(word, w) and head_ok(low, w, word, language):
@@ -515,12 +560,13 @@ GROUP_OPENERS = (b"type (", b"const (", b"var (")
 def group_spans(low: bytes) -> list[tuple[int, int]]:
     """Go: (start, end) of each ``type (`` / ``const (`` / ``var (`` block, from its opening
     line to the first ``)`` line after it (an opener inside a block opens nothing)."""
-    starts = [0] if low.startswith(GROUP_OPENERS) else []
+    starts = [0] if low.startswith(GROUP_OPENERS) and _opener_ends_line(low, low.find(b"(") + 1) else []
     for opener in GROUP_OPENERS:
         probe = b"\n" + opener
         p = low.find(probe)
         while p >= 0:
-            starts.append(p + 1)
+            if _opener_ends_line(low, p + len(probe)):  # (``var ()`` opens no block)
+                starts.append(p + 1)
             p = low.find(probe, p + 1)
     spans: list[tuple[int, int]] = []
     end = -1
@@ -533,12 +579,20 @@ def group_spans(low: bytes) -> list[tuple[int, int]]:
     return spans
 
 
+def _opener_ends_line(low: bytes, j: int) -> bool:
+    """Whether a block's ``(`` ending at ``j`` ends its line (blanks and a comment after it)."""
+    k = j
+    while k < len(low) and low[k] in b" \t\r":
+        k += 1
+    return k >= len(low) or low[k] == 0x0A or low.startswith(b"//", k)
+
+
 def group_definition(low: bytes, start: int, end: int, spans: Sequence[tuple[int, int]]) -> float:
     """Go: the name at ``low[start:end]`` at the start of a line (one tab in) inside one
     of ``spans`` (:func:`group_spans`): ``MaxRetries = 3``, ``HandlerFunc func(int) error``."""
     if start < 2 or low[start - 1] != 0x09 or low[start - 2] != 0x0A:
         return 0.0
-    if end < len(low) and low[end] not in b" \t=,\r\n":
+    if end < len(low) and low[end] not in b" \t=,[\r\n":
         return 0.0
     k = bisect_right(spans, (start, len(low) + 1)) - 1
     return DEFINES if k >= 0 and spans[k][0] < start < spans[k][1] else 0.0
@@ -805,6 +859,7 @@ _NAME = rb"([A-Za-z_$][A-Za-z0-9_$]*)"
 # The first name before ``(`` on a line, after what a return type may hold: the only
 # place a call-shaped definition's name can be (anything else before it is a statement).
 _LINE_TO_PAREN_RE = re.compile(rb"^[\w$@*&:<>,.\[\]? \t~]*\(", re.M)
+_TO_PAREN_RE = re.compile(rb"[\w$@*&:<>,.\[\]? \t~]*\(")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 # Every name byte as ``a``, every other byte as a blank: the start of the name that ends
 # at ``e`` is one ``rfind`` of a blank in the mask, not a walk back byte by byte.
@@ -880,6 +935,13 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
         mask = data.translate(_NAME_MASK)
         for m in _LINE_TO_PAREN_RE.finditer(data):
             ls = m.start()
+            if data[ls:m.end()].lstrip(b" \t")[:1] in (b"[", b"@"):
+                # Attributes first on the line (``[Obsolete("x")] public void f()``): the
+                # name before the first ``(`` after them.
+                attrs = _LEADING_ATTRIBUTES_RE.match(data, ls)
+                after = _TO_PAREN_RE.match(data, attrs.end()) if attrs is not None else None
+                if after is not None and after.end() > m.end():
+                    m = after
             e = ls + len(data[ls:m.end() - 1].rstrip(b" \t"))
             if data[e - 1:e] == b">":  # a generic method's own parameters: ``from<T>(``
                 e = _generic_args_start(data, ls, e)

@@ -382,13 +382,20 @@ def _names_format(data: bytes) -> bool:
 
 
 def _looks_like_state(path: str) -> bool:
-    """Whether the regular file at ``path`` is empty or names the state format near its
-    start (what --reset may replace); False when it cannot be read."""
+    """Whether the regular file at ``path`` is empty, a JSON object of the state format
+    (its keys in any order: one a tool re-saved), or opens as a state does (a truncated
+    one): what --reset may replace; False when it cannot be read."""
     try:
-        head = read_regular(path, STATE_MARK_BYTES)
+        raw = read_regular(path, MAX_STATE_BYTES + 1)
     except OSError:
         return False
-    return not head.strip() or _names_format(head)
+    if not raw.strip() or _names_format(raw):
+        return True
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return False
+    return isinstance(data, dict) and data.get("format") == FORMAT_NAME
 
 
 def check_writable_target(path: str, shown: str, replacing: bool = True) -> None:
