@@ -240,7 +240,9 @@ def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
     word that is no modifier, or too many words (the usual case: code before it); only a
     run of indentation and a few modifiers is followed back to the line's start.
     """
-    ok = (_RUST_FN_HEAD if lang is RUST and word == b"fn " else MODIFIERS) | lang.modifiers
+    ok = _RUST_FN_HEAD if lang is RUST and word == b"fn " else MODIFIERS
+    if lang.modifiers:  # (a union per call only for the few languages that add words)
+        ok = ok | lang.modifiers
     start = max(0, i - HEAD_SCAN)
     ls = low.rfind(b"\n", start, i) + 1
     if ls == 0 and start > 0:
