@@ -130,6 +130,9 @@ CASES = [
     ("groovy def local", "a.groovy", "    void run() {\n        def result = compute()\n", "result", 0.0),
     ("scala qualified access", "a.scala", "private[auth] class TokenStore\n", "tokenstore", 1.0),
     ("dart 3 class modifier", "a.dart", "interface class Shape {}\n", "shape", 1.0),
+    ("c++ template on the line", "a.hpp",
+     "template<typename T, typename = enable_if_t<std::is_same<T, int>::value>> class iter_impl {\n", "iter_impl", 1.0),
+    ("c++ template specialization", "a.hpp", "template<> struct hash<nlohmann::json> {\n", "hash", 1.0),
 ]
 
 

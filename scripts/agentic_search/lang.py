@@ -261,8 +261,15 @@ def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
     head = low[ls:i]
     if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False
+    if b"template" in head:  # C++'s ``template <typename T> struct is_json {``
+        head = _TEMPLATE_HEAD_RE.sub(b" ", head)
     words = head.split()
     return len(words) <= MAX_HEAD_WORDS and _modifiers_only(words, ok)
+
+
+# A C++ template's parameters before what it defines on the same line (``<>`` nested
+# three deep: ``template<typename T, typename = enable_if_t<is_same<T, U>::value>>``).
+_TEMPLATE_HEAD_RE = re.compile(rb"(?<![\w$])template[ \t]*<(?:[^<>\n]|<(?:[^<>\n]|<[^<>\n]*>)*>)*>")
 
 
 def _skip_space(low: bytes, j: int, limit: int) -> int:
