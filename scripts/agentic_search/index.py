@@ -517,9 +517,6 @@ _CALL_OR_EXPORT_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*(?:[(:=;?!
 # the parameters are looked for first, the name before them then (a pattern that starts
 # at every name would cost a third of an index build).
 _GENERIC_PARAMS_RE = compile_later(lang.GENERIC_ARGS + rb"[ \t]*\(")
-# A receiver and what follows it after a definition word (``self.name``, ``m:name``:
-# lang.receiver_definition).
-_RECEIVER_CHAIN_RE = compile_later(lang.RECEIVER_CHAIN)
 # The names that start the lines of Go's ``type (`` / ``const (`` / ``var (`` blocks
 # (lang.group_definition).
 _GROUP_LINE_RE = compile_later(rb"\n\t([a-z0-9_]+)")
@@ -550,7 +547,7 @@ def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
         found.add(m.group())
     found.update(_LINE_START_RE.findall(low))
     match_at = _TOKEN_RE.match
-    chain_at = _RECEIVER_CHAIN_RE.match if language.receivers else None
+    chain_at = lang.RECEIVER_CHAIN_RE.match if language.receivers else None  # (``self.name``, ``m:name``)
     for word in language.words + ((_GO_RECEIVER,) if language.go_methods else ()):
         step = len(word)
         p = low.find(word)

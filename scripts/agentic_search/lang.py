@@ -561,7 +561,7 @@ _RECEIVER_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_.:")
 RECEIVER_MAX = 64
 # The receiver chain after a definition word, as far as a name may start in it, and that
 # name (index.def_sites, defined_names).
-RECEIVER_CHAIN = rb"[a-z0-9_.:]{0,%d}[a-z0-9_]*" % RECEIVER_MAX
+RECEIVER_CHAIN_RE = re.compile(rb"[a-z0-9_.:]{0,%d}[a-z0-9_]*" % RECEIVER_MAX)
 # Go's declaration blocks, opened by a line of their own and closed by a ``)`` line.
 GROUP_OPENERS = (b"type (", b"const (", b"var (")
 
@@ -867,8 +867,9 @@ def file_role(rel: str) -> tuple[str, float]:
 _NAME = rb"([A-Za-z_$][A-Za-z0-9_$]*)"
 # The first name before ``(`` on a line, after what a return type may hold: the only
 # place a call-shaped definition's name can be (anything else before it is a statement).
-_LINE_TO_PAREN_RE = re.compile(rb"^[\w$@*&:<>,.\[\]? \t~]*\(", re.M)
-_TO_PAREN_RE = re.compile(rb"[\w$@*&:<>,.\[\]? \t~]*\(")
+_TO_PAREN = rb"[\w$@*&:<>,.\[\]? \t~]*\("
+_LINE_TO_PAREN_RE = re.compile(rb"^" + _TO_PAREN, re.M)
+_TO_PAREN_RE = re.compile(_TO_PAREN)
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 # Every name byte as ``a``, every other byte as a blank: the start of the name that ends
 # at ``e`` is one ``rfind`` of a blank in the mask, not a walk back byte by byte.
@@ -885,7 +886,6 @@ _GO_METHOD_RE = re.compile(rb"^func[ \t]*\([^)\n]*\)[ \t]*" + _NAME, re.M)
 _FIELD_CANDIDATE_RE = re.compile(rb"^[ \t]+(?:[A-Za-z]+[ \t]+)*" + _NAME + rb"[?!]?[ \t]*[:=]", re.M)
 # The names of a receiver chain (``self.name``, ``App.Server``) after a definition word.
 _RECEIVER_NAME_RE = re.compile(rb"[.:]" + _NAME)
-_RECEIVER_CHAIN_RE = re.compile(RECEIVER_CHAIN)
 # The names that start the lines of Go's declaration blocks (group_definition).
 _GROUP_NAME_RE = re.compile(rb"\n\t" + _NAME)
 
@@ -929,7 +929,7 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
                     and head_ok(low, pos, word, language):
                 note(j, data[j:e], after_word(low, e, word, language))
                 if language.receivers:
-                    for m in _RECEIVER_NAME_RE.finditer(data, e, _RECEIVER_CHAIN_RE.match(low, e).end()):
+                    for m in _RECEIVER_NAME_RE.finditer(data, e, RECEIVER_CHAIN_RE.match(low, e).end()):
                         note(m.start(1), m.group(1), receiver_definition(low, m.start(1), m.end(1), language))
             pos = low.find(word, pos + 1)
     if language.groups:
