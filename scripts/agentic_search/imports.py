@@ -848,49 +848,37 @@ def _jvm_package(parts: List[str], here: str, index: ModuleIndex) -> List[str]:
     return []
 
 
-# --- C / C++ ----------------------------------------------------------------------
+# --- C / C++, and the quoted paths other languages load too ------------------------
+def _quoted_path(spec: str, here: str, ext: str, index: ModuleIndex, beside: bool = True) -> Set[str]:
+    """A loaded path (an ``#include``, a ``require``): beside the file first (when
+    ``beside``), then the one file nearest to it that ends in it (a ``../x.h`` the file's
+    directory could not resolve: its tail); ``ext`` added when the path has none."""
+    spec = spec.strip()
+    if not spec or spec.startswith("/"):
+        return set()
+    name = spec if posixpath.splitext(spec)[1] else spec + ext
+    if beside:
+        local = posixpath.normpath(posixpath.join(here, name))
+        if local in index.files:
+            return {local}
+    tail = posixpath.normpath(name)
+    while tail.startswith("../"):
+        tail = tail[3:]
+    nearest = _nearest(_by_suffix(tail, index), here)
+    # why: a name two files end in is no evidence of either
+    return {nearest[0]} if len(nearest) == 1 else set()
+
+
 def _c_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """``#include``/``#import`` targets: beside the file first (quotes only), then by suffix."""
     here = _parent(rel)
     found: Set[str] = set()
     for match in _line_matches(_C_INCLUDE, data, b"#"):
-        spec = _text(match.group(2)).strip()
-        if match.group(1) == b'"':
-            local = posixpath.normpath(posixpath.join(here, spec))
-            if local in index.files:
-                found.add(local)
-                continue
-        spec = posixpath.normpath(spec)
-        while spec.startswith("../"):
-            spec = spec[3:]  # a "../x.h" the file's directory could not resolve: match its tail
-        nearest = _nearest(_by_suffix(spec, index), here)
-        if len(nearest) == 1:  # why: an ambiguous header name is no evidence of either file
-            found.add(nearest[0])
+        found |= _quoted_path(_text(match.group(2)), here, "", index, beside=match.group(1) == b'"')
     return found
 
 
 # --- Ruby, PHP, Lua, Dart -------------------------------------------------------------
-def _quoted_path(spec: str, here: str, ext: str, index: ModuleIndex, beside: bool = True) -> Set[str]:
-    """A loaded path: beside the file first (when ``beside``), then the one file nearest
-    to it that ends in it; ``ext`` added when the path has no extension."""
-    spec = spec.strip()
-    if not spec or spec.startswith("/"):
-        return set()
-    names = [spec] if posixpath.splitext(spec)[1] else [spec + ext]
-    for name in names:
-        if beside:
-            local = posixpath.normpath(posixpath.join(here, name))
-            if local in index.files:
-                return {local}
-        tail = posixpath.normpath(name)
-        while tail.startswith("../"):
-            tail = tail[3:]
-        nearest = _nearest(_by_suffix(tail, index), here)
-        if len(nearest) == 1:  # why: a name two files end in is no evidence of either
-            return {nearest[0]}
-    return set()
-
-
 def _ruby_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     """``require_relative 'x'`` beside the file; ``require 'a/b'`` / ``load`` by suffix."""
     here = _parent(rel)
