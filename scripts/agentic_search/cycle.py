@@ -243,6 +243,11 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats, walked.files, started)
 
 
+def _stat_stamp(size: int, mtime_ns: int, ctime_ns: int) -> str:
+    """A stamp's first part: the stat it was scored at (what a later look compares)."""
+    return f"{size}:{mtime_ns}:{ctime_ns}"
+
+
 def _stamps(d: Dispatched, rels: frozenset[str]) -> dict[str, str]:
     """What the loop's memory keeps of each of ``rels`` (files this cycle scored) to see it
     changed: size, mtime, ctime; for a file changed within RACY_WINDOW_NS of the walk (a
@@ -252,7 +257,7 @@ def _stamps(d: Dispatched, rels: frozenset[str]) -> dict[str, str]:
     for f in d.files:
         if f.rel not in rels:
             continue
-        stamp = f"{f.size}:{f.mtime_ns}:{f.ctime_ns}"
+        stamp = _stat_stamp(f.size, f.mtime_ns, f.ctime_ns)
         if f.mtime_ns >= horizon or f.ctime_ns >= horizon:
             doc = d.by_rel.get(f.rel)
             stamp += f":{zlib.crc32(doc.low):08x}" if doc is not None else ":racy"
@@ -647,12 +652,11 @@ def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
         entry = state.scores.get(r.id)
         if entry is None or not entry.stamp:
             continue
-        real = fsafe.resolve(os.path.join(state.root, *r.id.split("/")))
         try:
-            st = os.stat(real) if real is not None and fsafe.inside(real, root_real) else None
+            st = _tree_stat(state.root, root_real, r.id)
         except (OSError, ValueError):
             st = None
-        if st is None or not entry.stamp.startswith(f"{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}"):
+        if st is None or not entry.stamp.startswith(_stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns)):
             changed.add(r.id)
     if not changed:
         return state, 0
@@ -668,16 +672,22 @@ def _still_a_file(root: str, root_real: str, rel: str, max_bytes: int) -> bool:
     out, or grown past the size limit, is no longer what its entry says. One that cannot
     be looked at now (a folder's permissions taken away for a while) is not gone: the
     caller's judgements of it stay in the answer."""
-    real = fsafe.resolve(os.path.join(root, *rel.split("/")))
-    if real is None or not fsafe.inside(real, root_real):
-        return False
     try:
-        st = os.stat(real)
+        st = _tree_stat(root, root_real, rel)
     except PermissionError:
         return True
     except (OSError, ValueError):
         return False
-    return stat_mod.S_ISREG(st.st_mode) and st.st_size <= max_bytes
+    return st is not None and stat_mod.S_ISREG(st.st_mode) and st.st_size <= max_bytes
+
+
+def _tree_stat(root: str, root_real: str, rel: str) -> Optional[os.stat_result]:
+    """The stat of what the tree path ``rel`` leads to, None when it leads out of the tree
+    (``root_real``, the resolved root) or nowhere; OSError when it cannot be looked at."""
+    real = fsafe.resolve(os.path.join(root, *rel.split("/")))
+    if real is None or not fsafe.inside(real, root_real):
+        return None
+    return os.stat(real)
 
 
 def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched, root: str,
