@@ -11,7 +11,7 @@ one run only, 2 on a file that is no run.
 
 The check this is for: a run through the index against one with ``--no-cache`` (every
 file read live) must be equal, as must a first run on trees just written against a
-second run on them (bench/README.md, "a first run and a second agree").
+second run on them (bench/HISTORY.md, "a first run and a second agree").
 """
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ issues the gold file stands 1st, in the top 3 / 5 / 10 of the ranking after the 
 cycle, and among its ``results``, and how often the steered cycle stopped ``sufficient``
 and its first file was gold then; exit 0, 1 when no issue qualifies, 2 on usage.
 
-This is the fit of ``agentic_search.cycle.STEER_SHARE`` (bench/README.md): the tools
+This is the fit of ``agentic_search.cycle.STEER_SHARE`` (bench/HISTORY.md): the tools
 are copies of the code that differ in that constant.
 """
 from __future__ import annotations

@@ -345,7 +345,7 @@ def evaluate(p: Plan, d: Dispatched, state: LoopState, env: Env) -> Evaluation:
     # this cycle's scores in the loop's memory, where the judgements may have lifted them
     # (else their stale entries of an earlier scale would stand beside this cycle's).
     # Without judgements they keep their entries: a later query is partly the loop's
-    # guess, and scoring them again with it lost more than it found (bench/README.md).
+    # guess, and scoring them again with it lost more than it found (bench/HISTORY.md).
     informed = fb is not None and not fb.verdicts.empty
     visible = list(scored) if informed else [s for s in scored if s.rel not in d.hidden]
     assessment = assess(visible, matches, p.query.keywords, corpus)
@@ -376,7 +376,7 @@ def _with_leaders(p: Plan, d: Dispatched, scored: Sequence[Scored],
     they import or that import them, matching the task, are lifted (feedback.py).
     With none that high, the loop's best file does, when the rubric calls it more
     than unrelated (:func:`_best_unjudged`): an unsure loop's one lead. On the dev
-    splits (bench/README.md) the cycles after the first then raise Acc@5 where they
+    splits (bench/HISTORY.md) the cycles after the first then raise Acc@5 where they
     run, 72.5% -> 73.2% (dayjs-1010's `src/constant.js`, imported by the leading
     plugin, 8th -> 5th), and Acc@10 81.7% -> 83.7%."""
     leaders = tuple(sorted(r for r, e in state.scores.items() if not e.judged and e.score >= HIGH_RELEVANCE))

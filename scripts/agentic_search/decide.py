@@ -73,7 +73,7 @@ SURE_AT = HIGH_RELEVANCE
 # channel and its semaphore). The loop says the file is likely and searches on (rule 9).
 # On the dev splits 7 of 161 cycle-1 stops go on (each first file right): other
 # languages' Acc@5 86 -> 87 of 108 (zstd-3438's third file 6th -> 5th), Python's ranks
-# unchanged; ``synthesize`` after cycle 1 86.3% -> 85.7% right (bench/README.md). At 3
+# unchanged; ``synthesize`` after cycle 1 86.3% -> 85.7% right (bench/HISTORY.md). At 3
 # other files nine more stops would go on, none with a gold file at 6th-20th to find.
 CROWDED_AT = 4
 
@@ -169,7 +169,7 @@ def decide(e: Evidence) -> Decision:
         because = f" ({'; '.join(said)})" if said else ""
         # A next file at the rubric's "related" or more is read too: on the dev splits the
         # two held the fix in all 36 such cycle-1 stops (the second was gold in 13; in 8 of
-        # the other 117 stops, bench/README.md).
+        # the other 117 stops, bench/HISTORY.md).
         also = "" if not e.runner_up else f" and the next file, {e.runner_up} ({e.runner_up_score:.2f})" \
             if not place else f" and {e.runner_up} ({e.runner_up_score:.2f})"
         return stop("synthesize", "sufficient",

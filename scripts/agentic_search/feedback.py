@@ -84,7 +84,7 @@ LIFT_MAX = 1.0
 # check, the token module and the session manager, with no word of "fix the auth token
 # expiry bug" in them (0.60 -> 0.75 by the last cycle). On both dev splits a rule for a
 # file two or more leading files lift (not all of them) cost an issue's gold file two
-# places (bench/README.md); this one changes no dev ranking.
+# places (bench/HISTORY.md); this one changes no dev ranking.
 LIFT_DAMPING = 0.5
 SHARED_DAMPING = 0.3
 SHARED_MIN_ANCHORS = 2

@@ -39,7 +39,7 @@ COMPACT, FULL = "compact", "full"
 # Results described in the default output (the rest are in the ranking, id and score).
 RESULTS_SHOWN = 5
 # Lines quoted per described result, and their length, in the default output.
-# Three: on the dev issues whose fix commit is known (bench/README.md), a quoted line lay
+# Three: on the dev issues whose fix commit is known (bench/HISTORY.md), a quoted line lay
 # within 10 lines of the fix's hunks for 54.0% of the gold files in `results` with three
 # lines, 45.6% with two (and 44.1% with the first two in file order, before), for 8% more
 # characters per cycle. The report for people keeps the best two (its budget is 3,000).

@@ -65,12 +65,12 @@ NAMED_KINDS = frozenset((Kind.GIVEN, Kind.IDENTIFIER, Kind.PATH))
 # Kinds the loop derived itself: dropped again when they match nothing.
 DERIVED_KINDS = frozenset((Kind.LEARNED, Kind.SYNONYM))
 # A multi-line task's first line is its title (an issue's summary): its keywords weigh
-# this much more. Measured on the dev split: +3 points Acc@1, +2 Acc@10 (see bench/README.md).
+# this much more. Measured on the dev split: +3 points Acc@1, +2 Acc@10 (see bench/HISTORY.md).
 TITLE_BOOST = 2.0
 # A code name that appears only in pasted code (a fenced block, indented lines, a REPL
 # session), never in the prose around it, is mostly the reporter's scaffolding: it weighs
 # this much. Names of traceback frames keep their weight. Measured on the dev split:
-# +0.9 points Acc@5, +0.9 Acc@10 (see bench/README.md).
+# +0.9 points Acc@5, +0.9 Acc@10 (see bench/HISTORY.md).
 CODE_ONLY_FACTOR = 0.5
 # A line of the task that defines a name (``def _print_Float(self, expr):``, ``class
 # Meta:``, ``fn drop(&mut self)``, ``func (s *Srv) Close()``): the reporter's own code,

@@ -61,7 +61,7 @@ RARITY_SAMPLE = 1500
 # A term held by more than this share of the sampled files is never learned: it tells
 # no file apart, and the next cycle would match and score every file for it (on
 # 100,000 generated files whose every module says ``func`` and ``arg``, cycle 2 took
-# 5.9 s against 2.1 s without them). No dev issue learns such a term (bench/README.md);
+# 5.9 s against 2.1 s without them). No dev issue learns such a term (bench/HISTORY.md);
 # at half the files, two dev issues lost a rank.
 LEARN_MAX_SHARE = 0.9
 # Synonyms per keyword that matched nothing, and in all: a broadened query stays focused.

@@ -42,7 +42,7 @@ COVERAGE_FLOOR = 0.7
 # full when it is a short request and only partly when it is a long issue text that
 # mentions the role in passing (a reproduction test, a traceback through a test file):
 # the factor becomes factor ** (ROLE_MENTION_EXP * (1 - coverage share)). Measured on the
-# dev split: 0.75 against 0.5 gains 0.5 points Acc@10 (see bench/README.md).
+# dev split: 0.75 against 0.5 gains 0.5 points Acc@10 (see bench/HISTORY.md).
 ROLE_MENTION_EXP = 0.75
 # A test or a page of docs that holds every word of an issue is still a test or a page of
 # docs: in ordering, a file's coverage is scaled by its role factor to this power (its
@@ -87,13 +87,13 @@ TRANSLATION_FACTOR = 0.5
 # also sets how close a TypeScript declaration follows its module's file.) Refitted
 # later on that split: 0.9 and 0.95 against 0.85 lose no rank; 0.95 raises 3 issues'
 # last gold file (zstd-3438 8th -> 6th, dayjs-1160 5th -> 4th, dayjs-973 4th -> 3rd in
-# cycle 1); 1.0 ties a pair and lowers 2 issues (bench/README.md).
+# cycle 1); 1.0 ties a pair and lowers 2 issues (bench/HISTORY.md).
 COMPANION_SHARE = 0.95
 
 # A task that names a human language ("Hungarian localization") is about the locale files
 # named by its code (``locale/hu.js``): each holds a path hit as strong as a quoted
 # identifier naming its stem (weight 1.0, the hit's own rarity), and its locale role is not
-# down-weighted. Measured on the other-language dev split: see bench/README.md.
+# down-weighted. Measured on the other-language dev split: see bench/HISTORY.md.
 NAMED_LOCALE_WEIGHT = 1.0
 LOCALE_PREFIX = "locale:"
 
@@ -107,7 +107,7 @@ LOCALE_PREFIX = "locale:"
 # 17 on Python's, one gold (that issue quotes ``ValidationError``, which the module
 # defines). Other languages Acc@5 +1 (tracing-2892 6 -> 5), no rank lost on either
 # split and no stop changed. Without the exception that issue lost its right stop (its
-# first file 0.85 -> 0.39), and at 0.5 its first place too (bench/README.md).
+# first file 0.85 -> 0.39), and at 0.5 its first place too (bench/HISTORY.md).
 ERRORS_MODULE_FACTOR = 0.8
 ERRORS_ROLE = "errors"
 _ERRORS_MODULE_RE = re.compile(r"(?:^|/)(?:errors?|exceptions?|err)\.[a-z+]+$")
