@@ -568,7 +568,8 @@ GROUP_OPENERS = (b"type (", b"const (", b"var (")
 
 def group_spans(low: bytes) -> list[tuple[int, int]]:
     """Go: (start, end) of each ``type (`` / ``const (`` / ``var (`` block, from its opening
-    line to the first ``)`` line after it (an opener inside a block opens nothing)."""
+    line to the first ``)`` line after it (an opener inside a block opens nothing). A raw
+    string's lines (a query in backquotes) are no block lines: the spans leave them out."""
     starts = [0] if low.startswith(GROUP_OPENERS) and _opener_ends_line(low, low.find(b"(") + 1) else []
     for opener in GROUP_OPENERS:
         probe = b"\n" + opener
@@ -582,10 +583,28 @@ def group_spans(low: bytes) -> list[tuple[int, int]]:
     for start in sorted(starts):
         if start < end:
             continue
-        close = low.find(b"\n)", start)
-        end = close if close >= 0 else len(low)
-        spans.append((start, end))
+        end = _block_spans(low, start, spans)
     return spans
+
+
+def _block_spans(low: bytes, start: int, spans: list[tuple[int, int]]) -> int:
+    """Append the spans of the block opening at ``start`` to ``spans``, around its raw
+    strings (a backquote after ``//`` on its line is a comment's); return where it ends."""
+    pos = start
+    while True:
+        close = low.find(b"\n)", pos)
+        stop = close if close >= 0 else len(low)
+        tick = low.find(b"`", pos, stop)
+        while tick >= 0 and low.rfind(b"//", max(pos, low.rfind(b"\n", 0, tick) + 1), tick) >= 0:
+            tick = low.find(b"`", tick + 1, stop)  # a backquote in a comment
+        if tick < 0:
+            spans.append((pos, stop))
+            return stop
+        spans.append((pos, tick))
+        shut = low.find(b"`", tick + 1)
+        if shut < 0:
+            return len(low)
+        pos = shut + 1
 
 
 def _opener_ends_line(low: bytes, j: int) -> bool:
