@@ -184,7 +184,7 @@ def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
             lines.append(rng.choice(["def ", "class ", "fn ", "func (r *T) ", "  ", "", "impl ", "x.", "\t",
                                      "const (", ")", "def self.", "function m:", "  private ", "using "]) + w
                          + rng.choice(["(a) {", " = 1", ": int", "(;", " ", "::new", "\r", "<t>(a) {", "?: t;",
-                                       " = () => {", ".x"]))
+                                       " = () => {", ".x", " { get; }", " => x;", "\n{ set", " {"]))
         files[f"r{i}.{rng.choice(['py', 'js', 'rs', 'go', 'c', 'java', 'txt', 'xyz', 'rb', 'lua', 'cs', 'ex'])}"] = \
             "\n".join(lines)
     entries = [(rel, (1, 1, 1, 1, i + 1), text.lower().encode()) for i, (rel, text) in enumerate(sorted(files.items()))]

@@ -520,6 +520,9 @@ _GENERIC_PARAMS_RE = compile_later(lang.GENERIC_ARGS + rb"[ \t]*\(")
 # The names that start the lines of Go's ``type (`` / ``const (`` / ``var (`` blocks
 # (lang.group_definition).
 _GROUP_LINE_RE = compile_later(rb"\n\t([a-z0-9_]+)")
+# A name before ``{``: a C# property's (lang.property_definition; its ``=>`` and a ``{``
+# on the next line are the ``=`` and line end above).
+_PROPERTY_NAME_RE = compile_later(rb"(?<![a-z0-9_])([a-z0-9_]+)[ \t]*\{")
 # A Rust ``impl`` line: every name on it may be implemented there (lang.impl_definition).
 _IMPL_LINE_RE = compile_later(rb"^[ \t]*(?:unsafe )?impl[ <][^\n]*", re.M)
 
@@ -567,6 +570,8 @@ def def_sites(low: bytes, language: lang.Language) -> Iterable[bytes]:
             name = _name_before(low, m.start())
             if name:
                 found.add(name)
+    if language.properties:
+        found.update(_PROPERTY_NAME_RE.findall(low))
     if language.groups:
         for start, end in lang.group_spans(low):
             found.update(_GROUP_LINE_RE.findall(low, start, end))

@@ -81,6 +81,8 @@ class Language:
     M.name``, Elixir ``defmodule App.Name``, Kotlin ``fun String.slug``); a name the
     receiver is made of is not what is defined. ``groups``: Go's ``type (`` / ``const (``
     / ``var (`` blocks define the name at the start of each of their lines.
+    ``properties``: C#'s properties, a type and a name before accessors (``{ get; set; }``)
+    or an expression body (``=> items.Count;``), define the name.
     ``modifiers``: the language's own words that may stand before a definition word
     besides :data:`MODIFIERS` (Swift's ``class func``, Dart's ``base class``).
     ``reserved``: the language's own words that may follow a definition keyword but never
@@ -100,6 +102,7 @@ class Language:
     exports: bool = False
     receivers: bool = False
     groups: bool = False
+    properties: bool = False
     modifiers: frozenset[bytes] = frozenset()
     declares_only: bool = False
     reserved: frozenset[bytes] = frozenset()
@@ -137,7 +140,7 @@ _RESERVED_CS = frozenset(b"class interface enum struct record namespace static v
 _RESERVED_SWIFT = frozenset(b"func var let class struct enum protocol extension typealias actor init static "
                             b"final public private internal fileprivate open".split())
 RUBY = Language("ruby", _WORDS_RB, receivers=True)
-CSHARP = Language("csharp", _WORDS_CS, calls=True, receivers=True, reserved=_RESERVED_CS)
+CSHARP = Language("csharp", _WORDS_CS, calls=True, receivers=True, properties=True, reserved=_RESERVED_CS)
 SCALA = Language("scala", _WORDS_SCALA, reserved=_RESERVED_JVM)
 GROOVY = Language("groovy", _WORDS_GROOVY, calls=True, reserved=_RESERVED_JVM)
 SWIFT = Language("swift", _WORDS_SWIFT, modifiers=frozenset((b"class",)), reserved=_RESERVED_SWIFT)
@@ -455,6 +458,29 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     if not words:
         return DEFINES if k < limit and low[k] == 0x7B else 0.0
     return body_follows(low, close)
+
+
+# C#: a property's accessors after its name, on its line or the next ones (``{ get; set; }``,
+# ``{ private set; }``, ``{ [Attr] init; }``), or its expression body (``=> items.Count;``).
+_CS_ACCESSORS_RE = re.compile(
+    rb"[ \t\r\n]*\{[ \t\r\n]*(?:\[[^\[\]\n]*\][ \t]*)*(?:(?:public|private|protected|internal)[ \t]+)*"
+    rb"(?:get|set|init)(?![\w$])|[ \t]*=>")
+
+
+def property_definition(low: bytes, start: int, end: int) -> float:
+    """C#: the property named at ``low[start:end]``: a type (and modifiers, attributes)
+    before it on its line, accessors or an expression body after it."""
+    if not _CS_ACCESSORS_RE.match(low, end):
+        return 0.0
+    head = line_head(low, start)
+    if head is None:
+        return 0.0
+    if head.lstrip(b" \t")[:1] == b"[":
+        head = _LEADING_ATTRIBUTES_RE.sub(lambda m: m.group(1), head, count=1)
+    if not _HEAD_RE.match(head) or head.rstrip(b" \t").endswith((b".", b"[")):
+        return 0.0
+    words = head.split()
+    return DEFINES if words and not any(w in _STATEMENT_WORDS for w in words) else 0.0
 
 
 def export_definition(low: bytes, start: int, end: int) -> float:
@@ -905,6 +931,8 @@ _GO_METHOD_RE = re.compile(rb"^func[ \t]*\([^)\n]*\)[ \t]*" + _NAME, re.M)
 _FIELD_CANDIDATE_RE = re.compile(rb"^[ \t]+(?:[A-Za-z]+[ \t]+)*" + _NAME + rb"[?!]?[ \t]*[:=]", re.M)
 # The names of a receiver chain (``self.name``, ``App.Server``) after a definition word.
 _RECEIVER_NAME_RE = re.compile(rb"[.:]" + _NAME)
+# A name before ``{`` or ``=>``, maybe on the next line: a C# property's (property_definition).
+_PROPERTY_CANDIDATE_RE = re.compile(rb"(?<![\w$])" + _NAME + rb"(?=[ \t\r\n]*\{|[ \t]*=>)")
 # The names that start the lines of Go's declaration blocks (group_definition).
 _GROUP_NAME_RE = re.compile(rb"\n\t" + _NAME)
 
@@ -987,6 +1015,9 @@ def defined_names(data: bytes, rel: str) -> list[tuple[str, float]]:
             note(m.start(g), m.group(g), export_definition(low, m.start(g), m.end(g)))
         for m in _FIELD_CANDIDATE_RE.finditer(data):
             note(m.start(1), m.group(1), field_definition(low, m.start(1), m.end(1)))
+    if language.properties:
+        for m in _PROPERTY_CANDIDATE_RE.finditer(data):
+            note(m.start(1), m.group(1), property_definition(low, m.start(1), m.end(1)))
     if language.impls:
         for m in re.finditer(rb"^[ \t]*(?:unsafe[ \t]+)?impl\b[^\n{;]*", data, re.M):
             for n in re.finditer(_NAME, m.group(0)):

@@ -333,7 +333,7 @@ def _keyword_defined(low: bytes, end: int, word: bytes, language: Language) -> f
 
 
 def _has_extras(language: Language) -> bool:
-    return language.calls or language.impls or language.exports or language.receivers
+    return language.calls or language.impls or language.exports or language.receivers or language.properties
 
 
 def _extra_definition(low: bytes, start: int, end: int, language: Language) -> float:
@@ -351,6 +351,8 @@ def _extra_definition(low: bytes, start: int, end: int, language: Language) -> f
         best = max(best, lang.receiver_definition(low, start, name_end, language))
     if best < 1.0 and language.impls:
         best = max(best, lang.impl_definition(low, start, name_end))
+    if best < 1.0 and language.properties:
+        best = max(best, lang.property_definition(low, start, name_end))
     if best and name_end != end:
         best = min(best, _longer_name(low[end:name_end]))
     return best
