@@ -568,3 +568,16 @@ def test_an_entry_of_an_older_state_gets_its_stamp_when_kept(tmp_path):
     old = first.state.with_(scores={rel: replace(e, stamp="") for rel, e in first.state.scores.items()})
     out = run_cycle(str(root), old, request(tmp_path, keywords=("check",)), {}, ENV)
     assert out.state.scores["pkg/auth.py"].stamp
+
+
+def test_an_excluded_file_caps_no_score_shown_below_it():
+    # Shown scores read downward (none above a file ranked before it): a file the caller
+    # excluded must not cap them, or the file its exclude brought forward shows the
+    # excluded one's weak score (0.41 for a file the tool gave 0.94).
+    from agentic_search.state import shown_scores
+    scores = {"single/bundle.cpp": ScoreEntry(0.41, 1, "defines x", standing=1.0),
+              "lib/numbers.h": ScoreEntry(0.94, 2, "defines parse", standing=0.9)}
+    assert [(rel, s) for rel, s, _e in ranked_scores(scores)] == [("single/bundle.cpp", 0.41), ("lib/numbers.h", 0.41)]
+    shown = shown_scores(scores, ("single/**",))
+    assert [(rel, s) for rel, s, _e in ranked_scores(shown)] == [("lib/numbers.h", 0.94)]
+    assert shown_scores(scores, ()) is scores

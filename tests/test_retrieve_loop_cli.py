@@ -1381,6 +1381,23 @@ def test_an_excluded_file_leaves_the_ranking_and_the_context(tmp_path, router):
     assert top not in all_ids(out)
 
 
+def test_a_glob_excluded_leader_is_not_counted_in_the_decision(tmp_path):
+    # A generated bundle led cycle 1; cycle 2 excluded its folder by a glob and named the
+    # code's words. The decision still counted the bundle: "2nd in the ranking, below
+    # files of earlier cycles" for the file the ranking shows first.
+    files = {"single/bundle.py": "".join(f"def helper_{i}(x):\n    return x  # value\n" for i in range(40)),
+             "lib/numbers.py": "def parse_number(text):\n    digits = text.strip()\n    return float(digits)  # value\n"}
+    files.update({f"lib/m{i}.py": f"def f{i}():\n    return 'value'\n" for i in range(6)})
+    tree = make_tree(tmp_path / "repo", files)
+    state = tmp_path / "s.json"
+    first = run_json("--root", tree, "--state", state, "--task", "wrong value", "--max-cycles", "3")
+    assert first["ranking"][0]["id"] == "single/bundle.py"
+    out = run_json("--state", state, "--exclude", "single/**", "--keywords", "parse_number", "digits")
+    assert "single/bundle.py" not in all_ids(out)
+    assert out["ranking"][0]["id"] == "lib/numbers.py"
+    assert "lib/numbers.py first" in out["why"] and "in the ranking" not in out["why"]
+
+
 def test_show_on_an_empty_state_file_says_no_cycle_has_run(tmp_path):
     state = tmp_path / "s.json"
     state.write_bytes(b"")

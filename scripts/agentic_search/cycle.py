@@ -45,7 +45,7 @@ from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
     reason_text, roles_requested, score_matches, task_words
-from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores
+from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores, shown_excludes, shown_scores
 from .trust import Assessment, assess
 from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, has_magic, unescaped, walk
 
@@ -775,20 +775,22 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, stamps), ev, d, root,
                           state.max_file_bytes)
     ranked = ranked_scores(scores)
-    judged_lead = ranked[0] if ranked and ranked[0][2].judged else None
+    # The decision reads the ranking as the answer shows it: without the files the
+    # caller's excludes cover (a glob's too), which the loop remembers but never shows.
+    shown = shown_scores(scores, p.query.excludes)
+    ranked_shown = ranked_scores(shown) if shown is not scores else ranked
+    judged_lead = ranked_shown[0] if ranked_shown and ranked_shown[0][2].judged else None
     # (The file that led before, for a cycle the caller's words start: did they put a new one first?)
-    before = next((rel for rel, _s, e in ranked_scores(state.scores) if not e.judged), "") if steered else ""
-    # The files to judge next: the best of the ranking the caller has not judged, less
-    # those the caller left out. A file the loop set aside (shown weak in an earlier
-    # cycle) keeps its place in the ranking: when it stands among the next best, it is
-    # the next to read.
-    left_out = frozenset(unescaped(e) for e in p.query.excludes)
-    unjudged = tuple(islice((rel for rel, _s, e in ranked if not e.judged and rel not in left_out),
-                            NEXT_UNJUDGED))
+    before = next((rel for rel, _s, e in ranked_scores(shown_scores(state.scores, p.query.excludes))
+                   if not e.judged), "") if steered else ""
+    # The files to judge next: the best of the ranking the caller has not judged. A file
+    # the loop set aside (shown weak in an earlier cycle) keeps its place in the ranking:
+    # when it stands among the next best, it is the next to read.
+    unjudged = tuple(islice((rel for rel, _s, e in ranked_shown if not e.judged), NEXT_UNJUDGED))
     # (A cycle informed by judgements scores every file it read, the caller's exact
     # excludes too: the file the decision names is never one the caller left out.)
-    top = next((s.rel for s in ev.scored if s.rel not in left_out), "")
-    runner_up = next(((rel, sc) for rel, sc, e in ranked if rel != top and not e.judged), ("", 0.0))
+    top = next((s.rel for s in ev.scored if s.rel in shown), "")
+    runner_up = next(((rel, sc) for rel, sc, e in ranked_shown if rel != top and not e.judged), ("", 0.0))
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
     decision = decide(Evidence(
@@ -796,9 +798,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
         confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
         crowd=max(ev.assessment.evidence.crowd - 1, 0) if ev.assessment.evidence is not None else 0,
-        high=sum(1 for e in scores.values() if e.score >= HIGH_RELEVANCE),
-        best=max((e.score for e in scores.values()), default=0.0), critical_gaps=named_gaps,
-        new_ids=len(_new_in_answer(ranked, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
+        high=sum(1 for e in shown.values() if e.score >= HIGH_RELEVANCE),
+        best=max((e.score for e in shown.values()), default=0.0), critical_gaps=named_gaps,
+        new_ids=len(_new_in_answer(ranked_shown, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
         expand_to=expand_to,
         top=top, top_why=ev.assessment.why, runner_up=runner_up[0], runner_up_score=runner_up[1],
         steered=steered, steered_lead=steered and top != before,
@@ -806,8 +808,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         unjudged_next=unjudged,
         # (Its place in the ranking as shown, judged files counted: when a judged file
         # leads, the sentence is the caller's own word and gives no place.)
-        top_rank=next((i for i, rel in enumerate((rel for rel, _s, _e in ranked if rel not in left_out), 1)
-                       if rel == top), 0) if p.cycle > 1 else 0,
+        top_rank=next((i for i, (rel, _s, _e) in enumerate(ranked_shown, 1) if rel == top), 0) if p.cycle > 1 else 0,
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}
@@ -889,11 +890,12 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
         decision = last.decision if not named else \
             replace(last.decision, why=f"{last.decision.why}; since then {', '.join(named)} are gone"
                     if len(named) > 1 else f"{last.decision.why}; since then {named[0]} is gone")
-        was_first = ranked_scores(state.scores)[0][0] if state.scores else ""
-        if was_first in lost:
+        before = ranked_scores(shown_scores(state.scores, shown_excludes(state)))
+        if before and before[0][0] in lost:
             # The confidence was the estimate for the file that is gone: the file that
             # leads now is shown with its own score, which says the same on the rubric's scale.
-            leader = ranked_scores(scores)[0] if scores else None
+            now = ranked_scores(shown_scores(scores, shown_excludes(state)))
+            leader = now[0] if now else None
             decision = replace(decision, confidence=round(leader[1], 3) if leader else 0.0)
         out_too = lost | lost_related
         results = tuple(r if not out_too.intersection(r.related) else
@@ -927,8 +929,10 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
                           if r.id in judgements else r for r in last.results), key=lambda r: (-r.score, r.id))
         # (The file that leads is the ranking's, as shown: a result's score is its own
         # cycle's, which the ranking may show lower; the sentence names what the agent sees.)
-        was_first = ranked_scores(state.scores)[0][0] if state.scores else ""
-        leader = ranked_scores(scores)[0][:2] if scores else None
+        before = ranked_scores(shown_scores(state.scores, shown_excludes(state)))
+        now = ranked_scores(shown_scores(scores, shown_excludes(state)))
+        was_first = before[0][0] if before else ""
+        leader = now[0][:2] if now else None
         last = replace(last, results=tuple(results), decision=_rejudged(last.decision, leader, merged, was_first))
     return state.with_(scores=scores, judgements=merged, last=last)
 

@@ -32,8 +32,8 @@ from .records import CycleView, ResultView
 from .report import SHOWN_FIRST, SUMMARY_LINES
 from .refine import GAP_FOCUS
 from .rubric import HIGH_RELEVANCE
-from .state import LoopState, ScoreEntry, ranked_scores
-from .walk import glob_covers, has_magic
+from .state import LoopState, ScoreEntry, ranked_scores, shown_excludes, shown_scores
+from .walk import has_magic
 
 COMPACT, FULL = "compact", "full"
 # Results described in the default output (the rest are in the ranking, id and score).
@@ -148,7 +148,7 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         unread = passing or unread
     results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
     excludes, excluded_files = _excludes_shown(view.excludes, full)
-    ranked = _without_left_out(ranked_scores(state.scores), state.proposal.excludes if state.proposal else ())
+    ranked = ranked_scores(shown_scores(state.scores, shown_excludes(state)))
     shown = {rel: score for rel, score, _e in ranked}
     out: dict[str, Any] = {
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,
@@ -195,15 +195,6 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         if skipped:
             out["stats"]["skipped"] = dict(sorted(skipped.items()))
     return out
-
-
-def _without_left_out(ranked: Ranked, excludes: Sequence[str]) -> Ranked:
-    """The ranking less the files the caller's ``--exclude`` covers: the loop still
-    remembers them, but an excluded file left first in ``ranking`` and ``context`` (a
-    review's ``--exclude batch_semaphore.rs`` on a finished loop) was not excluded."""
-    if not excludes:
-        return ranked
-    return [t for t in ranked if not any(glob_covers(x, t[0]) for x in excludes)]
 
 
 def _dumps(value: Any, ascii_only: bool) -> str:
