@@ -593,6 +593,17 @@ def test_short_or_hyphenated_quoted_names_become_stem_only_keywords() -> None:
     assert "x" not in kws  # one letter is the example's variable
 
 
+def test_a_long_hyphen_joined_name_is_searched_as_the_code_spells_it() -> None:
+    # A CSS pseudo-class, a header, a flag: the code holds "last-of-type" and last_of_type.
+    # A short one (a locale's code) and a version stay a file's stem.
+    kws = {k.text: k for k in extract_keywords(
+        "`:last-of-type` styling lost\n\nWith `max-age` set, `zh-cn` and `pytest-4` in the log.")}
+    assert not kws["last-of-type"].stem_only
+    assert {b"last-of-type", b"last_of_type", b"lastoftype"} <= set(kws["last-of-type"].needles)
+    assert not kws["max-age"].stem_only
+    assert kws["zh-cn"].stem_only and kws["pytest-4"].stem_only
+
+
 def test_stem_only_keyword_names_only_the_file_whose_stem_it_is(tmp_path) -> None:
     kw = make_keyword("ku", "identifier", stem_only=True)
     assert kw is not None and kw.stem_only

@@ -332,6 +332,12 @@ _LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+
 _STEM_NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
 # ... at least this long: a single letter is a variable of the prose's example.
 MIN_STEM_NAME_LEN = 2
+# A quoted hyphen-joined name this long or longer, its letters joined (``last-of-type``,
+# ``max-age``, ``dry-run``), is a name the code spells too (``"last-of-type"``,
+# ``last_of_type``, ``lastOfType``): it is searched as an identifier. A shorter one
+# (``ar-ly``, ``zh-cn``) stays a file's stem: joined, it is inside common words
+# (``arly`` in ``early``). So does a version (``pytest-4``).
+MIN_HYPHENED_NAME = 6
 # ... and at most this many of them.
 MAX_STEM_NAMES = 12
 
@@ -657,7 +663,11 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _STEM_NAME_RE.findall(code_spans):
         short = MIN_STEM_NAME_LEN <= len(token) < MIN_IDENTIFIER_LEN
         if (short or "-" in token) and normalize(token) not in _NOT_IDENTIFIERS:
-            stem_names[token] = None
+            if "-" in token and len(token) - token.count("-") >= MIN_HYPHENED_NAME \
+                    and not token.rsplit("-", 1)[1].isdigit():
+                idents[token] = None
+            else:
+                stem_names[token] = None
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
