@@ -90,6 +90,13 @@ CASES = [
     ("java annotation type", "A.java", "public @interface RateLimited {\n", "ratelimited", 1.0),
     ("swift attribute", "a.swift", "    @objc public func parseHeader(_ d: Data) {\n", "parseheader", 1.0),
     ("rust attribute", "a.rs", "#[inline] pub fn take(&self) -> bool {\n", "take", 1.0),
+    ("java delegate method", "A.java", "  public double getValue() throws IOException { return delegate.getValue(); }\n",
+     "getvalue", 0.5),
+    ("java method with work", "A.java", "  public double getValue() {\n    return parse(text);\n  }\n", "getvalue", 1.0),
+    ("rust wrapper method", "a.rs", "    fn poll(&mut self) -> Poll { self.inner.poll() }\n", "poll", 0.5),
+    ("c++ pimpl forward", "a.cpp", "int Foo::size() const { return impl_->size(); }\n", "size", 0.5),
+    ("c++ forward and more", "a.cpp", "int Foo::size() const { return impl_->size() + 1; }\n", "size", 1.0),
+    ("ts super call", "a.ts", "class A extends B {\n  render(x) {\n    return super.render(x);\n  }\n", "render", 0.5),
     # Languages outside the benchmarks.
     ("ruby singleton method", "a.rb", "class A\n  def self.for_user(user)\n", "for_user", 1.0),
     ("ruby module", "a.rb", "module Throttle\n", "throttle", 1.0),

@@ -324,7 +324,12 @@ def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float
         return 0.0  # the receiver of ``def self.name``, ``fun String.slug``: not what is defined
     if word == b"def " and language is GROOVY and _ALIAS_RE.match(low, end) is not None:
         return 0.0  # Groovy's ``def result = compute()``: a variable, typed at run time
-    return body_follows(low, end) if word in language.body_words else DEFINES
+    if word not in language.body_words:
+        return DEFINES
+    start = end
+    while start > 0 and low[start - 1] in _NAME_BYTES:
+        start -= 1
+    return body_follows(low, end, low[start:end])
 
 
 def continues_chain(low: bytes, end: int) -> bool:
@@ -337,17 +342,41 @@ def continues_chain(low: bytes, end: int) -> bool:
 _CHAIN_NEXT = frozenset(b"abcdefghijklmnopqrstuvwxyz_:")
 
 
-def body_follows(low: bytes, end: int) -> float:
+def body_follows(low: bytes, end: int, name: bytes = b"") -> float:
     """After a defined name (or a signature's ``)``) ending at ``end``: :data:`DEFINES`
     when a body (``{``) comes before any ``;``, :data:`DECLARES` when a ``;`` comes first
     (a prototype, a forward declaration, a required trait method), and DEFINES when
-    neither shows within :data:`MAX_SIGNATURE_BYTES` (no evidence against it)."""
+    neither shows within :data:`MAX_SIGNATURE_BYTES` (no evidence against it). A body
+    that only passes the call on to the same name elsewhere (:func:`forwards`, ``name``
+    given) declares it: the work is done where that one is defined."""
     limit = min(len(low), end + MAX_SIGNATURE_BYTES)
     semi = low.find(b";", end, limit)
-    if semi < 0:
-        return DEFINES
-    brace = low.find(b"{", end, semi)
-    return DEFINES if brace >= 0 else DECLARES
+    brace = low.find(b"{", end, semi if semi >= 0 else limit)
+    if brace < 0:
+        return DEFINES if semi < 0 else DECLARES
+    return DECLARES if name and forwards(low, brace, name) else DEFINES
+
+
+# The longest body a forwarding method has (``{ return delegate.getValue(); }``).
+FORWARD_BODY_MAX = 200
+# A forwarding body: one call of a name on another object, the base class or a pointer
+# (``return this.delegate.NAME(a);``, ``super.NAME()``, ``impl_->NAME(x)``, ``Base::NAME()``).
+_FORWARD_HEAD_RE = re.compile(rb"(?:return[ \t]+)?(?:await[ \t]+)?[\w$.\[\]()]*?[\w$)\]](?:\.|->|::)\Z")
+_FORWARD_CALL_RE = re.compile(rb"(?:\.|->|::)([\w$]+)[ \t]*\(")
+_FORWARD_TAIL_RE = re.compile(rb"[ \t]*\([^;{}]*\)[ \t]*;?\Z")
+
+
+def forwards(low: bytes, brace: int, name: bytes) -> bool:
+    """Whether the body opening at ``brace`` only passes the call on: one statement
+    calling ``name`` on another object (a delegate, a wrapped value, the base class)."""
+    close = low.find(b"}", brace + 1, brace + 1 + FORWARD_BODY_MAX)
+    if close < 0:
+        return False
+    body = low[brace + 1:close].strip()
+    call = _FORWARD_CALL_RE.search(body)
+    return call is not None and call.group(1) == name \
+        and _FORWARD_HEAD_RE.match(body, 0, call.start(1)) is not None \
+        and _FORWARD_TAIL_RE.match(body, call.end(1)) is not None
 
 
 # A return type and qualifiers before a function's name: identifiers, ``::``, pointers,
@@ -445,8 +474,9 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
     if close < 0:
         return 0.0
     if js:
-        if _JS_TAIL_RE.match(low, close):
-            return DEFINES
+        tail = _JS_TAIL_RE.match(low, close)
+        if tail:
+            return DECLARES if forwards(low, tail.end() - 1, low[start:end]) else DEFINES
         # A signature: ``f(a): T;`` (an interface's method, an overload), ``abstract f();``
         if _JS_SIGNATURE_RE.match(low, close) or (
                 _JS_ABSTRACT_WORDS.intersection(words) and _JS_BARE_SIGNATURE_RE.match(low, close)):
@@ -457,7 +487,7 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
         return DEFINES  # C#'s expression-bodied member: ``int Count() => items.Length;``
     if not words:
         return DEFINES if k < limit and low[k] == 0x7B else 0.0
-    return body_follows(low, close)
+    return body_follows(low, close, low[start:end])
 
 
 # C#: a property's accessors after its name, on its line or the next ones (``{ get; set; }``,
