@@ -17,7 +17,8 @@ Output: one JSON object on stdout (``--text`` for people): cycle, max_cycles, do
 stop_reason, next_action, why, confidence, query, results, ranking, context, next_query,
 gaps, stats (``--full`` adds every result field, hints.py's hints and all statistics).
 Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage;
-130 interrupted (the state is as it was).
+130 interrupted (the state is as it was, unless stderr says it was saved: then
+``--show`` prints the answer).
 The tool writes nothing inside --root except the --state file itself. It keeps one index
 per tree in the user's cache directory (--index-dir, $AGENTIC_SEARCH_INDEX_DIR, else
 $XDG_CACHE_HOME/agentic-search or ~/.cache/agentic-search), shared by every task on the
@@ -203,8 +204,11 @@ def main(argv: list[str] | None = None) -> int:
         notice("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
                "would be lost)")
         return 1
-    from agentic_search.cli import run
+    from agentic_search.cli import SavedThenInterrupted, run
     from agentic_search.request import RequestError, UsageError, from_args
+
+    saved_then_interrupted = ("retrieve_loop.py: interrupted after the state was saved: the call's "
+                              "cycle or judgements stand; --show prints the answer")
 
     # One cycle allocates an object or more per file and frees them all at exit: the
     # cyclic collector would only rescan them (a quarter of the time on 100,000 files).
@@ -218,6 +222,9 @@ def main(argv: list[str] | None = None) -> int:
     except RequestError as exc:
         notice(f"retrieve_loop.py: error: {exc}")
         return 1
+    except SavedThenInterrupted:
+        notice(saved_then_interrupted)
+        return 130
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -225,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         _write(text)
+    except KeyboardInterrupt:
+        if not args.show:
+            notice(saved_then_interrupted)
+        return 130
     except BrokenPipeError:
         _silence_stdout()
     except OSError as exc:  # /dev/full, a closed descriptor
@@ -235,8 +246,20 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _exit(code: int) -> None:
+    """Exit with ``code``; an interrupt from here on ends the process as the signal's
+    default does (no traceback from the interpreter's shutdown)."""
+    try:
+        import signal
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+    except (ImportError, OSError, ValueError):
+        pass
+    sys.exit(code)
+
+
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        status = main()
     except KeyboardInterrupt:
-        sys.exit(130)
+        status = 130
+    _exit(status)

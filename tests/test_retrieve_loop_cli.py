@@ -430,6 +430,63 @@ def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, 
     assert temp_files(tmp_path) == []
 
 
+@pytest.mark.parametrize("where", ["index", "output", "directory sync"])
+def test_an_interrupt_after_the_state_is_saved_says_so_and_show_prints_the_answer(tmp_path, router, monkeypatch,
+                                                                                    capsys, where):
+    # Ctrl-C after the new state was in place: exit 130 with no word, the cycle counted,
+    # and the caller believed the state was as it was.
+    import retrieve_loop
+    from agentic_search import cli as cli_mod
+    from agentic_search import state as state_mod
+
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    if where == "index":
+        from agentic_search import index as index_mod
+        monkeypatch.setattr(index_mod.Index, "save", interrupt)
+    elif where == "output":
+        monkeypatch.setattr(cli_mod, "to_output", interrupt)
+    else:
+        real_write = state_mod.atomic_write
+
+        def write_then_interrupt(*args, **kwargs):
+            real_write(*args, **kwargs)
+            raise KeyboardInterrupt
+
+        monkeypatch.setattr(state_mod, "atomic_write", write_then_interrupt)
+    args = ["--state", str(state), "--index-dir", str(tmp_path / "idx")] if where == "index" else \
+        ["--state", str(state), "--no-cache"]
+    code = retrieve_loop.main(args)
+    captured = capsys.readouterr()
+    assert code == 130 and captured.out == ""
+    assert captured.err == "retrieve_loop.py: interrupted after the state was saved: the call's cycle or " \
+                           "judgements stand; --show prints the answer\n"
+    monkeypatch.undo()
+    shown = run_json("--state", state, "--show")
+    assert shown["cycle"] == 2
+
+
+def test_an_interrupt_before_the_state_is_saved_leaves_it_as_it_was(tmp_path, router, monkeypatch, capsys):
+    import retrieve_loop
+    from agentic_search import cli as cli_mod
+
+    state = tmp_path / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
+    before = state.read_bytes()
+
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_mod, "run_cycle", interrupt)
+    with pytest.raises(KeyboardInterrupt):
+        retrieve_loop.main(["--state", str(state), "--no-cache"])
+    assert state.read_bytes() == before and capsys.readouterr().out == ""
+
+
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symlinks need a POSIX file system")
 def test_a_state_folder_swapped_for_a_link_into_the_tree_mid_cycle_gets_nothing_written(tmp_path, router,
                                                                                          monkeypatch, capsys):
