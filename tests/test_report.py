@@ -388,3 +388,27 @@ def test_the_closing_quotes_of_an_assigned_string_open_no_docstring() -> None:
     lines = ['SQL = """', "select token", '"""', "token = expiry(token)", "def f():", '    r"""Token.', '    """']
     joined, starts = _lowered_lines(lines)
     assert _docstring_spans(joined, starts) == [(5, 6)]  # the docstring of f, not line 2 on
+
+
+def test_a_file_edited_while_the_cycle_ran_quotes_nothing_and_says_so(tmp_path):
+    # The quotes come from reading the file again: edited in between, that read is not
+    # the text searched, and the answer quoted the searched text lower-cased, as the file's.
+    from agentic_search.match import Document, FileMatch
+    from agentic_search.report import build_result
+    from agentic_search.score import Scored
+
+    path = tmp_path / "Validators.py"
+    path.write_bytes(b"class ASCIIUsernameValidator(RegexValidator):\n    regex = r'^[\\w.@+-]+$'\n")
+    kws = keywords_from_list(["ASCIIUsernameValidator", "regex"])
+    low = path.read_bytes().lower()
+    match = FileMatch("Validators.py", len(low), (1, 1), (0.0, 0.0), (1.0, 0.0))
+    scored = Scored("Validators.py", 0.9, 1.0, 1.0, "source", (), ("ASCIIUsernameValidator", "regex"))
+
+    same = Document("Validators.py", low=low, size=len(low), path=str(path))
+    kept = build_result(scored, same, kws, match, ())
+    assert kept.lines and kept.lines[0].startswith("L1: class ASCIIUsernameValidator") and not same.changed
+
+    edited = Document("Validators.py", low=low, size=len(low), path=str(path))
+    path.write_bytes(b"# rewritten\nclass Other:\n    pass\n")
+    view = build_result(scored, edited, kws, match, ())
+    assert edited.changed and view.lines == () and view.reason.endswith("changed during this cycle")

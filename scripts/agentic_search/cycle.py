@@ -40,7 +40,7 @@ from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
-from .report import build_result, decode_text, ranked_names
+from .report import CHANGED_IN_CYCLE, build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
@@ -660,8 +660,8 @@ def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
             changed.add(r.id)
     if not changed:
         return state, 0
-    results = tuple(replace(r, lines=(), reason=f"{r.reason}; changed since this answer") if r.id in changed else r
-                    for r in last.results)
+    results = tuple(replace(r, lines=(), reason=f"{r.reason}; changed since this answer")
+                    if r.id in changed and not r.reason.endswith(CHANGED_IN_CYCLE) else r for r in last.results)
     return state.with_(last=replace(last, results=results)), len(changed)
 
 

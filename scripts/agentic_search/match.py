@@ -57,7 +57,7 @@ class Document:
     way each is produced once and kept.
     """
 
-    __slots__ = ("rel", "size", "_data", "_low", "_load_data", "_load_low", "_path", "_identity")
+    __slots__ = ("rel", "size", "_data", "_low", "_load_data", "_load_low", "_path", "_identity", "_changed")
 
     def __init__(
         self,
@@ -81,6 +81,7 @@ class Document:
         self._load_low = load_low
         self._path = path  # data, when neither given nor loadable, is read again from here
         self._identity = identity  # (device, inode) the re-read must find at ``path``
+        self._changed = False  # the re-read found other bytes: ``data`` is ``low``
 
     @property
     def data(self) -> bytes:
@@ -90,8 +91,18 @@ class Document:
                 self._data = self._load_data()
                 self._load_data = None
             else:
-                self._data = reread_bytes(self._path, self.low, self._identity)  # type: ignore[arg-type]
+                low = self.low
+                data = reread_bytes(self._path, low, self._identity)  # type: ignore[arg-type]
+                self._changed = data is low and bool(low)  # (the fallback itself: not re-read)
+                self._data = data
         return self._data
+
+    @property
+    def changed(self) -> bool:
+        """Whether the file read again for its bytes (quotes, imports) was no longer the
+        file searched: edited, replaced or gone since. Its bytes are then the searched
+        text, lower-cased: nothing of them may be quoted as the file's."""
+        return self._changed
 
     @property
     def identity(self) -> Optional[fsafe.FileId]:

@@ -389,6 +389,10 @@ def tags_for(text: str, keywords: Sequence[Keyword], rel: str = "",
     return _most_used(text, {n: i for n, i in every.items() if normalize(n) not in known}, len(every))[:MAX_TAGS]
 
 
+# A result whose file was edited while the cycle ran: its reason ends so, and it quotes nothing.
+CHANGED_IN_CYCLE = "changed during this cycle"
+
+
 def build_result(
     s: Scored,
     doc: Optional[Document],
@@ -404,6 +408,7 @@ def build_result(
     pasted (query.quoted_lines), the first of which the file holds is quoted first;
     ``rarity``: the cycle's idf per keyword (see :func:`summary_lines`)."""
     text = decode_text(doc.head) if doc is not None else ""
+    changed = doc is not None and doc.changed  # (its text is then the searched, lower-cased one)
     tags = tags_for(text, keywords, s.rel, ranked) if text else []
     title = s.rel.rsplit("/", 1)[-1]
     if tags:
@@ -411,10 +416,10 @@ def build_result(
     matched = set(s.matched_keywords)
     missing = [k.text for k in keywords if k.text not in matched and k.kind != Kind.WORD][:MAX_MISSING]
     return ResultView(
-        id=s.rel, score=s.score, reason=reason_text(s.signals),
+        id=s.rel, score=s.score, reason=reason_text(s.signals) + (f"; {CHANGED_IN_CYCLE}" if changed else ""),
         lines=tuple(summary_lines(text, keywords, match.counts if match is not None else None, quoted, rarity,
                                   s.rel))
-        if text else (),
+        if text and not changed else (),
         title=title, tags=tuple(tags), related=tuple(related[:MAX_RELATED]),
         missing=tuple(missing), matched=tuple(s.matched_keywords),
     )
