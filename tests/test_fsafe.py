@@ -1,6 +1,11 @@
-"""fsafe.py: where the tool may write - never inside the tree it searches, by any name."""
+"""fsafe.py: where the tool may write (never inside the tree it searches, by any name),
+and what a cycle reads (nothing outside that tree)."""
 
 from __future__ import annotations
+
+import os
+
+import pytest
 
 from agentic_search import fsafe
 
@@ -35,3 +40,53 @@ def test_without_a_mount_table_the_checks_by_name_and_identity_still_hold(tmp_pa
     (tree / "sub").mkdir(parents=True)
     assert fsafe.inside_any_name(str(tree / "sub" / "x"), str(tree))
     assert not fsafe.inside_any_name(str(tmp_path / "elsewhere"), str(tree))
+
+
+needs_proc = pytest.mark.skipif(not os.path.isdir("/proc/self/fd") or not hasattr(os, "symlink"),
+                                reason="where an open file lies is read from Linux's /proc")
+
+
+@needs_proc
+def test_a_folder_moved_out_and_linked_back_is_not_read_through(tmp_path):
+    # The moved folder keeps its inodes: the identity the walk saw still matches, yet the
+    # file now lies outside the tree.
+    tree, out = tmp_path / "tree", tmp_path / "out"
+    (tree / "src" / "auth").mkdir(parents=True)
+    out.mkdir()
+    path = tree / "src" / "auth" / "a.py"
+    path.write_text("token = 1\n")
+    ident = fsafe.identity(os.stat(path))
+    root_real = os.path.realpath(tree)
+    with fsafe.tree_reads(str(tree), root_real):
+        assert fsafe.read_checked(str(path), expect=ident)[0] == b"token = 1\n"
+        os.rename(tree / "src" / "auth", out / "auth")
+        os.symlink(out / "auth", tree / "src" / "auth")
+        with pytest.raises(fsafe.UnsafeFile, match="no longer in the tree"):
+            fsafe.read_checked(str(path), expect=ident)
+    assert fsafe.read_checked(str(path), expect=ident)[0] == b"token = 1\n"  # (no tree being read: no rule)
+
+
+@needs_proc
+def test_the_walk_does_not_list_a_folder_moved_out_while_it_ran(tmp_path, monkeypatch):
+    from agentic_search import walk as walk_mod
+
+    tree, out = tmp_path / "tree", tmp_path / "out"
+    (tree / "src" / "auth" / "sub").mkdir(parents=True)
+    out.mkdir()
+    (tree / "src" / "auth" / "sub" / "a.py").write_text("token = 1\n")
+    (tree / "src" / "u.py").write_text("x = 1\n")
+    real_open = walk_mod._open_dir
+
+    def swap_then_open(real, key, parent):
+        if real.endswith(os.path.join("auth", "sub")) and not (out / "auth").exists():
+            os.rename(tree / "src" / "auth", out / "auth")
+            os.symlink(out / "auth", tree / "src" / "auth")
+            (out / "auth" / "sub" / "planted.py").write_text("outside = 1\n")
+        return real_open(real, key, parent)
+
+    monkeypatch.setattr(walk_mod, "_open_dir", swap_then_open)
+    root_real = os.path.realpath(tree)
+    with fsafe.tree_reads(str(tree), root_real):
+        result = walk_mod.walk(root_real)
+    rels = sorted(e.rel for e in result.files)
+    assert "src/auth/sub/planted.py" not in rels and "src/u.py" in rels

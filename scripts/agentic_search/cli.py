@@ -212,7 +212,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         synonym_runs=_hints_module().synonym_runs, compute_hints=_hints_module().compute_hints,
     )
     try:
-        outcome = run_cycle(tree, state, request, judgements, env)
+        with fsafe.tree_reads(root, tree):
+            outcome = run_cycle(tree, state, request, judgements, env)
     except (CycleError, GlobError) as exc:
         raise RequestError(str(exc)) from None
     except OSError as exc:

@@ -25,12 +25,13 @@ Example::
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import functools
 import os
 import re
 import stat
-from typing import Optional, Tuple
+from typing import Iterator, Optional, Tuple
 
 # Flags for every read: never follow the last component, never block on a FIFO,
 # never become a controlling terminal, never leak the descriptor to a child.
@@ -199,6 +200,44 @@ def _fs_location(real: str, mounts: dict) -> Optional[Tuple[str, str]]:
     return device, os.path.normpath(os.path.join(shown, rest)) if rest != "." else shown
 
 
+# The tree whose files are being read, as (root as given, resolved root): see tree_reads.
+_TREE: list = []
+
+
+@contextlib.contextmanager
+def tree_reads(root: str, root_real: str) -> Iterator[None]:
+    """While a cycle reads the tree at ``root``: a file or directory opened by a path
+    under it must still be in it once open (:func:`left_tree`). A folder of the tree moved
+    out and replaced by a link to its new place keeps its inodes, so the walk's identity
+    checks pass; only where the open descriptor really lies tells."""
+    _TREE.append((os.path.abspath(root), root_real))
+    try:
+        yield
+    finally:
+        _TREE.pop()
+
+
+def fd_path(fd: int) -> Optional[str]:
+    """Where the file open as ``fd`` lies (Linux's /proc), None where that is not known."""
+    try:
+        return os.readlink(f"/proc/self/fd/{fd}")
+    except (OSError, ValueError):
+        return None
+
+
+def left_tree(fd: int, path: str) -> bool:
+    """Whether ``fd``, opened by ``path`` (a path under the tree being read), lies outside
+    that tree: a folder above it was swapped for a link leading out."""
+    if not _TREE:
+        return False
+    root, root_real = _TREE[-1]
+    where = os.path.abspath(path)
+    if not (inside(where, root) or inside(where, root_real)):
+        return False  # (an ignore file above the root, read as git reads it)
+    got = fd_path(fd)
+    return got is not None and got.startswith(os.sep) and not inside(got, root_real)
+
+
 def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optional[int] = None,
                  pre_lstat: bool = False, head: bool = False) -> Tuple[bytes, os.stat_result]:
     """Read a regular file safely; returns (bytes, fstat of the descriptor read).
@@ -221,6 +260,8 @@ def read_checked(path: str, *, expect: Optional[FileId] = None, max_bytes: Optio
             raise UnsafeFile(errno.EINVAL, "not a regular file", path)
         if expect is not None and (st.st_dev, st.st_ino) != expect:
             raise UnsafeFile(errno.ESTALE, "not the file the walk saw (replaced meanwhile)", path)
+        if left_tree(fd, path):
+            raise UnsafeFile(errno.EXDEV, "no longer in the tree (a folder above it was moved out)", path)
         if max_bytes is not None and st.st_size > max_bytes and not head:
             raise UnsafeFile(errno.EFBIG, f"larger than {max_bytes} bytes", path)
         data = read_fd(fd, st.st_size if max_bytes is None else min(st.st_size, max_bytes), max_bytes)

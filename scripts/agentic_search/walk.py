@@ -612,6 +612,8 @@ def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]
     fd = os.open(real, _DIR_FLAGS)
     try:
         st = os.fstat(fd)
+        if fsafe.left_tree(fd, real):
+            raise _Moved(0, "moved out of the tree while the walk listed it", real)
         if (st.st_dev, st.st_ino) != key:
             up = os.stat("..", dir_fd=fd) if parent is not None else None
             if up is None or (up.st_dev, up.st_ino) != parent:
