@@ -31,6 +31,16 @@ import gc
 import os
 import sys
 
+if __name__ == "__main__":
+    import signal as _signal
+
+    # Until main's handler is in place, an interrupt ends the process as the signal's
+    # default does: no traceback from the start-up (the exit status says "interrupted").
+    try:
+        _signal.signal(_signal.SIGINT, _signal.SIG_DFL)
+    except (OSError, ValueError):
+        pass
+
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
@@ -257,9 +267,23 @@ def _exit(code: int) -> None:
     sys.exit(code)
 
 
+# Said when memory runs out (no traceback; written without making much of anything new).
+_OUT_OF_MEMORY = b"retrieve_loop.py: error: out of memory (a memory limit such as ulimit -v is too low for this tree)\n"
+
+
 if __name__ == "__main__":
     try:
+        try:
+            _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+        except (OSError, ValueError):
+            pass
         status = main()
     except KeyboardInterrupt:
         status = 130
+    except MemoryError:
+        try:
+            os.write(2, _OUT_OF_MEMORY)
+        except OSError:
+            pass
+        status = 1
     _exit(status)

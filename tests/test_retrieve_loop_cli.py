@@ -470,6 +470,21 @@ def test_an_interrupt_after_the_state_is_saved_says_so_and_show_prints_the_answe
     assert shown["cycle"] == 2
 
 
+def test_running_out_of_memory_is_one_line_not_a_traceback(tmp_path, router):
+    script = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
+    code = (f"import sys, runpy\nsys.path.insert(0, {str(script.parent)!r})\n"
+            "from agentic_search import cli\n"
+            "def boom(*a, **k):\n    raise MemoryError\n"
+            "cli.run = boom\n"
+            f"sys.argv = ['retrieve_loop.py', '--root', {str(router)!r}, '--state', {str(tmp_path / 's.json')!r}, "
+            "'--keywords', 'route', '--no-cache']\n"
+            f"runpy.run_path({str(script)!r}, run_name='__main__')\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr == "retrieve_loop.py: error: out of memory (a memory limit such as ulimit -v is too low " \
+                          "for this tree)\n"
+
+
 def test_an_interrupt_before_the_state_is_saved_leaves_it_as_it_was(tmp_path, router, monkeypatch, capsys):
     import retrieve_loop
     from agentic_search import cli as cli_mod
