@@ -804,3 +804,22 @@ def test_a_file_grown_past_the_size_limit_after_the_walk_is_not_read_whole(tmp_p
     assert [d.rel for d in docs] == ["b.txt"] and unreadable == 1
     if index is not None:
         index.close()
+
+
+def test_too_few_open_files_allowed_runs_without_the_index(tmp_path, monkeypatch, capsys):
+    # With a segment held open each, a very low ``ulimit -n`` made an indexed call fail
+    # ("cannot write" its state) where --no-cache worked.
+    resource = pytest.importorskip("resource")
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (12, 12))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: None)
+    (tmp_path / "tree").mkdir()
+    tree, where = str(tmp_path / "tree"), str(tmp_path / "idx")
+    assert index_mod.open_index(tree, where) is None
+    err = capsys.readouterr().err
+    assert "not used: 12 open files allowed (ulimit -n)" in err and len(err.splitlines()) == 1
+    raised = []
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (12, 4096))
+    monkeypatch.setattr(resource, "setrlimit", lambda which, limits: raised.append(limits))
+    opened = index_mod.open_index(tree, where)
+    assert opened is not None and raised == [(index_mod.MIN_OPEN_FILES, 4096)]
+    opened.close()

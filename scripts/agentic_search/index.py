@@ -240,6 +240,27 @@ def index_path(root: str, override: Optional[str] = None) -> str:
     return os.path.join(fsafe.resolved(base_dir(override)), key)
 
 
+# Open files an indexed call may need at once: a descriptor per segment (a few, merged
+# past MAX_SEGMENTS), its stores, the state, its lock and the walk's directories. Below
+# this many the index is not used: the call reads the files, as --no-cache does.
+MIN_OPEN_FILES = 64
+
+
+def _open_files_allowed() -> Optional[int]:
+    """The soft limit on open files, raised toward the hard one when it is below
+    MIN_OPEN_FILES (as a shell's ``ulimit -n`` may); None where it is not known."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < MIN_OPEN_FILES and (hard == resource.RLIM_INFINITY or hard > soft):
+            wanted = MIN_OPEN_FILES if hard == resource.RLIM_INFINITY else min(hard, MIN_OPEN_FILES)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+            soft = wanted
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else soft
+
+
 def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
     """The index of the tree at ``root``, or None when there can be none (one line on
     stderr says why: its directory is inside the tree, not a directory, not yours)."""
@@ -248,6 +269,10 @@ def open_index(root: str, override: Optional[str] = None) -> Optional["Index"]:
     if fingerprint is None:
         return None
     path = index_path(root_real, override)
+    allowed = _open_files_allowed()
+    if allowed is not None and allowed < MIN_OPEN_FILES:
+        _warn(path, f"not used: {allowed} open files allowed (ulimit -n), the index needs {MIN_OPEN_FILES}")
+        return None
     base = os.path.dirname(path)
     if fsafe.inside_any_name(base, root_real):
         _warn(base, "inside --root; not used (the tool writes nothing in the tree)")
