@@ -243,6 +243,27 @@ def test_a_waiter_on_a_lock_its_creator_removed_still_excludes_others(tmp_path):
     assert listing(tmp_path) == []
 
 
+def test_a_lock_whose_folder_vanishes_at_the_open_is_taken_in_a_folder_made_again(tmp_path, monkeypatch):
+    """A refused call removes the folders it made just as a waiter opens the lock in one:
+    the waiter failed ("cannot open the state's lock: No such file or directory")."""
+    from agentic_search import state as state_mod
+
+    path = tmp_path / "NEW" / "s.json"
+    real_open = state_mod.os.open
+    gone: list[str] = []
+
+    def open_after_the_folder_went(name, flags, *args, **kwargs):
+        if str(name).endswith(LOCK_SUFFIX) and not gone:
+            gone.append(name)
+            os.rmdir(tmp_path / "NEW")  # (the clean-up of a call refused at this moment)
+        return real_open(name, flags, *args, **kwargs)
+
+    monkeypatch.setattr(state_mod.os, "open", open_after_the_folder_went)
+    with locked(str(path), "s.json", wait=5):
+        assert gone and os.path.isdir(tmp_path / "NEW")
+    assert listing(tmp_path) == []
+
+
 # --------------------------------------------------------------------------- 3. hints input that is not a file, or too large
 
 

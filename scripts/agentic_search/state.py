@@ -569,11 +569,14 @@ _LOCK_FLAGS = os.O_RDWR | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK
 
 def _open_lock(lock_path: str, shown: str) -> tuple[int, bool]:
     """(descriptor, created by this call) of the lock file, or (-1, False) when it
-    vanished between two looks (its creator removed it: look again)."""
+    vanished between two looks (its creator removed it: look again), or its folder did
+    (a refused call's clean-up removed the folders it made: make them again)."""
     try:
         return os.open(lock_path, _LOCK_FLAGS | os.O_CREAT | os.O_EXCL, 0o600), True
     except FileExistsError:
         pass
+    except FileNotFoundError:
+        return -1, False
     except OSError as exc:
         raise StateError(f"{shown}{LOCK_SUFFIX}: cannot open the state's lock: {exc.strerror or exc}") from None
     try:
