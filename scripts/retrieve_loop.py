@@ -17,8 +17,8 @@ Output: one JSON object on stdout (``--text`` for people): cycle, max_cycles, do
 stop_reason, next_action, why, confidence, query, results, ranking, context, next_query,
 gaps, stats (``--full`` adds every result field, hints.py's hints and all statistics).
 Exit codes: 0 ok; 1 bad input or state (one line on stderr, nothing lost); 2 usage;
-130 interrupted (the state is as it was, unless stderr says it was saved: then
-``--show`` prints the answer).
+130 interrupted, 143 terminated (the state is as it was, unless stderr says it was
+saved: then ``--show`` prints the answer).
 The tool writes nothing inside --root except the --state file itself. It keeps one index
 per tree in the user's cache directory (--index-dir, $AGENTIC_SEARCH_INDEX_DIR, else
 $XDG_CACHE_HOME/agentic-search or ~/.cache/agentic-search), shared by every task on the
@@ -129,7 +129,7 @@ def _build_parser():
         allow_abbrev=False,
         prog="retrieve_loop.py",
         description="Run one cycle of the agentic retrieval loop over a codebase; state lives in --state.",
-        epilog="Exit codes: 0 ok, 1 bad input or state, 2 usage, 130 interrupted. See SKILL.md and references/retriever.md.",
+        epilog="Exit codes: 0 ok, 1 bad input or state, 2 usage, 130 interrupted, 143 terminated. See SKILL.md and references/retriever.md.",
     )
     p.add_argument("--root", default=None, help="the tree to search (first call; later calls take it from --state)")
     p.add_argument("--state", required=True, help="the loop's state file (created on the first call)")
@@ -214,11 +214,31 @@ def main(argv: list[str] | None = None) -> int:
         notice("retrieve_loop.py: error: standard output is closed; nothing ran (the answer "
                "would be lost)")
         return 1
-    from agentic_search.cli import SavedThenInterrupted, run
-    from agentic_search.request import RequestError, UsageError, from_args
+    # An interrupt says whether it came after the state was saved (then the cycle or the
+    # judgements stand and --show prints the answer): a save replaces the file.
+    before = _file_identity(args.state)
+    try:
+        return _run_and_print(args, notice, _silence_stdout)
+    except KeyboardInterrupt:
+        if _file_identity(args.state) != before:
+            notice("retrieve_loop.py: interrupted after the state was saved: the call's cycle or judgements "
+                   "stand; --show prints the answer")
+        return 130
 
-    saved_then_interrupted = ("retrieve_loop.py: interrupted after the state was saved: the call's "
-                              "cycle or judgements stand; --show prints the answer")
+
+def _file_identity(path: str) -> tuple | None:
+    """The file at ``path`` as (device, inode, mtime), None when there is none."""
+    try:
+        st = os.lstat(path)
+    except (OSError, ValueError):
+        return None
+    return st.st_dev, st.st_ino, st.st_mtime_ns
+
+
+def _run_and_print(args, notice, silence_stdout) -> int:
+    """Run the call and print its answer; the exit code."""
+    from agentic_search.cli import run
+    from agentic_search.request import RequestError, UsageError, from_args
 
     # One cycle allocates an object or more per file and frees them all at exit: the
     # cyclic collector would only rescan them (a quarter of the time on 100,000 files).
@@ -232,9 +252,6 @@ def main(argv: list[str] | None = None) -> int:
     except RequestError as exc:
         notice(f"retrieve_loop.py: error: {exc}")
         return 1
-    except SavedThenInterrupted:
-        notice(saved_then_interrupted)
-        return 130
     finally:
         if gc_was_enabled:
             gc.enable()
@@ -242,26 +259,24 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         _write(text)
-    except KeyboardInterrupt:
-        if not args.show:
-            notice(saved_then_interrupted)
-        return 130
     except BrokenPipeError:
-        _silence_stdout()
+        silence_stdout()
     except OSError as exc:  # /dev/full, a closed descriptor
         saved = "" if getattr(args, "show", False) else " (the state is saved)"
         notice(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc}{saved}")
-        _silence_stdout()
+        silence_stdout()
         return 1
     return 0
 
 
 def _exit(code: int) -> None:
-    """Exit with ``code``; an interrupt from here on ends the process as the signal's
-    default does (no traceback from the interpreter's shutdown)."""
+    """Exit with ``code``: the call's outcome is decided, so an interrupt from here on is
+    ignored (it neither prints a traceback from the interpreter's shutdown nor turns an
+    answer already printed into a failure)."""
     try:
         import signal
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     except (ImportError, OSError, ValueError):
         pass
     sys.exit(code)
@@ -271,10 +286,21 @@ def _exit(code: int) -> None:
 _OUT_OF_MEMORY = b"retrieve_loop.py: error: out of memory (a memory limit such as ulimit -v is too low for this tree)\n"
 
 
+_TERMINATED: list = []
+
+
+def _terminate(signum, frame) -> None:
+    """SIGTERM as an interrupt: what the call was writing is cleaned up (a temporary file
+    beside the state was left for good), and the exit status says 143."""
+    _TERMINATED.append(signum)
+    raise KeyboardInterrupt
+
+
 if __name__ == "__main__":
     try:
         try:
             _signal.signal(_signal.SIGINT, _signal.default_int_handler)
+            _signal.signal(_signal.SIGTERM, _terminate)
         except (OSError, ValueError):
             pass
         status = main()
@@ -286,4 +312,6 @@ if __name__ == "__main__":
         except OSError:
             pass
         status = 1
+    if _TERMINATED and status == 130:
+        status = 143
     _exit(status)

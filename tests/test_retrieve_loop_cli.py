@@ -485,6 +485,35 @@ def test_running_out_of_memory_is_one_line_not_a_traceback(tmp_path, router):
                           "for this tree)\n"
 
 
+@pytest.mark.skipif(os.name == "nt", reason="SIGTERM is POSIX's")
+def test_sigterm_while_the_state_is_written_leaves_it_as_it_was_and_no_temporary_file(tmp_path, router):
+    # A supervisor's SIGTERM (timeout(1)) during the write left the temporary file beside
+    # the state for good: no handler ran the write's clean-up.
+    import signal
+    import time
+
+    state = tmp_path / "st" / "s.json"
+    run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "9")
+    before = state.read_bytes()
+    script = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
+    code = (f"import sys, time, runpy\nsys.path.insert(0, {str(script.parent)!r})\n"
+            "from agentic_search import state as st\n"
+            "real = st.os.replace\n"
+            "def slow(*a, **k):\n    time.sleep(30)\n    return real(*a, **k)\n"
+            "st.os.replace = slow\n"
+            f"sys.argv = ['retrieve_loop.py', '--state', {str(state)!r}, '--no-cache']\n"
+            f"runpy.run_path({str(script)!r}, run_name='__main__')\n")
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not temp_files(tmp_path / "st") and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.02)
+    assert temp_files(tmp_path / "st"), "the write never started"
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and out == "" and "Traceback" not in err
+    assert state.read_bytes() == before and temp_files(tmp_path / "st") == []
+
+
 def test_an_interrupt_before_the_state_is_saved_leaves_it_as_it_was(tmp_path, router, monkeypatch, capsys):
     import retrieve_loop
     from agentic_search import cli as cli_mod
@@ -497,9 +526,18 @@ def test_an_interrupt_before_the_state_is_saved_leaves_it_as_it_was(tmp_path, ro
         raise KeyboardInterrupt
 
     monkeypatch.setattr(cli_mod, "run_cycle", interrupt)
-    with pytest.raises(KeyboardInterrupt):
-        retrieve_loop.main(["--state", str(state), "--no-cache"])
-    assert state.read_bytes() == before and capsys.readouterr().out == ""
+    assert retrieve_loop.main(["--state", str(state), "--no-cache"]) == 130
+    captured = capsys.readouterr()
+    assert state.read_bytes() == before and captured.out == "" and captured.err == ""
+    # A finished loop's answer shown again saves nothing: an interrupt while it is printed
+    # says nothing of a save either.
+    for _ in range(3):
+        run_cli("--state", state, "--no-cache")
+    before = state.read_bytes()
+    monkeypatch.setattr(retrieve_loop, "_write", interrupt)
+    assert retrieve_loop.main(["--state", str(state), "--no-cache"]) == 130
+    captured = capsys.readouterr()
+    assert state.read_bytes() == before and captured.out == "" and "saved" not in captured.err
 
 
 @pytest.mark.skipif(not hasattr(os, "symlink") or os.name == "nt", reason="symlinks need a POSIX file system")

@@ -158,11 +158,6 @@ def _own_files(request: Request) -> tuple[str, str]:
     return request.state_path, lock_path_of(request.state_path)
 
 
-class SavedThenInterrupted(KeyboardInterrupt):
-    """An interrupt after the call's state was saved: the cycle (or the judgement) stands,
-    and ``--show`` prints its answer."""
-
-
 def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     state: Optional[LoopState] = None
     if request.reset:
@@ -219,19 +214,16 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     except OSError as exc:
         raise RequestError(f"--root {root}: {exc.strerror or exc}") from None
     _save(request, outcome.state)
-    try:
-        if index is not None:
-            try:
-                index.save()
-            except OSError:  # only an index: the next cycle reads the files again
-                pass
-            finally:
-                index.close()
-        out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),
-                        asked_anew=bool(request.keywords or request.task))
-        return out, _render_checked(out, request.text, ascii_only)
-    except KeyboardInterrupt:
-        raise SavedThenInterrupted() from None
+    if index is not None:
+        try:
+            index.save()
+        except OSError:  # only an index: the next cycle reads the files again
+            pass
+        finally:
+            index.close()
+    out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),
+                    asked_anew=bool(request.keywords or request.task))
+    return out, _render_checked(out, request.text, ascii_only)
 
 
 def _judged_on(state: LoopState, judgements: dict) -> bool:
@@ -260,12 +252,7 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
         state = with_hints(rejudge(state, judgements) if judgements else state, _hints_module().compute_hints)
     if judgements:
         _save(request, state)
-        try:
-            out = to_output(state.last, state, request.limit, detail, judged_now=tuple(judgements))
-            return out, _render_checked(out, request.text, ascii_only)
-        except KeyboardInterrupt:
-            raise SavedThenInterrupted() from None
-    if not request.steers_query:
+    elif not request.steers_query:
         more = "; --judge or --keywords search on" if state.cycle < state.max_cycles else \
             f", or give --keywords or --judge with --max-cycles {state.max_cycles + 1}"
         left = "" if not lost else " (1 of its files is gone, or no longer one the walk reads, and is left out)" \
@@ -288,30 +275,14 @@ def _steering(request: Request) -> str:
 
 
 def _save(request: Request, state: LoopState) -> None:
-    before = _identity(request.state_path)
     try:
         save_state(request.state_path, state)
-    except KeyboardInterrupt:
-        # (After the rename, while its directory is synced: the new state stands.)
-        if _identity(request.state_path) != before:
-            raise SavedThenInterrupted() from None
-        raise
     except InsideTree:  # its folder became a link into the tree during the cycle
         raise RequestError(f"--state {request.state_shown}: its folder is now inside the tree it searches "
                            f"({state.root}); nothing was written there: keep the state outside the tree") from None
     except (OSError, ValueError) as exc:
         raise RequestError(f"--state {request.state_shown}: cannot write: {getattr(exc, 'strerror', None) or exc}") \
             from None
-
-
-def _identity(path: str) -> Optional[tuple[int, int]]:
-    """The file at ``path`` as (device, inode), None when there is none: an atomic save
-    replaces it with another."""
-    try:
-        st = os.lstat(path)
-    except (OSError, ValueError):
-        return None
-    return st.st_dev, st.st_ino
 
 
 def _render_checked(out: dict[str, Any], as_text: bool, ascii_only: bool) -> str:

@@ -72,9 +72,10 @@ def _die_with(parent: int) -> None:
 
 
 def _worker_setup(parent: int, close: tuple) -> None:
-    """A worker's initializer: SIGINT ends it by the default action, silently; it holds
-    none of the parent's own descriptors nor its stdio, and it ends with its parent."""
+    """A worker's initializer: SIGINT and SIGTERM end it by the default action, silently;
+    it holds none of the parent's own descriptors nor its stdio, and it ends with its parent."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     for fd in close:
         try:
             os.close(fd)
