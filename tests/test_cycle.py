@@ -578,6 +578,6 @@ def test_an_excluded_file_caps_no_score_shown_below_it():
     scores = {"single/bundle.cpp": ScoreEntry(0.41, 1, "defines x", standing=1.0),
               "lib/numbers.h": ScoreEntry(0.94, 2, "defines parse", standing=0.9)}
     assert [(rel, s) for rel, s, _e in ranked_scores(scores)] == [("single/bundle.cpp", 0.41), ("lib/numbers.h", 0.41)]
-    shown = shown_scores(scores, ("single/**",))
+    shown = shown_scores(scores, ("single/**",), "/nowhere")
     assert [(rel, s) for rel, s, _e in ranked_scores(shown)] == [("lib/numbers.h", 0.94)]
-    assert shown_scores(scores, ()) is scores
+    assert shown_scores(scores, (), "/nowhere") is scores

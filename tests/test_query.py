@@ -604,6 +604,14 @@ def test_a_long_hyphen_joined_name_is_searched_as_the_code_spells_it() -> None:
     assert kws["zh-cn"].stem_only and kws["pytest-4"].stem_only
 
 
+def test_quoted_hyphen_names_do_not_crowd_out_the_tasks_code_names() -> None:
+    names = " ".join(f"`:nth-pseudo-{chr(97 + i)}{chr(97 + i)}`" for i in range(26))
+    kws = {k.text for k in extract_keywords(
+        f"Pseudo classes break\n\n{names} all fail in SelectorParser.parse_pseudo_class via PSEUDO_CLASS_TABLE.")}
+    assert {"SelectorParser", "parse_pseudo_class", "PSEUDO_CLASS_TABLE"} <= kws
+    assert sum("-" in k for k in kws) <= 12
+
+
 def test_stem_only_keyword_names_only_the_file_whose_stem_it_is(tmp_path) -> None:
     kw = make_keyword("ku", "identifier", stem_only=True)
     assert kw is not None and kw.stem_only

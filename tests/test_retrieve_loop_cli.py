@@ -1508,6 +1508,24 @@ def test_a_glob_excluded_leader_is_not_counted_in_the_decision(tmp_path):
     assert "lib/numbers.py first" in out["why"] and "in the ranking" not in out["why"]
 
 
+def test_a_bare_file_name_exclude_means_one_thing_in_results_ranking_and_the_decision(tmp_path):
+    # ``--exclude tokens.py`` names the path tokens.py (none here): the cycle read and
+    # offered pkg/tokens.py while the ranking and the decision dropped it as if a glob,
+    # and the first file's confidence went to another file.
+    tree = make_tree(tmp_path / "repo", {
+        "pkg/tokens.py": "def token_expiry(token):\n    return token.issued_at + token.ttl\n",
+        "lib/auth.py": "def check_auth(token):\n    return token is not None\n",
+        "lib/util.py": "def helper():\n    return 1\n",
+    })
+    out = run_json("--root", tree, "--state", tmp_path / "s.json", "--no-cache", "--exclude", "tokens.py",
+                   "--task", "auth token expiry is wrong: token_expiry returns the wrong time")
+    assert out["results"][0]["id"] == out["ranking"][0]["id"] == "pkg/tokens.py"
+    assert "pkg/tokens.py" in out["why"]
+    globbed = run_json("--root", tree, "--state", tmp_path / "g.json", "--no-cache", "--exclude", "**/tokens.py",
+                       "--task", "auth token expiry is wrong: token_expiry returns the wrong time")
+    assert "pkg/tokens.py" not in all_ids(globbed) and "pkg/tokens.py" not in globbed["why"]
+
+
 def test_show_on_an_empty_state_file_says_no_cycle_has_run(tmp_path):
     state = tmp_path / "s.json"
     state.write_bytes(b"")

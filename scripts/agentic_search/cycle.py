@@ -45,9 +45,9 @@ from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
     reason_text, roles_requested, score_matches, task_words
-from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores, shown_excludes, shown_scores
+from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores, shown_of, shown_scores
 from .trust import Assessment, assess
-from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, has_magic, unescaped, walk
+from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, has_magic, prunes, unescaped, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -223,7 +223,7 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     matching nothing while a file holds it - but never shown; they are counted as
     ``excluded``. Globs, and paths naming a directory, prune the walk.
     """
-    pruned = [e for e in p.query.excludes if has_magic(e) or _is_dir(root, unescaped(e))]
+    pruned = [e for e in p.query.excludes if prunes(root, e)]
     # A pattern naming a directory selects the files below it (``src`` is ``src/**``).
     patterns = tuple(f"{pat}/**" if not has_magic(pat) and _is_dir(root, unescaped(pat)) else pat
                      for pat in p.query.patterns)
@@ -777,11 +777,11 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     ranked = ranked_scores(scores)
     # The decision reads the ranking as the answer shows it: without the files the
     # caller's excludes cover (a glob's too), which the loop remembers but never shows.
-    shown = shown_scores(scores, p.query.excludes)
+    shown = shown_scores(scores, p.query.excludes, root)
     ranked_shown = ranked_scores(shown) if shown is not scores else ranked
     judged_lead = ranked_shown[0] if ranked_shown and ranked_shown[0][2].judged else None
     # (The file that led before, for a cycle the caller's words start: did they put a new one first?)
-    before = next((rel for rel, _s, e in ranked_scores(shown_scores(state.scores, p.query.excludes))
+    before = next((rel for rel, _s, e in ranked_scores(shown_scores(state.scores, p.query.excludes, root))
                    if not e.judged), "") if steered else ""
     # The files to judge next: the best of the ranking the caller has not judged. A file
     # the loop set aside (shown weak in an earlier cycle) keeps its place in the ranking:
@@ -790,13 +790,17 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # (A cycle informed by judgements scores every file it read, the caller's exact
     # excludes too: the file the decision names is never one the caller left out.)
     top = next((s.rel for s in ev.scored if s.rel in shown), "")
+    # The confidence and a clear lead are about the cycle's first file: when the caller
+    # excluded that one, the file the decision names shows its own score instead.
+    assessed = not ev.scored or ev.scored[0].rel == top
+    confidence = ev.assessment.confidence if assessed else round(shown[top].score, 3) if top in shown else 0.0
     runner_up = next(((rel, sc) for rel, sc, e in ranked_shown if rel != top and not e.judged), ("", 0.0))
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
-        confidence=ev.assessment.confidence, clear=ev.assessment.clear, generic=ev.assessment.generic,
+        confidence=confidence, clear=ev.assessment.clear and assessed, generic=ev.assessment.generic,
         crowd=max(ev.assessment.evidence.crowd - 1, 0) if ev.assessment.evidence is not None else 0,
         high=sum(1 for e in shown.values() if e.score >= HIGH_RELEVANCE),
         best=max((e.score for e in shown.values()), default=0.0), critical_gaps=named_gaps,
@@ -890,11 +894,11 @@ def without_vanished(state: LoopState) -> tuple[LoopState, int]:
         decision = last.decision if not named else \
             replace(last.decision, why=f"{last.decision.why}; since then {', '.join(named)} are gone"
                     if len(named) > 1 else f"{last.decision.why}; since then {named[0]} is gone")
-        before = ranked_scores(shown_scores(state.scores, shown_excludes(state)))
+        before = ranked_scores(shown_of(state))
         if before and before[0][0] in lost:
             # The confidence was the estimate for the file that is gone: the file that
             # leads now is shown with its own score, which says the same on the rubric's scale.
-            now = ranked_scores(shown_scores(scores, shown_excludes(state)))
+            now = ranked_scores(shown_of(state, scores))
             leader = now[0] if now else None
             decision = replace(decision, confidence=round(leader[1], 3) if leader else 0.0)
         out_too = lost | lost_related
@@ -929,8 +933,8 @@ def rejudge(state: LoopState, judgements: Mapping[str, float]) -> LoopState:
                           if r.id in judgements else r for r in last.results), key=lambda r: (-r.score, r.id))
         # (The file that leads is the ranking's, as shown: a result's score is its own
         # cycle's, which the ranking may show lower; the sentence names what the agent sees.)
-        before = ranked_scores(shown_scores(state.scores, shown_excludes(state)))
-        now = ranked_scores(shown_scores(scores, shown_excludes(state)))
+        before = ranked_scores(shown_of(state))
+        now = ranked_scores(shown_of(state, scores))
         was_first = before[0][0] if before else ""
         leader = now[0][:2] if now else None
         last = replace(last, results=tuple(results), decision=_rejudged(last.decision, leader, merged, was_first))

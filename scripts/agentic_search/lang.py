@@ -363,7 +363,6 @@ FORWARD_BODY_MAX = 200
 # (``return this.delegate.NAME(a);``, ``super.NAME()``, ``impl_->NAME(x)``, ``Base::NAME()``).
 _FORWARD_HEAD_RE = re.compile(rb"(?:return[ \t]+)?(?:await[ \t]+)?[\w$.\[\]()]*?[\w$)\]](?:\.|->|::)\Z")
 _FORWARD_CALL_RE = re.compile(rb"(?:\.|->|::)([\w$]+)[ \t]*\(")
-_FORWARD_TAIL_RE = re.compile(rb"[ \t]*\([^;{}]*\)[ \t]*;?\Z")
 
 
 def forwards(low: bytes, brace: int, name: bytes) -> bool:
@@ -374,9 +373,17 @@ def forwards(low: bytes, brace: int, name: bytes) -> bool:
         return False
     body = low[brace + 1:close].strip()
     call = _FORWARD_CALL_RE.search(body)
-    return call is not None and call.group(1) == name \
-        and _FORWARD_HEAD_RE.match(body, 0, call.start(1)) is not None \
-        and _FORWARD_TAIL_RE.match(body, call.end(1)) is not None
+    if call is None or call.group(1) != name or _FORWARD_HEAD_RE.match(body, 0, call.start(1)) is None:
+        return False
+    # The call's own arguments, then nothing but the statement's end: ``a.size() + 1`` or
+    # ``inner.name().trim()`` does work of its own.
+    depth, j = 0, call.end() - 1
+    while j < len(body):
+        depth += (body[j] == 0x28) - (body[j] == 0x29)
+        if depth == 0:
+            break
+        j += 1
+    return depth == 0 and body[j + 1:].strip() in (b"", b";")
 
 
 # A return type and qualifiers before a function's name: identifiers, ``::``, pointers,
@@ -500,8 +507,13 @@ _CS_ACCESSORS_RE = re.compile(
 def property_definition(low: bytes, start: int, end: int) -> float:
     """C#: the property named at ``low[start:end]``: a type (and modifiers, attributes)
     before it on its line, accessors or an expression body after it."""
-    if not _CS_ACCESSORS_RE.match(low, end):
+    accessors = _CS_ACCESSORS_RE.match(low, end)
+    if not accessors:
         return 0.0
+    if accessors.group().endswith(b"=>"):
+        line_end = low.find(b"\n", accessors.end())
+        if low[accessors.end():line_end if line_end >= 0 else len(low)].rstrip().endswith(b","):
+            return 0.0  # a switch expression's arm: ``Circle c => c.Radius,``
     head = line_head(low, start)
     if head is None:
         return 0.0
@@ -643,24 +655,41 @@ def group_spans(low: bytes) -> list[tuple[int, int]]:
     return spans
 
 
+# What a Go block holds that may hide its ``)`` or its lines: its end, a raw string, a
+# comment, and the strings and runes that may hold a backquote (``"`"``, ``'`'``).
+_GO_BLOCK_TOKEN_RE = re.compile(rb'\n\)|`|//|/\*|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'')
+
+
 def _block_spans(low: bytes, start: int, spans: list[tuple[int, int]]) -> int:
     """Append the spans of the block opening at ``start`` to ``spans``, around its raw
-    strings (a backquote after ``//`` on its line is a comment's); return where it ends."""
-    pos = start
+    strings and comments that run over lines (their lines are no block lines); return
+    where the block ends. One pass: a string, a rune or a comment is skipped whole."""
+    n = len(low)
+    span_start = pos = start
     while True:
-        close = low.find(b"\n)", pos)
-        stop = close if close >= 0 else len(low)
-        tick = low.find(b"`", pos, stop)
-        while tick >= 0 and low.rfind(b"//", max(pos, low.rfind(b"\n", 0, tick) + 1), tick) >= 0:
-            tick = low.find(b"`", tick + 1, stop)  # a backquote in a comment
-        if tick < 0:
-            spans.append((pos, stop))
-            return stop
-        spans.append((pos, tick))
-        shut = low.find(b"`", tick + 1)
+        m = _GO_BLOCK_TOKEN_RE.search(low, pos)
+        if m is None:
+            spans.append((span_start, n))
+            return n
+        token = m.group()
+        if token == b"\n)":
+            spans.append((span_start, m.start()))
+            return m.start()
+        if token == b"//":
+            line_end = low.find(b"\n", m.end())
+            pos = n if line_end < 0 else line_end
+            continue
+        if token not in (b"`", b"/*"):
+            pos = m.end()  # a string or a rune
+            continue
+        shut = low.find(b"`" if token == b"`" else b"*/", m.end())
         if shut < 0:
-            return len(low)
-        pos = shut + 1
+            spans.append((span_start, m.start()))
+            return n
+        pos = shut + (1 if token == b"`" else 2)
+        if low.find(b"\n", m.end(), shut) >= 0:
+            spans.append((span_start, m.start()))
+            span_start = pos
 
 
 def _opener_ends_line(low: bytes, j: int) -> bool:

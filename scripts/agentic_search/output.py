@@ -32,7 +32,7 @@ from .records import CycleView, ResultView
 from .report import SHOWN_FIRST, SUMMARY_LINES
 from .refine import GAP_FOCUS
 from .rubric import HIGH_RELEVANCE
-from .state import LoopState, ScoreEntry, ranked_scores, shown_excludes, shown_scores
+from .state import LoopState, ScoreEntry, ranked_scores, shown_of
 from .walk import has_magic
 
 COMPACT, FULL = "compact", "full"
@@ -148,7 +148,7 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         unread = passing or unread
     results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
     excludes, excluded_files = _excludes_shown(view.excludes, full)
-    ranked = ranked_scores(shown_scores(state.scores, shown_excludes(state)))
+    ranked = ranked_scores(shown_of(state))
     shown = {rel: score for rel, score, _e in ranked}
     out: dict[str, Any] = {
         "cycle": view.cycle, "max_cycles": view.max_cycles, "done": d.done, "stop_reason": d.reason,

@@ -660,12 +660,13 @@ def extract_keywords(task: str) -> list[Keyword]:
         if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     stem_names: dict[str, None] = {}
+    hyphened: dict[str, None] = {}  # (searched as identifiers, after the others, capped as stems are)
     for token in _STEM_NAME_RE.findall(code_spans):
         short = MIN_STEM_NAME_LEN <= len(token) < MIN_IDENTIFIER_LEN
         if (short or "-" in token) and normalize(token) not in _NOT_IDENTIFIERS:
             if "-" in token and len(token) - token.count("-") >= MIN_HYPHENED_NAME \
                     and not token.rsplit("-", 1)[1].isdigit():
-                idents[token] = None
+                hyphened[token] = None
             else:
                 stem_names[token] = None
     for token in _IDENT_RE.findall(task):
@@ -737,6 +738,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     for text in quoted_messages:
         add(text, "message")
     for name in list(idents)[:MAX_IDENTIFIERS]:
+        add(name, "identifier")
+    for name in [n for n in hyphened if normalize(n) not in seen][:MAX_STEM_NAMES]:
         add(name, "identifier")
     for name in [n for n in stem_names if normalize(n) not in seen][:MAX_STEM_NAMES]:
         add(name, "identifier", stem_only=True)

@@ -323,6 +323,21 @@ def has_magic(pattern: str) -> bool:
     return any(c in GLOB_CHARS for c in _ESCAPED_RE.sub("", pattern))
 
 
+def prunes(root: str, pattern: str) -> bool:
+    """Whether an exclude prunes the walk (a glob, or a path naming a directory now) rather
+    than naming one file, which is read and searched but never shown."""
+    return has_magic(pattern) or os.path.isdir(os.path.join(root, *unescaped(pattern).split("/")))
+
+
+def exclude_covers(root: str, pattern: str) -> Callable[[str], bool]:
+    """Whether the exclude ``pattern`` covers a file (its tree path), as a cycle applies it:
+    one that :func:`prunes` covers what :func:`glob_covers` says; another names one file."""
+    if prunes(root, pattern):
+        return lambda rel: glob_covers(pattern, rel)
+    path = unescaped(pattern)
+    return lambda rel: rel == path
+
+
 def unescaped(pattern: str) -> str:
     """The path an escaped literal pattern names (``pages/\\[id\\].tsx`` -> ``pages/[id].tsx``)."""
     return _ESCAPED_RE.sub(r"\1", pattern)
