@@ -47,7 +47,7 @@ from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, cov
     reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores, shown_of, shown_scores
 from .trust import Assessment, assess
-from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, has_magic, prunes, unescaped, walk
+from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, exclude_covers, has_magic, prunes, unescaped, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -763,7 +763,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     ev = evaluate(p, d, state, env)
     seen = set(state.seen_ids)
     in_view = _in_view(ev, d)
-    expand_to = _expand_targets(ev, p.query.keywords, seen, in_view)
+    covers = [exclude_covers(root, e) for e in p.query.excludes]
+    expand_to = tuple(x for x in _expand_targets(ev, p.query.keywords, seen, in_view)
+                      if not any(c(x) for c in covers))  # (never a file the caller left out)
     nq = _refine(p, ev, d, env, expand_to)
     results = _results(p, ev, d, env.cache)
     new_ids = [rel for rel in in_view if rel not in seen]
