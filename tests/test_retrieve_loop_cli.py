@@ -1517,8 +1517,12 @@ def test_a_bare_file_name_exclude_means_one_thing_in_results_ranking_and_the_dec
         "lib/auth.py": "def check_auth(token):\n    return token is not None\n",
         "lib/util.py": "def helper():\n    return 1\n",
     })
-    out = run_json("--root", tree, "--state", tmp_path / "s.json", "--no-cache", "--exclude", "tokens.py",
+    done = run_cli("--root", tree, "--state", tmp_path / "s.json", "--no-cache", "--exclude", "tokens.py",
                    "--task", "auth token expiry is wrong: token_expiry returns the wrong time")
+    assert done.returncode == 0 and done.stderr == (
+        "retrieve_loop.py: --exclude tokens.py: no such file in the tree, nothing excluded "
+        "(**/tokens.py excludes that name at any depth)\n")
+    out = json.loads(done.stdout)
     assert out["results"][0]["id"] == out["ranking"][0]["id"] == "pkg/tokens.py"
     assert "pkg/tokens.py" in out["why"]
     globbed = run_json("--root", tree, "--state", tmp_path / "g.json", "--no-cache", "--exclude", "**/tokens.py",

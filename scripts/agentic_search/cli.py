@@ -24,7 +24,7 @@ from .request import (DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, che
                       resolve_judgements)
 from .state import (InsideTree, LoopState, StateError, check_writable_target, load_state, lock_path_of, locked,
                     save_state)
-from .walk import MAX_FILE_BYTES, GlobError, literal_paths
+from .walk import MAX_FILE_BYTES, GlobError, literal_paths, prunes, unescaped
 
 CliError = RequestError
 CliUsageError = UsageError
@@ -184,6 +184,11 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     # A path copied from the ranking is that file, whatever characters it holds.
     request = replace(request, patterns=literal_paths(tree, request.patterns),
                       excludes=literal_paths(tree, request.excludes))
+    for x in request.excludes:
+        path = os.path.join(tree, *unescaped(x).split("/"))
+        if not prunes(tree, x) and not os.path.lexists(path):
+            notice(f"retrieve_loop.py: --exclude {x}: no such file in the tree, nothing excluded "
+                   f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)")
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
