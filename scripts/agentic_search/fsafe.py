@@ -231,7 +231,7 @@ def left_tree(fd: int, path: str) -> bool:
     if not _TREE:
         return False
     root, root_real = _TREE[-1]
-    where = os.path.abspath(path)
+    where = path if os.path.isabs(path) else os.path.abspath(path)  # (the walk's paths are absolute)
     if not (inside(where, root) or inside(where, root_real)):
         return False  # (an ignore file above the root, read as git reads it)
     got = fd_path(fd)
