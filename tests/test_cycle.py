@@ -575,9 +575,10 @@ def test_an_excluded_file_caps_no_score_shown_below_it():
     # excluded must not cap them, or the file its exclude brought forward shows the
     # excluded one's weak score (0.41 for a file the tool gave 0.94).
     from agentic_search.state import shown_scores
+    from agentic_search.walk import excluded_by
     scores = {"single/bundle.cpp": ScoreEntry(0.41, 1, "defines x", standing=1.0),
               "lib/numbers.h": ScoreEntry(0.94, 2, "defines parse", standing=0.9)}
     assert [(rel, s) for rel, s, _e in ranked_scores(scores)] == [("single/bundle.cpp", 0.41), ("lib/numbers.h", 0.41)]
-    shown = shown_scores(scores, ("single/**",), "/nowhere")
+    shown = shown_scores(scores, excluded_by("/nowhere", ("single/**",)))
     assert [(rel, s) for rel, s, _e in ranked_scores(shown)] == [("lib/numbers.h", 0.94)]
-    assert shown_scores(scores, (), "/nowhere") is scores
+    assert shown_scores(scores, excluded_by("/nowhere", ())) is scores

@@ -47,7 +47,7 @@ from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, cov
     reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores, shown_of, shown_scores
 from .trust import Assessment, assess
-from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, exclude_covers, has_magic, prunes, unescaped, walk
+from .walk import EVERY_FILE, MAX_FILE_BYTES, RACY_WINDOW_NS, excluded_by, has_magic, prunes, unescaped, walk
 
 # The best files whose imports are parsed to find related files (both directions).
 RELATED_SCAN_FILES = 50
@@ -763,9 +763,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     ev = evaluate(p, d, state, env)
     seen = set(state.seen_ids)
     in_view = _in_view(ev, d)
-    covers = [exclude_covers(root, e) for e in p.query.excludes]
+    left_out = excluded_by(root, p.query.excludes)
     expand_to = tuple(x for x in _expand_targets(ev, p.query.keywords, seen, in_view)
-                      if not any(c(x) for c in covers))  # (never a file the caller left out)
+                      if left_out is None or not left_out(x))  # (never a file the caller left out)
     nq = _refine(p, ev, d, env, expand_to)
     results = _results(p, ev, d, env.cache)
     new_ids = [rel for rel in in_view if rel not in seen]
@@ -779,11 +779,11 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     ranked = ranked_scores(scores)
     # The decision reads the ranking as the answer shows it: without the files the
     # caller's excludes cover (a glob's too), which the loop remembers but never shows.
-    shown = shown_scores(scores, p.query.excludes, root)
+    shown = shown_scores(scores, left_out)
     ranked_shown = ranked_scores(shown) if shown is not scores else ranked
     judged_lead = ranked_shown[0] if ranked_shown and ranked_shown[0][2].judged else None
     # (The file that led before, for a cycle the caller's words start: did they put a new one first?)
-    before = next((rel for rel, _s, e in ranked_scores(shown_scores(state.scores, p.query.excludes, root))
+    before = next((rel for rel, _s, e in ranked_scores(shown_scores(state.scores, left_out))
                    if not e.judged), "") if steered else ""
     # The files to judge next: the best of the ranking the caller has not judged. A file
     # the loop set aside (shown weak in an earlier cycle) keeps its place in the ranking:

@@ -28,7 +28,7 @@ import stat
 import tempfile
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Iterator, Mapping, Optional, Sequence
+from typing import Any, Callable, Iterator, Mapping, Optional, Sequence
 
 from . import fsafe
 from .forkmap import close_in_workers, keep_in_workers
@@ -36,7 +36,7 @@ from .fsafe import NotRegularError, read_regular
 from .query import Keyword
 from .records import CycleView, FormatError, get_bool, get_float, get_int, get_list, get_str, get_strs
 from .request import UsageError, check_patterns
-from .walk import MAX_FILE_BYTES, exclude_covers
+from .walk import MAX_FILE_BYTES, excluded_by
 
 FORMAT_NAME = "agentic-search-state"
 FORMAT_VERSION = 2
@@ -139,23 +139,24 @@ class ScoreEntry:
                    data.get("judged") is True, standing, stamp)
 
 
-def shown_scores(scores: Mapping[str, ScoreEntry], excludes: Sequence[str], root: str) -> Mapping[str, ScoreEntry]:
-    """The scores the answer shows: less the files the caller's ``--exclude`` covers, as
-    the cycle applied it (walk.exclude_covers: a bare ``tokens.py`` names that path, not
-    every file so named). The loop still remembers them, but an excluded file neither
-    stands in the ranking (a review's ``--exclude batch_semaphore.rs`` on a finished
-    loop) nor caps the scores shown below it, nor is it the file a decision counts or names."""
-    if not excludes:
+def shown_scores(scores: Mapping[str, ScoreEntry],
+                 left_out: Optional[Callable[[str], bool]]) -> Mapping[str, ScoreEntry]:
+    """The scores the answer shows: less the files the caller's ``--exclude`` covers
+    (``left_out``: walk.excluded_by, as the cycle applied them: a bare ``tokens.py``
+    names that path, not every file so named). The loop still remembers them, but an
+    excluded file neither stands in the ranking (a review's ``--exclude
+    batch_semaphore.rs`` on a finished loop) nor caps the scores shown below it, nor is
+    it the file a decision counts or names."""
+    if left_out is None:
         return scores
-    covers = [exclude_covers(root, x) for x in excludes]
-    return {rel: e for rel, e in scores.items() if not any(c(rel) for c in covers)}
+    return {rel: e for rel, e in scores.items() if not left_out(rel)}
 
 
 def shown_of(state: "LoopState", scores: Optional[Mapping[str, ScoreEntry]] = None) -> Mapping[str, ScoreEntry]:
     """:func:`shown_scores` of ``scores`` (the state's own by default) under the excludes
     the loop's answer stands under (its last proposal's)."""
     excludes = state.proposal.excludes if state.proposal is not None else ()
-    return shown_scores(state.scores if scores is None else scores, excludes, state.root)
+    return shown_scores(state.scores if scores is None else scores, excluded_by(state.root, excludes))
 
 
 def ranked_scores(scores: Mapping[str, ScoreEntry]) -> list[tuple[str, float, ScoreEntry]]:

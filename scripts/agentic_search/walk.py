@@ -338,6 +338,15 @@ def exclude_covers(root: str, pattern: str) -> Callable[[str], bool]:
     return lambda rel: rel == path
 
 
+def excluded_by(root: str, excludes: Sequence[str]) -> Optional[Callable[[str], bool]]:
+    """One test of a file's tree path: whether any of ``excludes`` covers it
+    (:func:`exclude_covers`, each looked at on disk once); None when there are none."""
+    if not excludes:
+        return None
+    covers = [exclude_covers(root, x) for x in excludes]
+    return lambda rel: any(c(rel) for c in covers)
+
+
 def unescaped(pattern: str) -> str:
     """The path an escaped literal pattern names (``pages/\\[id\\].tsx`` -> ``pages/[id].tsx``)."""
     return _ESCAPED_RE.sub(r"\1", pattern)
