@@ -91,10 +91,9 @@ class Document:
                 self._data = self._load_data()
                 self._load_data = None
             else:
-                low = self.low
-                data = reread_bytes(self._path, low, self._identity)  # type: ignore[arg-type]
-                self._changed = data is low and bool(low)  # (the fallback itself: not re-read)
-                self._data = data
+                data = reread_bytes(self._path, self.low, self._identity)  # type: ignore[arg-type]
+                self._changed = data is None
+                self._data = self.low if data is None else data
         return self._data
 
     @property
@@ -220,15 +219,15 @@ def read_entry(entry: object, max_bytes: Optional[int] = None) -> Optional[Docum
     return read_document(entry.rel, entry.path, entry_identity(entry), max_bytes)  # type: ignore[attr-defined]
 
 
-def reread_bytes(path: str, fallback: bytes, identity: Optional[fsafe.FileId] = None) -> bytes:
+def reread_bytes(path: str, searched: bytes, identity: Optional[fsafe.FileId] = None) -> Optional[bytes]:
     """A file's bytes read again by fsafe's rules (pinned to ``identity`` when given),
-    when they are still the bytes searched (``fallback``, the lower-cased text: never
-    more of them, so a file grown meanwhile is not read whole); else ``fallback``."""
+    when they are still the bytes searched (``searched``, the lower-cased text: never
+    more of them, so a file grown meanwhile is not read whole); else None."""
     try:
-        data = fsafe.read_checked(path, expect=identity, max_bytes=len(fallback))[0]
+        data = fsafe.read_checked(path, expect=identity, max_bytes=len(searched))[0]
     except OSError:
-        return fallback
-    return data if data.lower() == fallback else fallback
+        return None
+    return data if data.lower() == searched else None
 
 
 def _name_end(low: bytes, j: int) -> int:
