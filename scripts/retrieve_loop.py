@@ -270,14 +270,13 @@ def _run_and_print(args, notice, silence_stdout) -> int:
 
 
 def _exit(code: int) -> None:
-    """Exit with ``code``: the call's outcome is decided, so an interrupt from here on is
+    """(Run as a script.) Exit with ``code``: the call's outcome is decided, so an interrupt from here on is
     ignored (it neither prints a traceback from the interpreter's shutdown nor turns an
     answer already printed into a failure)."""
     try:
-        import signal
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    except (ImportError, OSError, ValueError):
+        _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+    except (OSError, ValueError):
         pass
     sys.exit(code)
 
