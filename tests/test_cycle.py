@@ -305,6 +305,23 @@ def test_a_path_quoted_with_the_repositorys_name_in_front_names_the_file(tmp_pat
     assert "path names go-zero/rest/engine.go" in out.view.results[0].reason
 
 
+def test_a_plural_word_whose_singular_the_code_holds_is_no_gap_and_gets_no_synonyms(tmp_path):
+    """A long report's words are searched as written; ``lists`` where the code says
+    ``list`` is no gap (a gap line would be a false claim, and its synonyms guesses)."""
+    root = write_tree(tmp_path / "repo", {
+        "src/routing.rs": "pub fn allow_header(list: &str) -> String {\n    list.to_owned()\n}\n",
+        "src/other.rs": "pub fn unrelated() {}\n",
+    })
+    task = ("405 response lists the same method twice in the allow header\n\n"
+            + "The allow_header value repeats a method when two routes merge. " * 8)
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert "lists" in out.view.keywords and "lists" not in out.view.gaps
+    assert not any("synonym of lists" in a for a in out.view.change.adds)
+    task = task.replace("lists", "enumerates")
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert "enumerates" in out.view.gaps  # no form of it anywhere: a true gap
+
+
 def test_a_quoted_short_name_that_names_no_file_is_no_gap(tmp_path, tree):
     st = LoopState(root=str(tree))
     out = run_cycle(str(tree), st, request(tmp_path, task="Throttle is ignored\n\nThe `fn` passed to the "

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from _trees import write_tree
 
-from agentic_search.output import LINE_CHARS, RESULTS_SHOWN, render_json, render_text
+from agentic_search.output import LINE_CHARS, QUERY_KEYWORDS_SHOWN, RESULTS_SHOWN, render_json, render_text
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -51,6 +51,19 @@ def test_default_output_describes_a_few_results_and_nothing_twice(tmp_path):
         assert set(r) == {"id", "score", "reason", "lines"}
         assert all(len(line) <= LINE_CHARS for line in r["lines"])
     assert "hints" not in out and "matched" not in json.dumps(out["results"])
+
+
+def test_the_default_query_lists_the_first_keywords_and_counts_the_rest(tmp_path):
+    root = write_tree(tmp_path / "repo", TREE)
+    words = [f"word{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(40)]
+    args = ("--root", root, "--state", tmp_path / "s.json", "--keywords", "throttle", *words)
+    out = json.loads(run(*args).stdout)
+    full = json.loads(run("--state", tmp_path / "s.json", "--show", "--full").stdout)
+    assert full["query"]["keywords"] == ["throttle", *words] and "keywords_left_out" not in full["query"]
+    assert out["query"]["keywords"] == full["query"]["keywords"][:QUERY_KEYWORDS_SHOWN]
+    assert out["query"]["keywords_left_out"] == 41 - QUERY_KEYWORDS_SHOWN
+    text = run("--state", tmp_path / "s.json", "--show", "--text").stdout.decode()
+    assert "(41 keywords)" in text
 
 
 def test_text_honours_limit_and_stays_short(tmp_path):

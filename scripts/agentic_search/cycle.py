@@ -35,8 +35,8 @@ from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
-from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
-    is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
+from .query import DERIVED_KINDS, KIND_WEIGHTS, MIN_STEM_LEN, NAMED_KINDS, Keyword, Kind, base_form, \
+    extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
@@ -427,23 +427,38 @@ def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, Fil
     """The keywords no file read holds, in path or content. A module path made from a
     dotted name (``cur_model._meta`` -> ``cur_model/_meta``: no file extension) is a gap
     only when the dotted spelling is in no file either - a gap is a claim, and the task
-    wrote it so; that spelling is counted like any keyword (through the index if any)."""
+    wrote it so; a plain word only when its stem is in none (``lists`` where files say
+    ``list``). That spelling is counted like any keyword (through the index if any)."""
     if not corpus.idfs:
         return ()
     # (A stem-only name that names no file is no gap: it was a guess at a file name,
     # with no words to miss and no synonyms to try.)
     missing = [i for i, kw in enumerate(keywords)
                if not kw.stem_only and not any(m.counts[i] or m.in_path[i] for m in matches.values())]
-    dotted = {i: make_keyword(normalize(keywords[i].text).replace("/", "."), Kind.PATH) for i in missing
-              if keywords[i].kind == Kind.PATH and "." not in keywords[i].text.rsplit("/", 1)[-1]
-              and "/" in keywords[i].text}
+    others = {i: alt for i, alt in ((i, _other_spelling(keywords[i])) for i in missing) if alt is not None}
     spelled: set[int] = set()
-    if dotted:
-        alts = list(dotted.values())
+    if others:
+        alts = list(others.values())
         for m in match_documents(docs, alts, cache):
             if m is not None:
-                spelled.update(i for i, c in zip(dotted, m.counts) if c)
+                spelled.update(i for i, c in zip(others, m.counts) if c)
     return tuple(keywords[i] for i in missing if i not in spelled)
+
+
+def _other_spelling(kw: Keyword) -> Optional[Keyword]:
+    """The spelling that, held by a file, makes ``kw`` no gap: a module path made from a
+    dotted name, as the task wrote it (``cur_model._meta``); a plain word's stem (a file
+    holding ``list`` holds a form of ``lists``: searching synonyms of it would leave the
+    task's own word for guesses). None: ``kw`` has no other."""
+    text = kw.text
+    if kw.kind == Kind.PATH and "/" in text and "." not in text.rsplit("/", 1)[-1]:
+        return make_keyword(normalize(text).replace("/", "."), Kind.PATH)
+    if kw.kind == Kind.WORD and not kw.stemmed:
+        norm = normalize(text)
+        stem = base_form(norm)
+        if stem != norm and len(stem) >= MIN_STEM_LEN:
+            return make_keyword(stem, Kind.WORD)
+    return None
 
 
 def _judged(scored: Sequence[Scored], judgements: Mapping[str, float]) -> list[Scored]:

@@ -48,6 +48,10 @@ TEXT_LINES_SHOWN = SHOWN_FIRST
 LINE_CHARS = 120
 # A reason longer than this is cut (the strongest signals come first).
 REASON_CHARS = 160
+# Keywords the default JSON lists in ``query`` (the task's names come first, then its
+# words by weight; ``keywords_left_out`` counts the rest, ``--full`` lists them): a long
+# report's 60 keywords were a fifth of a cycle's characters, read again every cycle.
+QUERY_KEYWORDS_SHOWN = 24
 # Keywords and focus lines listed in the text report.
 TEXT_KEYWORDS = 12
 TEXT_REASON_CHARS = 70
@@ -172,6 +176,9 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         # drops this file" - a trial's agent saw the fix's file so marked at 3rd - so the
         # default output leaves them to --full.
         del out["next_query"]["excludes"]
+    if not full and len(view.keywords) > QUERY_KEYWORDS_SHOWN:
+        out["query"]["keywords"] = list(view.keywords[:QUERY_KEYWORDS_SHOWN])
+        out["query"]["keywords_left_out"] = len(view.keywords) - QUERY_KEYWORDS_SHOWN
     if view.related:
         out["related"] = list(view.related)
     if excluded_files:
@@ -229,11 +236,12 @@ def render_text(out: Mapping[str, Any]) -> str:
     the context, and what the next cycle changes."""
     status = f"done ({out['stop_reason']})" if out["done"] else "continue"
     kws = out["query"]["keywords"]
+    total = len(kws) + out["query"].get("keywords_left_out", 0)
     lines = [
         f"cycle {out['cycle']}/{out['max_cycles']} - {status}: {out['next_action']} "
         f"(confidence {out['confidence']:.2f})",
         f"why: {out['why']}",
-        f"query: {', '.join(kws[:TEXT_KEYWORDS])}" + (f" ... ({len(kws)} keywords)" if len(kws) > TEXT_KEYWORDS else ""),
+        f"query: {', '.join(kws[:TEXT_KEYWORDS])}" + (f" ... ({total} keywords)" if total > TEXT_KEYWORDS else ""),
     ]
     if out["query"].get("translated"):
         lines.append(f"translated: {', '.join(out['query']['translated'])}")
