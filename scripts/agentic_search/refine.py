@@ -88,7 +88,7 @@ _CODE_NOISE = frozenset(
     + """
     func struct chan defer range goroutine fallthrough
     impl pub mut enum trait crate dyn unsafe
-    include define ifdef ifndef endif undef pragma typedef unsigned signed sizeof inline
+    include define ifdef ifndef endif undef pragma typedef unsigned signed sizeof inline extern
     template typename namespace nullptr noexcept constexpr virtual override explicit
     throws throw synchronized volatile transient instanceof abstract
     """.split()
@@ -125,6 +125,12 @@ _MODULE_NOISE = frozenset("utils util helper helpers common core lib src index m
 # use, using, #include, require(...)): the names a file takes from other files.
 _IMPORT_LINE_RE = re.compile(rb"^[ \t]*(?:import|from|use|using|#[ \t]*include|export[^\n]*\bfrom)\b[^\n]*"
                              rb"|^[^\n]*\brequire\([^\n]*", re.MULTILINE)
+# The module an import line names, in the syntaxes that name one by its path: C's
+# ``#include <sys/stat.h>``, Python's ``import a.b`` / ``from a.b import``, JS's
+# ``from './x'`` / ``require('x')`` (groups 1, 2, 3).
+_MODULE_PATH_RE = re.compile(rb"^[ \t]*#[ \t]*include[ \t]*[<\"]([^>\"\n]+)[>\"]"
+                             rb"|^[ \t]*(?:from|import)[ \t]+([A-Za-z_][\w.]*)"
+                             rb"|(?:\bfrom|\brequire\()[ \t]*['\"]([^'\"\n]+)['\"]", re.MULTILINE)
 # The alias an import line gives (``import collections.abc as cabc``, ``import * as ns``,
 # ``use a::b as c``): the importing file's own name for it, which no other file defines.
 _IMPORT_ALIAS_RE = re.compile(rb"\bas[ \t]+[A-Za-z_$][\w$]*")
@@ -187,6 +193,8 @@ def learn_vocabulary(
     import_lines = [_IMPORT_LINE_RE.findall(text) for text in texts]
     for alias in _import_aliases(import_lines):
         eligible[alias] = False  # a file's own name for a module (``cabc``) is no vocabulary
+    for name in _library_modules(texts, docs):
+        eligible[name] = False  # the standard library's or a dependency's (``functools``, ``stdatomic``)
     for text in texts:
         seen_here: set[str] = set()
         for token in _WORD_IN_RAW_RE.findall(text):
@@ -244,6 +252,30 @@ def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
                 for token in _WORD_IN_RAW_RE.findall(line):
                     out.update(split_identifier(token.decode("ascii", "ignore")))
     return out
+
+
+def _library_modules(texts: Sequence[bytes], docs: Sequence[Document]) -> set[str]:
+    """The one-word modules the texts import (:data:`_MODULE_PATH_RE`) that name no file
+    or directory of the tree: the standard library's and dependencies' (``functools``,
+    ``inspect``, ``stdarg.h``), whose names say where code comes from, not what this
+    codebase calls things. Lower case."""
+    named: set[str] = set()
+    for text in texts:
+        for m in _MODULE_PATH_RE.finditer(text):
+            path = (m.group(1) or m.group(2) or m.group(3)).decode("ascii", "ignore")
+            for piece in re.split(r"[/.\\]+", path):
+                if piece and _ONE_WORD_RE.fullmatch(piece):
+                    named.add(piece.lower())
+    if not named:
+        return named
+    in_tree: set[str] = set()
+    for doc in docs:
+        for piece in doc.rel.split("/"):
+            in_tree.add(piece.split(".", 1)[0].lower())
+    return named - in_tree
+
+
+_ONE_WORD_RE = re.compile(r"[A-Za-z]+")
 
 
 def _import_aliases(import_lines: Sequence[Sequence[bytes]]) -> set[str]:
