@@ -322,6 +322,17 @@ def test_a_plural_word_whose_singular_the_code_holds_is_no_gap_and_gets_no_synon
     assert "enumerates" in out.view.gaps  # no form of it anywhere: a true gap
 
 
+def test_a_name_the_tasks_own_code_defines_is_no_gap(tmp_path):
+    root = write_tree(tmp_path / "repo", {
+        "src/stream.c": "int uv_read_start(uv_stream_t* s) {\n  return uv__read(s);\n}\n",
+        "src/other.c": "int unrelated(void) { return 0; }\n",
+    })
+    task = ("uv_read_start reports EOF early on a pty\n\n```c\nstatic void feeder_thread(void* arg) {\n"
+            "  write_all(arg);\n}\n```\nThe feeder_thread writes, then uv_read_start stops; QuuxReader too.")
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert "feeder_thread" not in out.view.gaps and "QuuxReader" in out.view.gaps
+
+
 def test_a_quoted_short_name_that_names_no_file_is_no_gap(tmp_path, tree):
     st = LoopState(root=str(tree))
     out = run_cycle(str(tree), st, request(tmp_path, task="Throttle is ignored\n\nThe `fn` passed to the "

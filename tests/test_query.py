@@ -841,3 +841,15 @@ def test_names_the_tasks_own_code_defines_are_marked_and_kept_through_state() ->
     assert not kws["MCodePrinter"].task_defines          # named, not defined, by the task
     again = Keyword.from_json(kws["_print_Float"].to_json())
     assert again is not None and again.task_defines
+
+
+def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:
+    task = ("Reading a pty reports EOF early with uv_read_start\n\n```c\n"
+            "static void on_read_cb(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {\n"
+            "  if (nread < 0) uv_close_handle(s);\n  else if (nread > 0) {\n    count_bytes(nread);\n  }\n}\n"
+            "int main(void) {\n  return run_repro(loop) ;\n}\n```\n"
+            "```java\npublic static void parseAll(String[] args) throws Exception {\n}\n```\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert kws["on_read_cb"].task_defines and kws["parseAll"].task_defines
+    assert not kws["uv_read_start"].task_defines and not kws["uv_close_handle"].task_defines
+    assert not kws["count_bytes"].task_defines  # a call inside an `else if (...) {` block

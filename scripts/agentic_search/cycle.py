@@ -432,9 +432,11 @@ def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, Fil
     if not corpus.idfs:
         return ()
     # (A stem-only name that names no file is no gap: it was a guess at a file name,
-    # with no words to miss and no synonyms to try.)
+    # with no words to miss and no synonyms to try. Nor is a name the task's own code
+    # defines - a reproduction's ``feeder()``: that no file holds it says nothing.)
     missing = [i for i, kw in enumerate(keywords)
-               if not kw.stem_only and not any(m.counts[i] or m.in_path[i] for m in matches.values())]
+               if not kw.stem_only and not kw.task_defines
+               and not any(m.counts[i] or m.in_path[i] for m in matches.values())]
     others = {i: alt for i, alt in ((i, _other_spelling(keywords[i])) for i in missing) if alt is not None}
     spelled: set[int] = set()
     if others:

@@ -79,6 +79,15 @@ CODE_ONLY_FACTOR = 0.5
 _OWN_DEFINITION_RE = re.compile(
     r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final)[ \t]+)*"
     r"(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?)[ \t]+([A-Za-z_]\w*)", re.M)
+# ... and the C family's way (C, C++, Java, C#): a return type and modifiers, the name,
+# its parameters and the body's ``{`` ending the line (``static void feeder(void* arg) {``,
+# ``public static void main(String[] args) throws Exception {``). A statement word
+# before the name (``} else if (x) {``, ``return f(x) {``) makes it no definition.
+_OWN_C_DEFINITION_RE = re.compile(
+    r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
+    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w., \t]+)?\{[ \t]*\r?$", re.M)
+_NOT_A_RETURN_TYPE = frozenset(
+    "return new else if while for switch catch throw case do await yield delete goto sizeof typeof".split())
 # The languages' own built-in functions and loaders, called in pasted code and defined by
 # no codebase (``repr(x)``, ``len(x)``, ``require('yargs')``, ``println!``): only in
 # pasted code they are not searched at all. Named in the prose ("the repr is wrong"),
@@ -711,6 +720,9 @@ def extract_keywords(task: str) -> list[Keyword]:
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
     prose = prose_norm()
     own_defined = set(_OWN_DEFINITION_RE.findall(task))
+    own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
+                       if name not in _NOT_A_RETURN_TYPE
+                       and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
