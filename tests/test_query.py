@@ -853,3 +853,13 @@ def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:
     assert kws["on_read_cb"].task_defines and kws["parseAll"].task_defines
     assert not kws["uv_read_start"].task_defines and not kws["uv_close_handle"].task_defines
     assert not kws["count_bytes"].task_defines  # a call inside an `else if (...) {` block
+
+
+def test_an_acronyms_plural_is_a_word_not_a_code_name() -> None:
+    # "PINGs" searched as a code name (needles pings, pin_gs) matched nothing and was
+    # broadened into synonyms of a health check; URLs and IDs are prose as well.
+    kws = {k.text: k for k in extract_keywords(
+        "Reply callback for PING never runs\n\nIf I send several PINGs, or fetch URLs by IDs, "
+        "the replies pile up; getURLs and HTTPServer are names of my code.")}
+    assert not {"PINGs", "URLs", "IDs"} & {t for t, k in kws.items() if k.kind == "identifier"}
+    assert kws["getURLs"].kind == "identifier" and kws["HTTPServer"].kind == "identifier"

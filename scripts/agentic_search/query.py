@@ -351,10 +351,15 @@ MIN_HYPHENED_NAME = 6
 MAX_STEM_NAMES = 12
 
 
+_ACRONYM_PLURAL_RE = re.compile(r"[A-Z]{2,}s")
+
+
 def is_code_identifier(token: str) -> bool:
     """True for names that only code would contain: snake_case, CamelCase, dunder. A run
-    of underscores alone (a form's blank to fill in, ``___``) names nothing."""
-    if not token.strip("_"):
+    of underscores alone (a form's blank to fill in, ``___``) names nothing, and an
+    acronym's plural (``URLs``, ``PINGs``, ``IDs``) is prose: searched as a code name it
+    matched nothing and broadened into synonyms (``health`` for ``PINGs``)."""
+    if not token.strip("_") or _ACRONYM_PLURAL_RE.fullmatch(token):
         return False
     if "_" in token.strip("_") or token.startswith("__"):
         return True
