@@ -322,6 +322,18 @@ def test_a_plural_word_whose_singular_the_code_holds_is_no_gap_and_gets_no_synon
     assert "enumerates" in out.view.gaps  # no form of it anywhere: a true gap
 
 
+def test_a_word_is_still_a_gap_when_only_a_cut_of_it_is_in_other_words(tmp_path):
+    # ``retry`` cut to ``retr`` is inside ``retrieve``, ``ready`` cut to ``read`` inside
+    # ``thread``: neither is a form of the word, and the gap must still be said.
+    root = write_tree(tmp_path / "repo", {
+        "src/client.py": "def retrieve(thread):\n    return thread.join()\n",
+        "src/other.py": "def unrelated():\n    return 1\n",
+    })
+    task = "The client should retry when the connection is not ready\n\n" + "The client retrieve call fails. " * 8
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert {"retry", "ready"} <= set(out.view.gaps)
+
+
 def test_a_name_the_tasks_own_code_defines_is_no_gap(tmp_path):
     root = write_tree(tmp_path / "repo", {
         "src/stream.c": "int uv_read_start(uv_stream_t* s) {\n  return uv__read(s);\n}\n",

@@ -855,6 +855,20 @@ def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:
     assert not kws["count_bytes"].task_defines  # a call inside an `else if (...) {` block
 
 
+def test_a_rust_match_or_a_go_closure_in_the_tasks_code_defines_nothing() -> None:
+    task = ("parse_manifest fails on an empty file\n\n```rust\nlet m = match parse_manifest(&text) {\n"
+            "    Ok(m) => m,\n};\n```\n```go\ngo func() {\n\trunWorker(ch)\n}()\n```\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert not kws["parse_manifest"].task_defines
+
+
+def test_a_long_run_of_spaces_after_throws_is_read_in_linear_time() -> None:
+    # ``throws`` then 50,000 spaces: the definition pattern once tried every split of the
+    # run between its two parts (about 15 s here); now one pass.
+    task = "Parser hangs\n\n```java\nvoid parseAll() throws" + " " * 50000 + "x\n```\n"
+    assert extract_keywords(task)
+
+
 def test_an_acronyms_plural_is_a_word_not_a_code_name() -> None:
     # "PINGs" searched as a code name (needles pings, pin_gs) matched nothing and was
     # broadened into synonyms of a health check; URLs and IDs are prose as well.

@@ -264,19 +264,21 @@ def test_never_learns_the_alias_an_import_gives(tmp_path) -> None:
 
 def test_never_learns_a_module_the_tree_does_not_hold(tmp_path) -> None:
     # The best files import the standard library's functools and a C header where they
-    # speak of tokens: those names say where code comes from. A module of the tree
-    # (src/session.py) imported the same way is the codebase's own word.
+    # speak of tokens, and name them only there or as a qualifier: those names say where
+    # code comes from. A module of the tree (src/session.py) imported the same way, and a
+    # library module the code also names as a word of its own (<mutex>, token_mutex), are
+    # the codebase's words.
     files = dict(AUTH_CORPUS)
     files["src/session.py"] = "def renew(token):\n    return token\n"
     for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] = ("import functools\n#include <stdatomic.h>\nfrom .session import renew\n" + files[rel]
-                      + "\n@functools.cache\ndef token_cache(token):\n    return stdatomic(token) or "
-                        "session.renew(token)\n")
+        files[rel] = ("import functools\n#include <stdatomic.h>\n#include <mutex>\nfrom .session import renew\n"
+                      + files[rel] + "\n@functools.cache\ndef token_cache(token):\n    with token_mutex:\n"
+                        "        return functools.reduce(token) or session.renew(token)\n")
     docs = load(tmp_path, files)
     got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
                            keywords_from_list(["auth", "token", "expiry"]), limit=12)
     assert not {"functools", "stdatomic"} & set(got), got
-    assert {"session", "refresh", "jwt"} <= set(got), got
+    assert {"session", "mutex", "refresh", "jwt"} <= set(got), got
 
 
 def test_learns_nothing_without_a_relevant_file(tmp_path) -> None:

@@ -258,8 +258,8 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
     if judgements:
         _save(request, state)
     elif not request.steers_query:
-        more = "; --judge or --keywords search on" if state.cycle < state.max_cycles else \
-            f", or give --keywords or --judge with --max-cycles {state.max_cycles + 1}"
+        more = "; --judge, --keywords, --task or --patterns search on" if state.cycle < state.max_cycles else \
+            f", or give --keywords, --task, --patterns or --judge with --max-cycles {state.max_cycles + 1}"
         left = "" if not lost else " (1 of its files is gone, or no longer one the walk reads, and is left out)" \
             if lost == 1 else f" ({lost} of its files are gone, or no longer ones the walk reads, and are left out)"
         if edited:

@@ -35,8 +35,8 @@ from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import load_documents, match_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
-from .query import DERIVED_KINDS, KIND_WEIGHTS, MIN_STEM_LEN, NAMED_KINDS, Keyword, Kind, base_form, \
-    extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines
+from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
+    is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, singular_of
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
@@ -449,17 +449,18 @@ def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, Fil
 
 def _other_spelling(kw: Keyword) -> Optional[Keyword]:
     """The spelling that, held by a file, makes ``kw`` no gap: a module path made from a
-    dotted name, as the task wrote it (``cur_model._meta``); a plain word's stem (a file
-    holding ``list`` holds a form of ``lists``: searching synonyms of it would leave the
-    task's own word for guesses). None: ``kw`` has no other."""
+    dotted name, as the task wrote it (``cur_model._meta``); a plain plural word's
+    singular (a file holding ``list`` holds a form of ``lists``: searching synonyms of
+    it would leave the task's own word for guesses). Only a plural's: a stem cut from
+    any word lands inside others (``retry`` -> ``retr`` in ``retrieve``, ``ready`` ->
+    ``read`` in ``thread``), and a true gap would go unsaid. None: ``kw`` has no other."""
     text = kw.text
     if kw.kind == Kind.PATH and "/" in text and "." not in text.rsplit("/", 1)[-1]:
         return make_keyword(normalize(text).replace("/", "."), Kind.PATH)
     if kw.kind == Kind.WORD and not kw.stemmed:
-        norm = normalize(text)
-        stem = base_form(norm)
-        if stem != norm and len(stem) >= MIN_STEM_LEN:
-            return make_keyword(stem, Kind.WORD)
+        singular = singular_of(normalize(text))
+        if singular is not None:
+            return make_keyword(singular, Kind.WORD)
     return None
 
 

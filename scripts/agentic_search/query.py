@@ -85,9 +85,11 @@ _OWN_DEFINITION_RE = re.compile(
 # before the name (``} else if (x) {``, ``return f(x) {``) makes it no definition.
 _OWN_C_DEFINITION_RE = re.compile(
     r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
-    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w., \t]+)?\{[ \t]*\r?$", re.M)
+    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?\{[ \t]*\r?$", re.M)
+# (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
 _NOT_A_RETURN_TYPE = frozenset(
-    "return new else if while for switch catch throw case do await yield delete goto sizeof typeof".split())
+    "return new else if while for switch catch throw case do await yield delete goto sizeof typeof "
+    "match go defer func function".split())
 # The languages' own built-in functions and loaders, called in pasted code and defined by
 # no codebase (``repr(x)``, ``len(x)``, ``require('yargs')``, ``println!``): only in
 # pasted code they are not searched at all. Named in the prose ("the repr is wrong"),
@@ -378,6 +380,21 @@ def stem_prefix(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= MIN_STEM_LEN:
             return word[: len(word) - len(suffix)]
     return word
+
+
+def singular_of(word: str) -> "str | None":
+    """A plural English word's singular, at least MIN_STEM_LEN letters (``lists`` ->
+    ``list``, ``policies`` -> ``policy``, ``boxes`` -> ``box`` is too short), else None
+    (``status``, ``class``, ``analysis`` are no plurals)."""
+    if not word.isalpha() or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return None
+    if word.endswith("ies"):
+        out = word[:-3] + "y"
+    elif word.endswith(("ches", "shes", "xes", "zes", "sses")):
+        out = word[:-2]
+    else:
+        out = word[:-1]
+    return out if len(out) >= MIN_STEM_LEN else None
 
 
 def base_form(word: str) -> str:

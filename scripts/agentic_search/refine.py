@@ -256,9 +256,12 @@ def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
 
 def _library_modules(texts: Sequence[bytes], docs: Sequence[Document]) -> set[str]:
     """The one-word modules the texts import (:data:`_MODULE_PATH_RE`) that name no file
-    or directory of the tree: the standard library's and dependencies' (``functools``,
-    ``inspect``, ``stdarg.h``), whose names say where code comes from, not what this
-    codebase calls things. Lower case."""
+    or directory of the tree (of ``docs``, the files this cycle read) and that the texts
+    name only on import lines or as a qualifier (``functools.partial``, ``std::``): the
+    standard library's and dependencies' (``functools``, ``stdarg.h``), whose names say
+    where code comes from, not what this codebase calls things. A module whose name the
+    code also uses as a word of its own (``<mutex>`` beside ``registry_mutex``) stays
+    vocabulary. Lower case."""
     named: set[str] = set()
     for text in texts:
         for m in _MODULE_PATH_RE.finditer(text):
@@ -272,7 +275,22 @@ def _library_modules(texts: Sequence[bytes], docs: Sequence[Document]) -> set[st
     for doc in docs:
         for piece in doc.rel.split("/"):
             in_tree.add(piece.split(".", 1)[0].lower())
-    return named - in_tree
+    named -= in_tree
+    if named:
+        for text in texts:
+            rest = _QUALIFIER_RE.sub(b" ", _IMPORT_LINE_RE.sub(b" ", text))
+            for token in _WORD_IN_RAW_RE.findall(rest):
+                if token.lower() in named or named.intersection(split_identifier(token.decode("ascii", "ignore"))):
+                    named.difference_update(split_identifier(token.decode("ascii", "ignore")))
+                    named.discard(token.lower().decode("ascii", "ignore"))
+                    if not named:
+                        return named
+    return named
+
+
+# A name used as a qualifier: ``functools.`` / ``std::`` (a module's or namespace's name
+# before what it holds).
+_QUALIFIER_RE = re.compile(rb"\b[A-Za-z_]\w*[ \t]*(?:\.|::)(?=[ \t]*[A-Za-z_])")
 
 
 _ONE_WORD_RE = re.compile(r"[A-Za-z]+")
