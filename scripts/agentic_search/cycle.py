@@ -427,8 +427,8 @@ def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, Fil
     """The keywords no file read holds, in path or content. A module path made from a
     dotted name (``cur_model._meta`` -> ``cur_model/_meta``: no file extension) is a gap
     only when the dotted spelling is in no file either - a gap is a claim, and the task
-    wrote it so; a plain word only when its stem is in none (``lists`` where files say
-    ``list``). That spelling is counted like any keyword (through the index if any)."""
+    wrote it so; a plural word only when its singular is in none (``lists`` where files
+    say ``list``). That spelling is counted like any keyword (through the index if any)."""
     if not corpus.idfs:
         return ()
     # (A stem-only name that names no file is no gap: it was a guess at a file name,

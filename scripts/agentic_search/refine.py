@@ -254,6 +254,14 @@ def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
     return out
 
 
+# One word: a module name that can be vocabulary (``stdatomic``, not ``sys/stat``'s parts
+# joined or ``v8``).
+_ONE_WORD_RE = re.compile(r"[A-Za-z]+")
+# A name used as a qualifier: ``functools.`` / ``std::`` (a module's or namespace's name
+# before what it holds).
+_QUALIFIER_RE = re.compile(rb"\b[A-Za-z_]\w*[ \t]*(?:\.|::)(?=[ \t]*[A-Za-z_])")
+
+
 def _library_modules(texts: Sequence[bytes], docs: Sequence[Document]) -> set[str]:
     """The one-word modules the texts import (:data:`_MODULE_PATH_RE`) that name no file
     or directory of the tree (of ``docs``, the files this cycle read) and that the texts
@@ -276,24 +284,17 @@ def _library_modules(texts: Sequence[bytes], docs: Sequence[Document]) -> set[st
         for piece in doc.rel.split("/"):
             in_tree.add(piece.split(".", 1)[0].lower())
     named -= in_tree
-    if named:
-        for text in texts:
-            rest = _QUALIFIER_RE.sub(b" ", _IMPORT_LINE_RE.sub(b" ", text))
-            for token in _WORD_IN_RAW_RE.findall(rest):
-                if token.lower() in named or named.intersection(split_identifier(token.decode("ascii", "ignore"))):
-                    named.difference_update(split_identifier(token.decode("ascii", "ignore")))
-                    named.discard(token.lower().decode("ascii", "ignore"))
-                    if not named:
-                        return named
+    for text in texts:
+        if not named:
+            break
+        # (The code's own uses: the text less its import lines and qualifiers.)
+        rest = _QUALIFIER_RE.sub(b" ", _IMPORT_LINE_RE.sub(b" ", text))
+        for token in _WORD_IN_RAW_RE.findall(rest):
+            word = token.decode("ascii", "ignore")
+            low = word.lower()
+            if any(n in low for n in named):
+                named.difference_update(split_identifier(word))
     return named
-
-
-# A name used as a qualifier: ``functools.`` / ``std::`` (a module's or namespace's name
-# before what it holds).
-_QUALIFIER_RE = re.compile(rb"\b[A-Za-z_]\w*[ \t]*(?:\.|::)(?=[ \t]*[A-Za-z_])")
-
-
-_ONE_WORD_RE = re.compile(r"[A-Za-z]+")
 
 
 def _import_aliases(import_lines: Sequence[Sequence[bytes]]) -> set[str]:
