@@ -877,3 +877,21 @@ def test_an_acronyms_plural_is_a_word_not_a_code_name() -> None:
         "the replies pile up; getURLs and HTTPServer are names of my code.")}
     assert not {"PINGs", "URLs", "IDs"} & {t for t, k in kws.items() if k.kind == "identifier"}
     assert kws["getURLs"].kind == "identifier" and kws["HTTPServer"].kind == "identifier"
+
+
+def test_prose_between_two_quoted_hosts_is_no_quoted_message() -> None:
+    # The hosts go (they name no code); the quotes around them must still pair as written.
+    task = ('WebSocket Host header carries the default port\n\nOur proxy treats "example.com:443" as a '
+            'different virtual host than "example.com", and "https://example.com/ws" as another one than '
+            '"https://example.com:443/ws".')
+    texts = {k.text for k in extract_keywords(task)}
+    assert not any(k.kind == "message" for k in extract_keywords(task)), texts
+    assert "as a different virtual host than" not in texts and "as another one than" not in texts
+
+
+def test_a_variable_the_tasks_code_declares_is_its_own() -> None:
+    task = ("Host header wrong with WebSocketClient\n\n```cpp\nstd::string seen_host;\n"
+            "auto seen_port = cli.get_port();\nreturn make_host_string(seen_host);\n```\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert kws["seen_host"].task_defines and kws["seen_port"].task_defines
+    assert not kws["make_host_string"].task_defines and not kws["WebSocketClient"].task_defines

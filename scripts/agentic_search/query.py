@@ -27,7 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from . import lang
 from .lazyre import compile_later
@@ -87,9 +87,13 @@ _OWN_C_DEFINITION_RE = re.compile(
     r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
     r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?\{[ \t]*\r?$", re.M)
 # (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
+# ... and a variable the task's code declares with a type (``std::string seen_host;``,
+# ``auto res = cli.Get("/");``, ``const url = new URL(x)``): the reporter's own name.
+_OWN_C_VARIABLE_RE = re.compile(
+    r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*(?:=(?!=)|;|\{[^}\n]*\};)", re.M)
 _NOT_A_RETURN_TYPE = frozenset(
     "return new else if while for switch catch throw case do await yield delete goto sizeof typeof "
-    "match go defer func function".split())
+    "match go defer func function using namespace import package export".split())
 # The languages' own built-in functions and loaders, called in pasted code and defined by
 # no codebase (``repr(x)``, ``len(x)``, ``require('yargs')``, ``println!``): only in
 # pasted code they are not searched at all. Named in the prose ("the repr is wrong"),
@@ -742,7 +746,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
     prose = prose_norm()
     own_defined = set(_OWN_DEFINITION_RE.findall(task))
-    own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
+    own_defined.update(name for regex in (_OWN_C_DEFINITION_RE, _OWN_C_VARIABLE_RE)
+                       for head, name in regex.findall(task)
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
 
@@ -857,7 +862,25 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
 
-    return _BARE_HOST_RE.sub(" ", _URL_RE.sub(one, task)), paths
+    return _BARE_HOST_RE.sub(_kept_quoted(lambda m: " "), _URL_RE.sub(_kept_quoted(one), task)), paths
+
+
+_QUOTE_CHARS = "\"'\u201d"
+
+
+def _kept_quoted(replace_one: Callable[["re.Match[str]"], str]) -> Callable[["re.Match[str]"], str]:
+    """``replace_one`` for a URL or a host that a quote closes (``"example.com:443" as a
+    different host than "example.com"``): what is left ends in a word character, so the
+    closing quote stays a closing one and the prose between two quoted hosts is never
+    read as a quoted message."""
+    def sub(m: "re.Match[str]") -> str:
+        out = replace_one(m)
+        if m.string[m.end():m.end() + 1] in _QUOTE_CHARS and m.end() < len(m.string):
+            out = out.rstrip() or " "
+            if not out[-1].isalnum():
+                out += "_"
+        return out
+    return sub
 
 
 def strip_html(task: str) -> str:
