@@ -895,3 +895,13 @@ def test_a_variable_the_tasks_code_declares_is_its_own() -> None:
     kws = {k.text: k for k in extract_keywords(task)}
     assert kws["seen_host"].task_defines and kws["seen_port"].task_defines
     assert not kws["make_host_string"].task_defines and not kws["WebSocketClient"].task_defines
+
+
+def test_an_exceptions_qualified_name_names_its_class_not_a_path() -> None:
+    # "jinja2.exceptions.UndefinedError" in a report says where the error's class lives;
+    # the module of a dotted name that is no exception stays a path.
+    kws = {k.text: k for k in extract_keywords(
+        "Variable undefined in a branch\n\nActual: jinja2.exceptions.UndefinedError is raised "
+        "from jinja2.runtime.Context and django.db.models.query.QuerySet.")}
+    assert "jinja2/exceptions" not in kws and kws["UndefinedError"].kind == "identifier"
+    assert kws["jinja2/runtime"].kind == "path" and kws["django/db/models/query"].kind == "path"

@@ -496,6 +496,11 @@ _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "j
                               "mp4", "mov", "woff", "woff2", "ttf", "sqlite", "pem", "crt"))
 
 
+# The name of an exception class: ``UndefinedError``, ``ImproperlyConfigured`` is not one
+# by its name and keeps its module.
+_EXCEPTION_NAME_RE = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)")
+
+
 def _module_path(dotted: str) -> str | None:
     """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x``)."""
     parts = dotted.split(".")
@@ -679,7 +684,10 @@ def extract_keywords(task: str) -> list[Keyword]:
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
-        mod = None if decorator else _module_path(m.group(1))
+        # (An exception's qualified name, ``jinja2.exceptions.UndefinedError``, says where
+        # the error's class lives, not where it is raised: its module is no path.)
+        raised = _EXCEPTION_NAME_RE.fullmatch(m.group(1).rsplit(".", 1)[-1]) is not None
+        mod = None if decorator or raised else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
