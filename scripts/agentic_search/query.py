@@ -883,7 +883,7 @@ def _kept_quoted(replace_one: Callable[["re.Match[str]"], str]) -> Callable[["re
     read as a quoted message."""
     def sub(m: "re.Match[str]") -> str:
         out = replace_one(m)
-        if m.string[m.end():m.end() + 1] in _QUOTE_CHARS and m.end() < len(m.string):
+        if m.end() < len(m.string) and m.string[m.end()] in _QUOTE_CHARS:
             out = out.rstrip() or " "
             if not out[-1].isalnum():
                 out += "_"
