@@ -27,7 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Callable, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from . import lang
 from .lazyre import compile_later
@@ -87,13 +87,9 @@ _OWN_C_DEFINITION_RE = re.compile(
     r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
     r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?\{[ \t]*\r?$", re.M)
 # (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
-# ... and a variable the task's code declares with a type (``std::string seen_host;``,
-# ``auto res = cli.Get("/");``, ``const url = new URL(x)``): the reporter's own name.
-_OWN_C_VARIABLE_RE = re.compile(
-    r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*(?:=(?!=)|;|\{[^}\n]*\};)", re.M)
 _NOT_A_RETURN_TYPE = frozenset(
     "return new else if while for switch catch throw case do await yield delete goto sizeof typeof "
-    "match go defer func function using namespace import package export".split())
+    "match go defer func function".split())
 # The languages' own built-in functions and loaders, called in pasted code and defined by
 # no codebase (``repr(x)``, ``len(x)``, ``require('yargs')``, ``println!``): only in
 # pasted code they are not searched at all. Named in the prose ("the repr is wrong"),
@@ -212,10 +208,13 @@ _DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(]
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
 # A message quoted in the prose ('Error: The value you entered was invalid.', "...",
-# “...”): the quote opens after no letter (not the apostrophe of "don't") and closes
-# before none.
+# “...”): the quote opens after no letter (not the apostrophe of "don't") and before a
+# letter or sign, and closes before none. (A quote before a space closes a string: with
+# the hosts of ``"example.com:443" as a different host than "example.com"`` taken out,
+# the prose between the two was read as a quoted message.)
 _QUOTED_STRING_RE = compile_later(
-    r"(?<!\w)'([^'\n]{%d,160})'(?!\w)|(?<!\w)\"([^\"\n]{%d,160})\"(?!\w)|\u201c([^\u201c\u201d\n]{%d,160})\u201d"
+    r"(?<!\w)'(?=\S)([^'\n]{%d,160})'(?!\w)|(?<!\w)\"(?=\S)([^\"\n]{%d,160})\"(?!\w)"
+    r"|\u201c([^\u201c\u201d\n]{%d,160})\u201d"
     % ((QUOTED_LINE_MIN_CHARS,) * 3))
 _PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -499,6 +498,8 @@ _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "j
 # The name of an exception class: ``UndefinedError``, ``ImproperlyConfigured`` is not one
 # by its name and keeps its module.
 _EXCEPTION_NAME_RE = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)")
+# Modules that hold a package's error classes and nothing else, by their names.
+_ERRORS_MODULES = frozenset("exceptions errors exc".split())
 
 
 def _module_path(dotted: str) -> str | None:
@@ -684,9 +685,12 @@ def extract_keywords(task: str) -> list[Keyword]:
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
-        # (An exception's qualified name, ``jinja2.exceptions.UndefinedError``, says where
-        # the error's class lives, not where it is raised: its module is no path.)
-        raised = _EXCEPTION_NAME_RE.fullmatch(m.group(1).rsplit(".", 1)[-1]) is not None
+        # (An exception's qualified name in a module of errors alone,
+        # ``jinja2.exceptions.UndefinedError``, says where the error's class lives, not
+        # where it is raised: that module is no path. ``yaml.scanner.ScannerError`` names
+        # the module that raises it too, and stays one.)
+        parts = m.group(1).split(".")
+        raised = len(parts) > 2 and parts[-2] in _ERRORS_MODULES and _EXCEPTION_NAME_RE.fullmatch(parts[-1])
         mod = None if decorator or raised else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
@@ -754,8 +758,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
     prose = prose_norm()
     own_defined = set(_OWN_DEFINITION_RE.findall(task))
-    own_defined.update(name for regex in (_OWN_C_DEFINITION_RE, _OWN_C_VARIABLE_RE)
-                       for head, name in regex.findall(task)
+    own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
 
@@ -870,25 +873,7 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
 
-    return _BARE_HOST_RE.sub(_kept_quoted(lambda m: " "), _URL_RE.sub(_kept_quoted(one), task)), paths
-
-
-_QUOTE_CHARS = "\"'\u201d"
-
-
-def _kept_quoted(replace_one: Callable[["re.Match[str]"], str]) -> Callable[["re.Match[str]"], str]:
-    """``replace_one`` for a URL or a host that a quote closes (``"example.com:443" as a
-    different host than "example.com"``): what is left ends in a word character, so the
-    closing quote stays a closing one and the prose between two quoted hosts is never
-    read as a quoted message."""
-    def sub(m: "re.Match[str]") -> str:
-        out = replace_one(m)
-        if m.end() < len(m.string) and m.string[m.end()] in _QUOTE_CHARS:
-            out = out.rstrip() or " "
-            if not out[-1].isalnum():
-                out += "_"
-        return out
-    return sub
+    return _BARE_HOST_RE.sub(" ", _URL_RE.sub(one, task)), paths
 
 
 def strip_html(task: str) -> str:
