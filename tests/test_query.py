@@ -19,7 +19,7 @@ import pytest
 from agentic_search.match import compile_keywords, match_document, read_document
 from agentic_search.query import (
     CODE_ONLY_FACTOR, TITLE_BOOST, Keyword, extract_keywords, installed_tail, keywords_from_list, make_keyword,
-    merge_keywords, normalize, prose_of, split_identifier,
+    merge_keywords, normalize, prose_of, split_identifier, strip_urls,
 )
 
 
@@ -905,3 +905,11 @@ def test_a_quoted_message_ending_in_a_url_keeps_its_words() -> None:
                                              'api.example.com" and "unable to access https://github.com/" then')
             if k.kind == "message"]
     assert sorted(msgs) == ["could not resolve host", "unable to access"], msgs
+
+
+def test_a_long_token_joined_by_plus_signs_is_read_in_linear_time() -> None:
+    # 64 KB of ``a+a+...``: the host pattern once read to the token's end from every ``+``
+    # (3.8 s here); an address and a host are still taken out.
+    assert extract_keywords("Crash on long input\n\n" + "a+" * 32000)
+    text, _ = strip_urls("mail a+b@example.com or api.example.com:443 now")
+    assert "example" not in text and "mail" in text and "now" in text

@@ -835,8 +835,10 @@ _URL_TAIL = ".,;:!?)]}>'\""
 # address: it names a machine, not code; read as a dotted module name it made the path
 # keyword ``api/example/com`` and the word ``api`` (a trial: ``requests/api.py`` 2nd for
 # a netrc task). Only the generic top-level domains: ``scipy.io`` and ``x.dev`` may be
-# modules, and a Java package starts with ``com.``, never ends with it.
-_BARE_HOST_RE = re.compile(r"(?<![\w./@-])(?:[\w.+-]+@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
+# modules, and a Java package starts with ``com.``, never ends with it. (It starts at a
+# token's start, never after a ``+`` inside one: on ``a+a+a+...`` the address part read
+# to the token's end from every ``+``, the square of its length.)
+_BARE_HOST_RE = re.compile(r"(?<![\w./@+-])(?:[\w.+-]+@)?(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+"
                            r"(?:com|org|net|edu|gov|localhost)(?::\d+)?(?![\w-])", re.I)
 
 
