@@ -202,6 +202,20 @@ def test_never_learns_code_noise(tmp_path) -> None:
     assert not {"isinstance", "self", "def", "return", "dict", "str", "import", "from"} & set(got), got
 
 
+def test_never_learns_a_languages_literals(tmp_path) -> None:
+    # Go's nil, Python's None, every language's true and false: in every file of the
+    # language, whatever it is about (a trial's round proposed "nil" and "found").
+    files = dict(AUTH_CORPUS)
+    for rel in ("src/auth.py", "src/tokens.py"):
+        files[rel] += ("\ndef token_ok(token):\n    if token is nil or token is None:\n"
+                       "        return false\n    return true\n") * 3
+    docs = load(tmp_path, files)
+    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                           keywords_from_list(["auth", "token", "expiry"]), limit=12)
+    assert not {"nil", "none", "true", "false"} & set(got), got
+    assert {"refresh", "jwt"} <= set(got), got
+
+
 def test_learns_from_the_code_not_from_a_locale_or_readme_that_leads(tmp_path) -> None:
     # A locale file and a readme lead the ranking; their words (month names, prose) are
     # not what the code calls things: the terms come from the code files behind them.

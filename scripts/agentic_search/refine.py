@@ -78,7 +78,7 @@ EXCLUDE_BELOW = UNRELATED_BELOW
 _CODE_NOISE = frozenset(
     """
     isinstance str int dict list len bool float tuple set get args kwargs value values data
-    type object string number boolean void any null undefined const function return export
+    type object string number boolean void any null undefined none true false const function return export
     import async await this self new var let def elif else try except finally raise assert
     super init str repr main test tests todo fixme xxx param params returns err res req next
     public private protected static final class interface extends implements package
@@ -86,7 +86,7 @@ _CODE_NOISE = frozenset(
     # Each language's reserved words and preprocessor directives: every file of it says
     # them (``func`` in Go, ``impl`` in Rust, ``ifdef`` in C), whatever it is about.
     + """
-    func struct chan defer range goroutine fallthrough
+    func struct chan defer range goroutine fallthrough nil iota
     impl pub mut enum trait crate dyn unsafe
     include define ifdef ifndef endif undef pragma typedef unsigned signed sizeof inline extern
     template typename namespace nullptr noexcept constexpr virtual override explicit
