@@ -889,17 +889,6 @@ def test_prose_between_two_quoted_hosts_is_no_quoted_message() -> None:
     assert "as a different virtual host than" not in texts and "as another one than" not in texts
 
 
-def test_an_exception_in_a_module_of_errors_names_its_class_not_a_path() -> None:
-    # "jinja2.exceptions.UndefinedError" in a report says where the error's class lives;
-    # a module that raises its own error (yaml.scanner.ScannerError) and the module of a
-    # dotted name that is no exception stay paths.
-    kws = {k.text: k for k in extract_keywords(
-        "Variable undefined in a branch\n\nActual: jinja2.exceptions.UndefinedError is raised "
-        "from jinja2.runtime.Context, yaml.scanner.ScannerError and django.db.models.query.QuerySet.")}
-    assert "jinja2/exceptions" not in kws and kws["UndefinedError"].kind == "identifier"
-    assert all(kws[p].kind == "path" for p in ("jinja2/runtime", "yaml/scanner", "django/db/models/query"))
-
-
 def test_a_quoted_message_ending_in_a_url_keeps_its_words() -> None:
     msgs = [k.text for k in extract_keywords('Install fails\n\nit says "could not resolve host '
                                              'api.example.com" and "unable to access https://github.com/" then')

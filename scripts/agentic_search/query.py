@@ -495,13 +495,6 @@ _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "j
                               "mp4", "mov", "woff", "woff2", "ttf", "sqlite", "pem", "crt"))
 
 
-# The name of an exception class: ``UndefinedError``, ``ImproperlyConfigured`` is not one
-# by its name and keeps its module.
-_EXCEPTION_NAME_RE = re.compile(r"[A-Z]\w*(?:Error|Exception|Warning)")
-# Modules that hold a package's error classes and nothing else, by their names.
-_ERRORS_MODULES = frozenset("exceptions errors exc".split())
-
-
 def _module_path(dotted: str) -> str | None:
     """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x``)."""
     parts = dotted.split(".")
@@ -685,13 +678,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
-        # (An exception's qualified name in a module of errors alone,
-        # ``jinja2.exceptions.UndefinedError``, says where the error's class lives, not
-        # where it is raised: that module is no path. ``yaml.scanner.ScannerError`` names
-        # the module that raises it too, and stays one.)
-        parts = m.group(1).split(".")
-        raised = len(parts) > 2 and parts[-2] in _ERRORS_MODULES and _EXCEPTION_NAME_RE.fullmatch(parts[-1])
-        mod = None if decorator or raised else _module_path(m.group(1))
+        mod = None if decorator else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
