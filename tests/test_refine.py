@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Dict, List, Sequence
+from typing import Dict, List, Optional, Sequence
 
 import pytest
 
@@ -185,6 +185,18 @@ def learn(tmp_path, scored, keywords: Sequence[str]) -> List[str]:
     return learn_vocabulary(scored, {d.rel: d.data for d in docs}, docs, keywords_from_list(keywords))
 
 
+def learn_around(tmp_path, before: str = "", after: str = "", limit: int = MAX_LEARNED,
+                 extra: Optional[Dict[str, str]] = None) -> List[str]:
+    """What the auth/token/expiry task learns when the two best files (auth.py, tokens.py)
+    hold ``before`` and ``after`` around their own text, with ``extra`` files in the tree."""
+    files = {**AUTH_CORPUS, **(extra or {})}
+    for rel in ("src/auth.py", "src/tokens.py"):
+        files[rel] = before + files[rel] + after
+    docs = load(tmp_path, files)
+    return learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
+                            keywords_from_list(["auth", "token", "expiry"]), limit=limit)
+
+
 def test_learns_terms_shared_by_the_best_files(tmp_path) -> None:
     got = learn(tmp_path, AUTH_SCORES, ["auth", "token", "expiry"])
     assert {"refresh", "jwt"} <= set(got), got
@@ -205,13 +217,8 @@ def test_never_learns_code_noise(tmp_path) -> None:
 def test_never_learns_a_languages_literals(tmp_path) -> None:
     # Go's nil, Python's None, every language's true and false: in every file of the
     # language, whatever it is about (a trial's round proposed "nil" and "found").
-    files = dict(AUTH_CORPUS)
-    for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] += ("\ndef token_ok(token):\n    if token is nil or token is None:\n"
-                       "        return false\n    return true\n") * 3
-    docs = load(tmp_path, files)
-    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
-                           keywords_from_list(["auth", "token", "expiry"]), limit=12)
+    got = learn_around(tmp_path, after=("\ndef token_ok(token):\n    if token is nil or token is None:\n"
+                                        "        return false\n    return true\n") * 3, limit=12)
     assert not {"nil", "none", "true", "false"} & set(got), got
     assert {"refresh", "jwt"} <= set(got), got
 
@@ -244,34 +251,23 @@ def test_never_learns_a_term_nearly_every_file_holds(tmp_path) -> None:
 
 
 def test_never_learns_linter_directives(tmp_path) -> None:
-    files = dict(AUTH_CORPUS)
-    for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] += ("\nx = 1  # pylint: disable=invalid-name  # noqa\n# eslint-disable-next-line\n"
-                       "token.refresh = spread(token)  # eslint-disable-line prefer-spread, no-plusplus\n"
-                       "/* istanbul ignore next */ renew(token)  # type: ignore[attr-defined]\n") * 4
-    docs = load(tmp_path, files)
-    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
-                           keywords_from_list(["auth", "token", "expiry"]))
+    directives = ("\nx = 1  # pylint: disable=invalid-name  # noqa\n# eslint-disable-next-line\n"
+                  "token.refresh = spread(token)  # eslint-disable-line prefer-spread, no-plusplus\n"
+                  "/* istanbul ignore next */ renew(token)  # type: ignore[attr-defined]\n") * 4
+    got = learn_around(tmp_path, after=directives)
     # Neither the tools' names nor the rules a directive names ...
     assert not {"pylint", "disable", "noqa", "eslint", "prefer", "plusplus", "invalid", "ignore",
                 "attr", "defined", "istanbul"} & set(got), got
     # ... while the code before and after a directive still teaches.
     assert {"refresh", "jwt"} <= set(got), got
-    assert {"spread", "renew"} & set(learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
-                                                    keywords_from_list(["auth", "token", "expiry"]),
-                                                    limit=12)), got
+    assert {"spread", "renew"} & set(learn_around(tmp_path, after=directives, limit=12)), got
 
 
 def test_never_learns_the_alias_an_import_gives(tmp_path) -> None:
     # "import collections.abc as cabc", used where the best files check tokens: the
     # alias is each file's own name for a module, not the codebase's vocabulary.
-    files = dict(AUTH_CORPUS)
-    for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] = ("import collections.abc as cabc\n" + files[rel]
-                      + "\ndef token_list(token):\n    return isinstance(token, cabc.Sequence) and cabc.Sized\n")
-    docs = load(tmp_path, files)
-    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
-                           keywords_from_list(["auth", "token", "expiry"]))
+    got = learn_around(tmp_path, before="import collections.abc as cabc\n",
+                       after="\ndef token_list(token):\n    return isinstance(token, cabc.Sequence) and cabc.Sized\n")
     assert "cabc" not in got, got
     assert {"refresh", "jwt"} <= set(got), got
 
@@ -282,15 +278,12 @@ def test_never_learns_a_module_the_tree_does_not_hold(tmp_path) -> None:
     # code comes from. A module of the tree (src/session.py) imported the same way, and a
     # library module the code also names as a word of its own (<mutex>, token_mutex), are
     # the codebase's words.
-    files = dict(AUTH_CORPUS)
-    files["src/session.py"] = "def renew(token):\n    return token\n"
-    for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] = ("import functools\n#include <stdatomic.h>\n#include <mutex>\nfrom .session import renew\n"
-                      + files[rel] + "\n@functools.cache\ndef token_cache(token):\n    with token_mutex:\n"
-                        "        return functools.reduce(token) or session.renew(token)\n")
-    docs = load(tmp_path, files)
-    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
-                           keywords_from_list(["auth", "token", "expiry"]), limit=12)
+    got = learn_around(tmp_path,
+                       before=("import functools\n#include <stdatomic.h>\n#include <mutex>\n"
+                               "from .session import renew\n"),
+                       after="\n@functools.cache\ndef token_cache(token):\n    with token_mutex:\n"
+                             "        return functools.reduce(token) or session.renew(token)\n",
+                       limit=12, extra={"src/session.py": "def renew(token):\n    return token\n"})
     assert not {"functools", "stdatomic"} & set(got), got
     assert {"session", "mutex", "refresh", "jwt"} <= set(got), got
 
@@ -427,13 +420,9 @@ def test_never_learns_a_language_keyword_or_where_code_comes_from(tmp_path) -> N
     # Every Go file says ``func`` and ``struct``; a module path names its host and owner
     # (github.com/google/uuid) and a comment's link its site: none is what the code calls
     # things. The name a module path ends in (uuid) may still be learned.
-    files = dict(AUTH_CORPUS)
-    for rel in ("src/auth.py", "src/tokens.py"):
-        files[rel] += ('\nimport "github.com/google/uuid"\n// see https://gitlab.example.org/docs/page\n'
-                       "func f() struct{} { return uuid }\n") * 3
-    docs = load(tmp_path, files)
-    got = learn_vocabulary(AUTH_SCORES, {d.rel: d.data for d in docs}, docs,
-                           keywords_from_list(["auth", "token", "expiry"]), limit=8)
+    got = learn_around(tmp_path, after=('\nimport "github.com/google/uuid"\n'
+                                        "// see https://gitlab.example.org/docs/page\n"
+                                        "func f() struct{} { return uuid }\n") * 3, limit=8)
     assert not {"func", "struct", "github", "google", "gitlab", "example", "docs", "page"} & set(got), got
     assert "uuid" in got and {"refresh", "jwt"} <= set(got), got
 

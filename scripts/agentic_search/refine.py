@@ -193,7 +193,7 @@ def learn_vocabulary(
     import_lines = [_IMPORT_LINE_RE.findall(text) for text in texts]
     for alias in _import_aliases(import_lines):
         eligible[alias] = False  # a file's own name for a module (``cabc``) is no vocabulary
-    for name in _library_modules(texts, docs):
+    for name in _library_modules(texts, import_lines, docs):
         eligible[name] = False  # the standard library's or a dependency's (``functools``, ``stdatomic``)
     for text in texts:
         seen_here: set[str] = set()
@@ -262,21 +262,21 @@ _ONE_WORD_RE = re.compile(r"[A-Za-z]+")
 _QUALIFIER_RE = re.compile(rb"\b[A-Za-z_]\w*[ \t]*(?:\.|::)(?=[ \t]*[A-Za-z_])")
 
 
-def _library_modules(texts: Sequence[bytes], docs: Sequence[Document]) -> set[str]:
-    """The one-word modules the texts import (:data:`_MODULE_PATH_RE`) that name no file
-    or directory of the tree (of ``docs``, the files this cycle read) and that the texts
-    name only on import lines or as a qualifier (``functools.partial``, ``std::``): the
+def _library_modules(texts: Sequence[bytes], import_lines: Sequence[Sequence[bytes]],
+                     docs: Sequence[Document]) -> set[str]:
+    """The one-word modules the texts import (their ``import_lines``, as
+    :data:`_MODULE_PATH_RE` reads them) that name no file or directory of the tree (of
+    ``docs``, the files this cycle read) and that the texts name only on import lines or as a qualifier (``functools.partial``, ``std::``): the
     standard library's and dependencies' (``functools``, ``stdarg.h``), whose names say
     where code comes from, not what this codebase calls things. A module whose name the
     code also uses as a word of its own (``<mutex>`` beside ``registry_mutex``) stays
     vocabulary. Lower case."""
     named: set[str] = set()
-    for text in texts:
-        for m in _MODULE_PATH_RE.finditer(text):
-            path = (m.group(1) or m.group(2) or m.group(3)).decode("ascii", "ignore")
-            for piece in re.split(r"[/.\\]+", path):
-                if piece and _ONE_WORD_RE.fullmatch(piece):
-                    named.add(piece.lower())
+    for m in (m for lines in import_lines for line in lines for m in _MODULE_PATH_RE.finditer(line)):
+        path = (m.group(1) or m.group(2) or m.group(3)).decode("ascii", "ignore")
+        for piece in re.split(r"[/.\\]+", path):
+            if piece and _ONE_WORD_RE.fullmatch(piece):
+                named.add(piece.lower())
     if not named:
         return named
     in_tree: set[str] = set()
