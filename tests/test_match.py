@@ -473,3 +473,41 @@ def test_a_document_read_again_is_the_text_searched_never_more(tmp_path) -> None
     assert same.data == same.low
     kept = read_document("a.py", str(f))
     assert kept.data == b"Token Expirx\n" + b"grown " * 10000  # unchanged: the bytes as written
+
+
+# --------------------------------------------------------------------------- #
+# held_anywhere: is a keyword in some file at all (the gap check), without counting
+# --------------------------------------------------------------------------- #
+
+def _held_by_matching(docs, keywords) -> tuple[bool, ...]:
+    from agentic_search.match import match_many
+
+    found = match_many(docs, compile_keywords(keywords), workers=1)
+    return tuple(any(m.counts[i] or m.in_path[i] for m in found) for i in range(len(keywords)))
+
+
+@pytest.mark.parametrize("block", [1, 40, 1 << 20])
+def test_held_anywhere_says_what_counting_every_file_says(monkeypatch, block: int) -> None:
+    # Whatever the block size: a word in one file's content, a name only a path holds,
+    # a quoted path named from outside the root, and words in no file.
+    from agentic_search import match as match_mod
+    from agentic_search.match import Document, held_anywhere
+
+    monkeypatch.setattr(match_mod, "HELD_BLOCK_BYTES", block)
+    texts = {"src/app.py": b"def widget():\n    return 1\n", "src/throttle_util.py": b"x = 1\n",
+             "lib/a.py": b"gadget = 2\n", "lib/b.py": b"nothing here\n"}
+    docs = [Document(rel, data, data.lower(), len(data)) for rel, data in texts.items()]
+    keywords = [make_keyword("widget", "word"), make_keyword("throttle", "word"), make_keyword("gadget", "word"),
+                make_keyword("sprocket", "word"), make_keyword("repo/lib/a.py", "path"),
+                make_keyword("lib/c.py", "path")]
+    assert held_anywhere(docs, keywords) == _held_by_matching(docs, keywords) \
+        == (True, True, True, False, True, False)
+
+
+def test_held_anywhere_finds_no_word_across_two_files() -> None:
+    # Files are searched joined, but a word split between one file's end and the next
+    # file's start is in neither.
+    from agentic_search.match import Document, held_anywhere
+
+    docs = [Document("a.py", b"x = wid", b"x = wid", 7), Document("b.py", b"get = 1", b"get = 1", 7)]
+    assert held_anywhere(docs, [make_keyword("widget", "word")]) == (False,)

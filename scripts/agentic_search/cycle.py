@@ -32,7 +32,7 @@ from . import feedback as feedback_mod
 from . import fsafe
 from . import imports as imports_mod
 from .decide import UNSURE_BELOW, Evidence, decide
-from .engine import load_documents, match_documents, rank_documents
+from .engine import held_by_any, load_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
@@ -438,12 +438,8 @@ def _gaps(keywords: Sequence[Keyword], corpus: Corpus, matches: Mapping[str, Fil
                if not kw.stem_only and not kw.task_defines
                and not any(m.counts[i] or m.in_path[i] for m in matches.values())]
     others = {i: alt for i, alt in ((i, _other_spelling(keywords[i])) for i in missing) if alt is not None}
-    spelled: set[int] = set()
-    if others:
-        alts = list(others.values())
-        for m in match_documents(docs, alts, cache):
-            if m is not None:
-                spelled.update(i for i, c in zip(others, m.counts) if c)
+    held = held_by_any(docs, list(others.values()), cache) if others else ()
+    spelled = {i for i, h in zip(others, held) if h}
     return tuple(keywords[i] for i in missing if i not in spelled)
 
 

@@ -12,7 +12,8 @@ from functools import partial
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
 from .progress import QUIET, Progress
-from .match import Document, FileMatch, ReadTally, compile_keywords, match_many, read_document, read_entry
+from .match import Document, FileMatch, ReadTally, compile_keywords, held_anywhere, match_many, read_document, \
+    read_entry
 from .query import Keyword
 from .score import (LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches,
                     without_conventions)
@@ -46,6 +47,19 @@ def match_documents(docs: Sequence[Document], keywords: Sequence[Keyword],
     """What :func:`match.match_document` gives for each document, through the index when
     there is one (None: nothing hit the file)."""
     return cache.match(docs, keywords) if cache is not None else match_many(docs, compile_keywords(keywords))
+
+
+def held_by_any(docs: Sequence[Document], keywords: Sequence[Keyword],
+                cache: Optional["Cache"] = None) -> tuple[bool, ...]:
+    """Whether some document holds each keyword (content or path): through the index's
+    postings when there is one, else by a search that stops at the first holder."""
+    if cache is None:
+        return held_anywhere(docs, keywords)
+    held = [False] * len(keywords)
+    for m in cache.match(docs, keywords):
+        if m is not None:
+            held = [h or bool(c) or p > 0.0 for h, c, p in zip(held, m.counts, m.in_path)]
+    return tuple(held)
 
 
 def rank_documents(

@@ -18,7 +18,7 @@ from . import fsafe
 from . import lang
 from .forkmap import fork_map
 from .lang import Language, definition_words, language_of
-from .paths import path_match
+from .paths import outside_tails, path_match
 from .query import Keyword
 
 # Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
@@ -31,6 +31,8 @@ PARALLEL_MIN_BYTES = 8 * 1024 * 1024
 PARALLEL_MIN_WORK = 256 * 1024 * 1024
 # Worker processes at most: matching is bound by memory bandwidth beyond a few cores.
 MAX_WORKERS = 4
+# Bytes of file contents searched at once to see whether a keyword is anywhere.
+HELD_BLOCK_BYTES = 16 * 1024 * 1024
 # What a result quotes (summary lines, tags), follows (imports) and learns vocabulary from
 # is the file's first MiB: the search counts every byte, but a 20 MB file's summary must
 # not cost seconds.
@@ -520,6 +522,47 @@ _FORK_WORK: Optional[tuple[Sequence[Document], CompiledKeywords]] = None
 def _match_range(bounds: tuple[int, int]) -> list[tuple]:
     docs, ck = _FORK_WORK  # type: ignore[misc]
     return [_evidence(docs[i], ck) for i in range(*bounds)]
+
+
+def held_anywhere(docs: Sequence[Document], keywords: Sequence[Keyword]) -> tuple[bool, ...]:
+    """Whether some document holds each keyword, in its content or its path: what
+    :func:`match_many`'s counts and ``in_path`` would say of it, without counting. The
+    contents are searched in blocks of :data:`HELD_BLOCK_BYTES` joined by a NUL (no
+    needle holds one), and the search stops once every keyword is held: a word the tree
+    holds is found in the first block or so, not counted in every file."""
+    held = [False] * len(keywords)
+    lows = [d.rel.lower() for d in docs]
+    joined = "\n".join(lows)
+    flat = joined.replace("_", "").replace("-", "")
+    rels = set(lows)
+    for i, kw in enumerate(keywords):
+        pn = kw.path_needle
+        if not pn or not (pn in joined or pn in flat
+                          or (kw.kind == "path" and (pn in rels or any(t in rels for t in outside_tails(pn))))):
+            continue  # (the screen match_document applies before path_match, on every path at once)
+        held[i] = any(path_match(low, kw, d.rel) > 0.0 for d, low in zip(docs, lows)
+                      if pn in low or pn in low.replace("_", "").replace("-", "") or (kw.kind == "path" and low in pn))
+    separable = [all(b"\0" not in n for n in kw.needles) for kw in keywords]
+    todo = [i for i in range(len(keywords)) if not held[i] and keywords[i].needles]
+    block: list[bytes] = []
+    size = 0
+    for n, d in enumerate(docs):
+        if not todo:
+            break
+        low = d.low
+        for i in [i for i in todo if not separable[i] and not held[i]]:  # (file by file)
+            if any(nd in low for nd in keywords[i].needles):
+                held[i] = True
+        block.append(low)
+        size += len(low)
+        if size >= HELD_BLOCK_BYTES or n == len(docs) - 1:
+            text = b"\0".join(block)
+            for i in todo:
+                if separable[i] and not held[i] and any(nd in text for nd in keywords[i].needles):
+                    held[i] = True
+            block, size = [], 0
+            todo = [i for i in todo if not held[i]]
+    return tuple(held)
 
 
 def _ranges(docs: Sequence[Document], parts: int) -> list[tuple[int, int]]:
