@@ -855,11 +855,31 @@ def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:
     assert not kws["count_bytes"].task_defines  # a call inside an `else if (...) {` block
 
 
+def test_names_the_tasks_code_assigns_are_its_own_but_not_names_in_prose() -> None:
+    # A pasted enum's members and a reproduction's variables (a trial's ``TOP_RIGHT`` and
+    # ``seen_host`` were listed as gaps); a prose line shaped like an assignment is prose.
+    task = ("Enum with tuple values validates wrong\n\nLegacyMode = on in our config breaks it.\n\n"
+            "```python\nclass Corner(Point, Enum):\n    TOP_RIGHT = (1, 1)\n"
+            "    BOTTOM_LEFT: Point = (0, 0)\n```\n\n    seen_host := lookup_host(req)\n\n"
+            "```js\nconst appRouter = express.Router()\nif (ready_flag == true) start_server()\n```\n"
+            "Then `Corner.TOP_RIGHT` is not kept.\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert all(kws[n].task_defines for n in ("TOP_RIGHT", "BOTTOM_LEFT", "seen_host", "appRouter")), kws
+    assert not any(kws[n].task_defines for n in ("LegacyMode", "lookup_host", "ready_flag") if n in kws)
+
+
 def test_a_rust_match_or_a_go_closure_in_the_tasks_code_defines_nothing() -> None:
     task = ("parse_manifest fails on an empty file\n\n```rust\nlet m = match parse_manifest(&text) {\n"
             "    Ok(m) => m,\n};\n```\n```go\ngo func() {\n\trunWorker(ch)\n}()\n```\n")
     kws = {k.text: k for k in extract_keywords(task)}
     assert not kws["parse_manifest"].task_defines
+
+
+def test_long_runs_of_spaces_around_an_assignments_colon_are_read_in_linear_time() -> None:
+    # A name, 50,000 spaces, a colon, 50,000 more: the assignment pattern's type part once
+    # tried every split of the runs (minutes); now its spaces are bounded.
+    task = "Parser hangs\n\n```\nx" + " " * 50000 + ":" + " " * 50000 + "\n```\n"
+    assert extract_keywords(task)
 
 
 def test_a_long_run_of_spaces_after_throws_is_read_in_linear_time() -> None:

@@ -86,6 +86,13 @@ _OWN_DEFINITION_RE = re.compile(
 _OWN_C_DEFINITION_RE = re.compile(
     r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
     r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?\{[ \t]*\r?$", re.M)
+# ... and a name the task's code assigns at the start of a line (``TOP_RIGHT = (1, 1)``
+# in a pasted enum, ``let ctx = ...``, ``seen := 0``, ``const app = express()``): the
+# reporter's own variable or member. Only on a line of pasted code (:func:`code_of`): a
+# line of prose may read like one ("Setting = off").
+_OWN_ASSIGNMENT_RE = re.compile(
+    r"^[ \t>]*(?:(?:let(?:[ \t]+mut)?|const|var|val|auto|final)[ \t]+)?([A-Za-z_]\w*)[ \t]{0,4}"
+    r"(?::[ \t]{0,4}[\w.\[\]][\w.\[\], |]{0,60}?)?[ \t]{0,4}(?::=|=(?![=>~]))", re.M)
 # (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
 _NOT_A_RETURN_TYPE = frozenset(
     "return new else if while for switch catch throw case do await yield delete goto sizeof typeof "
@@ -636,6 +643,13 @@ def prose_of(task: str) -> str:
     return "\n".join(line for line in text.split("\n") if not _CODE_LINE_RE.match(line))
 
 
+def code_of(task: str) -> str:
+    """The task's pasted code: the fenced blocks' lines and the code lines of the rest."""
+    blocks = [m.group(0).strip("`") for m in _FENCED_RE.finditer(task)]
+    rest = _FENCED_RE.sub("\n", task)
+    return "\n".join(blocks + [line for line in rest.split("\n") if _CODE_LINE_RE.match(line)])
+
+
 def _in_text(key: str, text_norm: str) -> bool:
     """Whether the normalized name ``key`` occurs in ``text_norm`` as a whole name."""
     return re.search(r"(?<![a-z0-9_])" + re.escape(key) + r"(?![a-z0-9_])", text_norm) is not None
@@ -748,6 +762,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
+    own_assigned = set(_OWN_ASSIGNMENT_RE.findall(code_of(task)))
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
@@ -760,7 +775,7 @@ def extract_keywords(task: str) -> list[Keyword]:
                 kw = replace(kw, weight=kw.weight * TITLE_BOOST)
             if kind == "path" and text in modules and not _in_text(normalize(modules[text]), prose):
                 kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
-            if kind == "identifier" and text in own_defined:
+            if kind == "identifier" and (text in own_defined or text in own_assigned):
                 kw = replace(kw, task_defines=True)
             if kind == "identifier" and text not in frames and not _in_text(key, prose):
                 if text in CODE_ONLY_BUILTINS:
