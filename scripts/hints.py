@@ -129,6 +129,8 @@ def _describe(value: object) -> str:
         shown = value if len(value) <= _SHOWN_CHARS else value[:_SHOWN_CHARS - 3] + "..."
         shown = shown.replace("\\", "\\\\").replace('"', '\\"')
         return '"' + _printable(shown.replace("\n", "\\n").replace("\r", "\\r")) + '"'
+    if not isinstance(value, (int, float)):  # (not JSON: a caller's object, say what it is)
+        return f"a {type(value).__name__}"
     try:
         shown = str(value)
     except ValueError:  # an integer beyond Python's digit limit for str()
@@ -151,11 +153,14 @@ def _printable(text: str) -> str:
     return "".join(out)
 
 
-def _as_list(value: object) -> list[str]:
+def _as_list(value: object, where: str) -> list[str]:
     """tags / related / seen_ids as a list of non-empty strings.
 
     Accepts a list, or a comma- or newline-separated string; a lone number becomes one
-    item; anything else (null, an object) is no items.
+    item; anything else (null, an object) is no items. An item of a list is a string, a
+    finite number (its decimal string) or null (no item): anything else (a boolean,
+    ``NaN``, an object, a list) is refused, as it is for an ``id``, not passed on as
+    Python spells it (``True``, ``nan``) for a caller to follow.
     """
     if type(value) is list:
         try:  # the common case, a list of strings, in one C-level pass
@@ -165,13 +170,21 @@ def _as_list(value: object) -> list[str]:
     if isinstance(value, str):
         parts = value.replace("\n", ",").split(",")
     elif isinstance(value, (list, tuple, set, frozenset)):
-        parts = [v if isinstance(v, str) else str(v) for v in value
-                 if v is not None and not isinstance(v, (list, dict))]
+        parts = [_list_item(v, where, j) for j, v in enumerate(value) if v is not None]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         parts = [str(value)]
     else:
         return []
     return [part for part in map(str.strip, parts) if part]
+
+
+def _list_item(value: object, where: str, index: int) -> str:
+    """One item of a tags / related / seen_ids list as a string (see :func:`_as_list`)."""
+    if isinstance(value, str):
+        return value
+    if _finite_number(value):
+        return str(value)  # (ValueError past Python's digit limit: compute_hints says so)
+    raise HintsInputError(f"{where}[{index}]: expected a string or a finite number, got {_describe(value)}")
 
 
 def _as_text(value: object) -> str:
@@ -257,9 +270,9 @@ def _parse_results(results: object) -> _Results:
         if type(score) is not float or score - score != 0.0:  # not already a finite float
             score = _as_score(score, f"results[{index}].score")
         scores.append(score)
-        item_tags = _as_list(get("tags"))
+        item_tags = _as_list(get("tags"), f"results[{index}].tags")
         tags.append(item_tags)
-        related.append(_as_list(get("related")))
+        related.append(_as_list(get("related"), f"results[{index}].related"))
         text = get("text")
         if type(text) is not str:
             text = _as_text(text)
@@ -281,11 +294,25 @@ def _parse_keywords(keywords: object) -> list[str]:
     if not isinstance(keywords, (list, tuple)):
         raise HintsInputError(f"keywords: expected a list of strings, got {_describe(keywords)}")
     words = []
-    for value in keywords:
-        word = "" if value is None else (value if isinstance(value, str) else str(value)).strip()
+    for i, value in enumerate(keywords):
+        word = "" if value is None else (value if isinstance(value, str) else _keyword_number(value, i)).strip()
         if word:
             words.append(word)
     return words
+
+
+def _keyword_number(value: object, index: int) -> str:
+    """A keyword that is not a string: a finite number's decimal string, else refused
+    (``b'rate'`` or ``True`` is no word of the query)."""
+    if _finite_number(value):
+        return str(value)
+    raise HintsInputError(f"keywords[{index}]: expected a string, got {_describe(value)}")
+
+
+def _finite_number(value: object) -> bool:
+    """An int (of any size) or a finite float; not a boolean."""
+    return (isinstance(value, int) and not isinstance(value, bool)) or (
+        isinstance(value, float) and math.isfinite(value))
 
 
 def _parse_round(value: object, where: str) -> int | None:
@@ -301,7 +328,7 @@ def _parse_seen(value: object) -> frozenset[str] | None:
         return None
     if not isinstance(value, (str, list, tuple, set, frozenset)):
         raise HintsInputError(f"seen_ids: expected a list of ids, got {_describe(value)}")
-    return frozenset(_as_list(value))
+    return frozenset(_as_list(value, "seen_ids"))
 
 
 # ---------------------------------------------------------------------------
@@ -730,11 +757,17 @@ def format_hints(hints: dict) -> str:
     for key in ("suggested_queries", "broaden_queries"):
         if hints.get(key):
             lines.append(f"  {key}:")
-            lines.extend(f"    - {_printable(str(query))}" for query in hints[key])
+            lines.extend(f"    - {_printable(str(query))}" for query in _items(hints[key]))
     for key in ("related_ids", "gap_keywords", "new_ids"):
         if hints.get(key):
-            lines.append(f"  {key}: {_printable(', '.join(str(v) for v in hints[key]))}")
+            lines.append(f"  {key}: {_printable(', '.join(str(v) for v in _items(hints[key])))}")
     return "\n".join(lines)
+
+
+def _items(value: object) -> list:
+    """A list-valued key of a hints dict as a list: a lone string or number is one item
+    (not one item per character)."""
+    return list(value) if isinstance(value, (list, tuple)) else [value]
 
 
 # ---------------------------------------------------------------------------

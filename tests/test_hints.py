@@ -311,6 +311,21 @@ def test_tolerant_items():
     assert got["new_ids"] == ["a", "d", "e"]
 
 
+def test_numbers_and_nulls_in_lists_are_read_as_ids():
+    got = compute_hints([item("a", 0.9, related=["b", 7, 2.5, None, " "])], [5, None, "q"])
+    assert got["related_ids"] == ["b", "7", "2.5"] and got["gap_keywords"] == ["5", "q"]
+
+
+def test_a_keyword_that_is_no_string_or_number_is_refused_in_the_library():
+    with pytest.raises(HintsInputError, match=r"^keywords\[0\]: expected a string, got a bytes$"):
+        compute_hints([], [b"rate", "limit"])
+
+
+def test_format_hints_reads_a_lone_string_as_one_item():
+    text = format_hints({"suggested_queries": "rate limiter", "related_ids": "b.py"})
+    assert "    - rate limiter" in text and "  related_ids: b.py" in text
+
+
 def test_keywords_as_string_are_split_in_the_library():
     assert compute_hints([], "rate  limit")["gap_keywords"] == ["rate", "limit"]
 
@@ -327,6 +342,19 @@ def test_keywords_as_string_are_split_in_the_library():
     pytest.param([], {"round": 0}, "round: expected a positive integer, got 0", id="round-zero"),
     pytest.param([], {"max_rounds": "3"}, 'max_rounds: expected a positive integer, got "3"', id="max-str"),
     pytest.param([], {"seen_ids": 5}, "seen_ids: expected a list of ids, got 5", id="seen-number"),
+    # An item of tags / related / seen_ids is an id: a boolean or NaN is refused, not
+    # passed on as ``True`` / ``nan`` for the caller to follow; a caller's object is
+    # named by its type, never by its address.
+    pytest.param([item("a", 0.9, related=["b", True])], {},
+                 "results[0].related[1]: expected a string or a finite number, got true", id="related-bool"),
+    pytest.param([item("a", 0.9, tags=[float("nan")])], {},
+                 "results[0].tags[0]: expected a string or a finite number, got nan", id="tag-nan"),
+    pytest.param([item("a", 0.9, related=[{"k": "v"}])], {},
+                 "results[0].related[0]: expected a string or a finite number, got an object", id="related-object"),
+    pytest.param([], {"seen_ids": ["a", ["b"]]}, "seen_ids[1]: expected a string or a finite number, got an array",
+                 id="seen-array"),
+    pytest.param([], {"seen_ids": iter(["a"])}, "seen_ids: expected a list of ids, got a list_iterator",
+                 id="seen-iterator"),
 ])
 def test_library_errors_name_the_place(results, kwargs, message):
     with pytest.raises(HintsInputError) as info:
