@@ -559,6 +559,22 @@ def test_a_damaged_index_is_rebuilt_with_one_line(tmp_path, instant, kind):
     assert main.stderr == ""  # rebuilt: the next run has nothing to say
 
 
+def test_an_index_that_cannot_be_saved_says_so_every_cycle(tmp_path, instant):
+    # A directory where the manifest goes: "rebuilt" alone promised what could not be
+    # done; each cycle now also says the index was not saved, and answers the same.
+    tree = make_tree(tmp_path / "tree")
+    clean = main("--root", tree, "--state", tmp_path / "off.json", "--no-cache", *STEPS[1])
+    main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
+    manifest = index_dir(tree) / index_mod.MANIFEST
+    manifest.unlink()
+    manifest.mkdir()
+    for name in ("b.json", "c.json"):
+        assert main("--root", tree, "--state", tmp_path / name, *STEPS[1]) == clean
+        lines = main.stderr.splitlines()
+        assert len(lines) == 2 and lines[0].endswith("rebuilt"), main.stderr
+        assert "not saved (" in lines[1] and lines[1].endswith("the next cycle reads the files again")
+
+
 def test_a_crash_mid_write_leaves_the_previous_index(tmp_path, instant, monkeypatch):
     tree = make_tree(tmp_path / "tree")
     clean = main("--root", tree, "--state", tmp_path / "off.json", "--no-cache", *STEPS[1])

@@ -222,8 +222,9 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     if index is not None:
         try:
             index.save()
-        except OSError:  # only an index: the next cycle reads the files again
-            pass
+        except OSError as exc:  # only an index: the next cycle reads the files again
+            notice(f"retrieve_loop.py: index {index.path}: not saved ({exc.strerror or exc}); "
+                   "the next cycle reads the files again")
         finally:
             index.close()
     out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),
