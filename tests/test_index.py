@@ -726,6 +726,33 @@ def test_eviction_drops_old_indexes_and_nothing_else_of_the_directory(tmp_path, 
     assert (piped / index_mod.MANIFEST).exists()
 
 
+def test_eviction_counts_what_files_take_on_disk_and_spares_an_index_being_saved(tmp_path, monkeypatch):
+    # A sparse 9 GB file in one index made every other index "too large" and deleted;
+    # an index whose lock another process holds (it is saving) is in use and stays.
+    fcntl = pytest.importorskip("fcntl")
+    base = tmp_path / "cache"
+    manifest = json.dumps({"format": index_mod.FORMAT_NAME, "version": 1})
+    dirs = {}
+    for key, name in (("a", "sparse"), ("b", "mine"), ("c", "busy"), ("d", "old")):
+        d = base / (key * index_mod.KEY_DIGITS)
+        d.mkdir(parents=True)
+        (d / index_mod.MANIFEST).write_text(manifest)
+        d.chmod(0o700)
+        dirs[name] = d
+    with open(dirs["sparse"] / "seg-0.idx", "wb") as fh:
+        fh.truncate(9 << 30)
+    (dirs["old"] / "seg-0.idx").write_bytes(b"x" * 4096)
+    monkeypatch.setattr(index_mod, "TOTAL_MAX_MB", 1)
+    index_mod._evict_others(str(base), str(dirs["mine"]))
+    assert all(d.exists() for d in dirs.values())  # holes take no room: nothing over the bound
+    monkeypatch.setattr(index_mod, "TOTAL_MAX_MB", 0)
+    with open(dirs["busy"] / index_mod.LOCK_NAME, "w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        index_mod._evict_others(str(base), str(dirs["mine"]))
+    assert not dirs["old"].exists() and not dirs["sparse"].exists()
+    assert (dirs["busy"] / index_mod.MANIFEST).exists() and (dirs["mine"] / index_mod.MANIFEST).exists()
+
+
 # --------------------------------------------------------------------------- kept facts
 
 

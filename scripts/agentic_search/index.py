@@ -1653,10 +1653,11 @@ def _positions(joined: str, starts: list[int], needle: str) -> list[int]:
 
 
 class _try_lock:
-    """An exclusive lock on ``path`` if it can be had within LOCK_WAIT_S (else ``False``)."""
+    """An exclusive lock on ``path`` if it can be had within ``wait`` seconds (else ``False``)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, wait: float = LOCK_WAIT_S) -> None:
         self.path = path
+        self.wait = wait
         self.fd = -1
 
     def __enter__(self) -> bool:
@@ -1668,7 +1669,7 @@ class _try_lock:
             self.fd = os.open(self.path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o600)
         except OSError:
             return False
-        deadline = time.monotonic() + LOCK_WAIT_S
+        deadline = time.monotonic() + self.wait
         while True:
             try:
                 fcntl.flock(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -1698,7 +1699,7 @@ def _evict_others(base: str, mine: str) -> None:
             st = os.lstat(d)
             if not stat_mod.S_ISDIR(st.st_mode) or _untrusted(st) or not _is_index_dir(d):
                 continue
-            size = sum(os.lstat(os.path.join(d, n)).st_size for n in os.listdir(d) if _index_file(n))
+            size = sum(_allocated(os.lstat(os.path.join(d, n))) for n in os.listdir(d) if _index_file(n))
             used = os.lstat(os.path.join(d, MANIFEST)).st_mtime
         except OSError:
             continue
@@ -1709,21 +1710,31 @@ def _evict_others(base: str, mine: str) -> None:
             break
         if d == mine:
             continue
-        try:
-            names = os.listdir(d)
-        except OSError:
-            continue
-        for n in names:
-            if _index_file(n):
-                try:
-                    os.unlink(os.path.join(d, n))
-                except OSError:
-                    pass
+        with _try_lock(os.path.join(d, LOCK_NAME), wait=0.0) as got:
+            if not got:
+                continue  # (another process is saving that index: it is in use)
+            try:
+                names = os.listdir(d)
+            except OSError:
+                continue
+            for n in names:
+                if _index_file(n):
+                    try:
+                        os.unlink(os.path.join(d, n))
+                    except OSError:
+                        pass
         try:
             os.rmdir(d)  # (left in place when the user keeps anything else in it)
         except OSError:
             pass
         total -= size
+
+
+def _allocated(st: os.stat_result) -> int:
+    """The bytes a file takes on disk: its size, or less when it is sparse (a 9 GB file
+    of holes is no reason to evict every other index)."""
+    blocks = getattr(st, "st_blocks", None)
+    return st.st_size if blocks is None else min(st.st_size, blocks * 512)
 
 
 def _is_index_dir(d: str) -> bool:
