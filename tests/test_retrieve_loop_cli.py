@@ -132,6 +132,24 @@ def _judge_symlink_out(tmp: Path, root: Path) -> list:
     return _judge("link.py=0.5")(tmp, root)
 
 
+def _judge_too_deep(tmp: Path, root: Path) -> list:
+    # A file whose path the system will not take (past PATH_MAX) exists: the message
+    # says what the system said, not "no such file" (an adversarial check).
+    here = os.getcwd()
+    try:
+        os.chdir(root)
+        parts = []
+        while len(str(root)) + sum(len(p) + 1 for p in parts) < 4200:
+            parts.append("d" * 60)
+            os.mkdir(parts[-1])
+            os.chdir(parts[-1])
+        with open("deep.py", "w") as fh:
+            fh.write("route\n")
+    finally:
+        os.chdir(here)
+    return _judge("/".join(parts + ["deep.py"]) + "=0.5")(tmp, root)
+
+
 def _flag(*extra: str):
     def build(tmp: Path, root: Path) -> list:
         return ["--root", root, "--state", tmp / "s.json", "--keywords", "route", *extra]
@@ -147,6 +165,7 @@ BAD_INPUT = [
     ("judge absolute path outside the tree", _judge_outside_absolute, "outside the root"),
     ("judge symlink leaving the tree", _judge_symlink_out, "outside the root"),
     ("judge file that does not exist", _judge("app/nothere.py=0.5"), "no such file"),
+    ("judge file whose path is too long", _judge_too_deep, "cannot be read (File name too long)"),
     ("state is a directory", lambda tmp, root: ["--root", root, "--state", tmp, "--keywords", "route"],
      "is a directory"),
 ]

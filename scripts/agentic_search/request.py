@@ -25,8 +25,10 @@ Example::
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
+import stat as stat_mod
 import sys
 from dataclasses import dataclass
 from typing import Any, Optional
@@ -298,6 +300,19 @@ def check_state_outside(state_path: str, shown: str, root: str) -> None:
                            "~/.cache/agentic-search/tasks/NAME.json")
 
 
+def _not_a_file(real: str) -> str:
+    """Why ``real`` (resolved, inside the root) is no file to judge: a directory, another
+    kind of file, missing, or what the system said (a folder it may not enter, a path
+    longer than it takes) - not "no such file" for a file that exists."""
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        if exc.errno == errno.ENOENT:
+            return "no such file under the root"
+        return f"cannot be read ({exc.strerror or exc})"
+    return "is a directory; judge the files in it" if stat_mod.S_ISDIR(st.st_mode) else "is not a regular file"
+
+
 def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
                        own_files: tuple[str, ...] = ()) -> dict[str, float]:
     """Judged paths as POSIX paths relative to the root, each checked: inside the root
@@ -318,9 +333,7 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
         if ident is not None and ident in own:
             raise RequestError(f"--judge {j.path}: is the loop's own state file, not a file of the tree")
         if not os.path.isfile(real):
-            what = "is a directory; judge the files in it" if os.path.isdir(real) else \
-                "is not a regular file" if os.path.lexists(real) else "no such file under the root"
-            raise RequestError(f"--judge {j.path}: {what}")
+            raise RequestError(f"--judge {j.path}: {_not_a_file(real)}")
         # The file by its own path in the tree, not by a link's: a file judged through an
         # alias (``authdir/x.py`` for ``src/auth/x.py``, ``./loop/src/x.py``) is the one
         # file the ranking names, with one score.
