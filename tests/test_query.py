@@ -868,6 +868,15 @@ def test_names_the_tasks_code_assigns_are_its_own_but_not_names_in_prose() -> No
     assert not any(kws[n].task_defines for n in ("LegacyMode", "lookup_host", "ready_flag") if n in kws)
 
 
+
+def test_an_environment_setting_in_a_shell_line_is_not_the_tasks_own() -> None:
+    # ``RUST_LOG=trace cargo run`` sets the program's own setting; ``LIMIT = 5`` in code
+    # is the reporter's constant.
+    task = "Logs vanish with RUST_LOG\n\n```sh\nRUST_LOG=trace cargo run\n```\n```python\nBATCH_LIMIT = 5\n```\n"
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert not kws["RUST_LOG"].task_defines and kws["BATCH_LIMIT"].task_defines
+
+
 def test_a_rust_match_or_a_go_closure_in_the_tasks_code_defines_nothing() -> None:
     task = ("parse_manifest fails on an empty file\n\n```rust\nlet m = match parse_manifest(&text) {\n"
             "    Ok(m) => m,\n};\n```\n```go\ngo func() {\n\trunWorker(ch)\n}()\n```\n")

@@ -311,6 +311,12 @@ _TYPE_USE_RE = re.compile(rb"[ \t\r\n]*(?!final\b)[\w$*&(]")
 _ALIAS_RE = re.compile(rb"[ \t]*=(?!=)")
 
 
+# CommonJS's import: a binding whose value is ``require(...)`` (or a member of one) names
+# what another module defines, as ``import x from`` and Python's ``import`` do.
+_JS_BINDING_WORDS = frozenset((b"var ", b"let ", b"const "))
+_REQUIRE_RE = re.compile(rb"[ \t]*=[ \t]*require[ \t]*\(")
+
+
 def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float:
     """What a definition word then a name ending at ``end`` says: nothing when a type word
     only uses the type there (``struct timeval tv;``, ``struct s *make(``) or ``using``
@@ -324,6 +330,8 @@ def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float
         return 0.0  # the receiver of ``def self.name``, ``fun String.slug``: not what is defined
     if word == b"def " and language is GROOVY and _ALIAS_RE.match(low, end) is not None:
         return 0.0  # Groovy's ``def result = compute()``: a variable, typed at run time
+    if word in _JS_BINDING_WORDS and language is JS and _REQUIRE_RE.match(low, end) is not None:
+        return 0.0  # ``var pathRegexp = require('path-to-regexp')``: an import, as ``import`` is
     if word not in language.body_words:
         return DEFINES
     start = end

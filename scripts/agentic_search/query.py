@@ -643,6 +643,13 @@ def prose_of(task: str) -> str:
     return "\n".join(line for line in text.split("\n") if not _CODE_LINE_RE.match(line))
 
 
+def _is_environment_setting(m: "re.Match[str]", code: str) -> bool:
+    """A shell's ``RUST_LOG=debug cargo run``: an upper-case name set with no space on
+    either side of ``=`` names the program's own setting, not the reporter's variable."""
+    name = m.group(1)
+    return name.upper() == name and m.group(0).endswith(name + "=") and code[m.end():m.end() + 1] not in ("", " ", "\t", "\n")
+
+
 def code_of(task: str) -> str:
     """The task's pasted code: the fenced blocks' lines and the code lines of the rest."""
     blocks = [m.group(0).strip("`") for m in _FENCED_RE.finditer(task)]
@@ -762,7 +769,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
-    own_assigned = set(_OWN_ASSIGNMENT_RE.findall(code_of(task)))
+    code = code_of(task)
+    own_assigned = {m.group(1) for m in _OWN_ASSIGNMENT_RE.finditer(code) if not _is_environment_setting(m, code)}
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
