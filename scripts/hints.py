@@ -244,12 +244,8 @@ def _as_id(value: object, index: int) -> str:
     decimal string; anything else (NaN, a boolean, an object, a list) is refused."""
     if value is None:
         return ""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        try:
-            if math.isfinite(value):
-                return str(value)
-        except (OverflowError, ValueError):  # beyond a float, or Python's digit limit
-            pass
+    if _finite_number(value):
+        return str(value)  # (ValueError past Python's digit limit: compute_hints says so)
     raise HintsInputError(f"results[{index}].id: expected a string or a finite number, got {_describe(value)}")
 
 
