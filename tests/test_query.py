@@ -931,3 +931,15 @@ def test_a_long_token_joined_by_plus_signs_is_read_in_linear_time() -> None:
     assert extract_keywords("Crash on long input\n\n" + "a+" * 32000)
     text, _ = strip_urls("mail a+b@example.com or api.example.com:443 now")
     assert "example" not in text and "mail" in text and "now" in text
+
+
+def test_hex_colours_placeholders_and_a_title_label_are_no_keywords() -> None:
+    # A trial's report: ``#DA627D`` in its title was the first keyword, ``#9A348E`` gave
+    # ``A348E``, ``[foo](fg:prev_fg)`` ranked a file for its foo, ``Title:`` gave title.
+    task = ("Title: An empty styled group like `[](bg:#DA627D)` is ignored\n\n"
+            "`[](fg:#9A348E)[foo](fg:prev_fg)` prints `foo` with the default colour; see #1234.\n")
+    texts = {k.text for k in extract_keywords(task)}
+    assert not {"DA627D", "A348E", "9A348E", "foo", "title"} & texts, texts
+    assert {"prev_fg", "styled", "empty"} <= texts
+    # (A hex constant's digits stay: ``0xFF`` gives ``xFF``, which the parser's ``0xff`` holds.)
+    assert "xFF" in {k.text for k in extract_keywords("The marker byte 0xFF is read as a size")}

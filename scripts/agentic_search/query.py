@@ -650,6 +650,13 @@ def _is_environment_setting(m: "re.Match[str]", code: str) -> bool:
     return name.upper() == name and m.group(0).endswith(name + "=") and code[m.end():m.end() + 1] not in ("", " ", "\t", "\n")
 
 
+# A colour or a hash written in hex (``#DA627D``, ``#fff``, ``#1a2b3c4d``): data of the
+# reporter's, never a name of the code (a trial's title made ``DA627D`` its first keyword).
+_HEX_LITERAL_RE = compile_later(r"(?<![\w&#])#(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3,4})(?![\w-])")
+# A form's label before the title on the first line (``Title: …``, ``Subject: …``).
+_TITLE_LABEL_RE = compile_later(r"\A[ \t]*(?:title|subject)[ \t]*:[ \t]*", re.I)
+
+
 def code_of(task: str) -> str:
     """The task's pasted code: the fenced blocks' lines and the code lines of the rest."""
     blocks = [m.group(0).strip("`") for m in _FENCED_RE.finditer(task)]
@@ -669,7 +676,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     and environment text is dropped (:func:`strip_boilerplate`), and text in CJK scripts
     becomes glossary terms and their English words (:func:`cjk_keywords`).
     """
-    task, url_paths = strip_urls(strip_boilerplate(task))
+    task, url_paths = strip_urls(strip_boilerplate(_TITLE_LABEL_RE.sub("", task.lstrip("\n"))))
+    task = _HEX_LITERAL_RE.sub(" ", task)
     task = split_scripts(task)
     quoted_messages = messages(task)
     task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)
