@@ -943,3 +943,19 @@ def test_hex_colours_placeholders_and_a_title_label_are_no_keywords() -> None:
     assert {"prev_fg", "styled", "empty"} <= texts
     # (A hex constant's digits stay: ``0xFF`` gives ``xFF``, which the parser's ``0xff`` holds.)
     assert "xFF" in {k.text for k in extract_keywords("The marker byte 0xFF is read as a size")}
+
+
+def test_keyword_arguments_and_configuration_keys_are_not_the_tasks_own() -> None:
+    # ``max_redirects=5,`` on a call's continuation line is the library's name (a gap
+    # when the library lacks it: a feature request); so is a key of a TOML block.
+    task = ("Allow max_redirects on Session.get\n\n```python\nresp = session.get(\n    url,\n"
+            "    max_redirects=5,\n    verify_hostname=False)\n```\n```toml\nasyncio_mode = \"auto\"\n```\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert not any(kws[n].task_defines for n in ("max_redirects", "verify_hostname", "asyncio_mode") if n in kws)
+    assert "verify_hostname" in kws and "asyncio_mode" in kws
+
+
+def test_a_name_may_follow_a_hash_and_subject_may_be_a_class() -> None:
+    texts = {k.text for k in extract_keywords("Subject: next() called after complete()\n\nThe `#facade` selector "
+                                              "and `Subject` misbehave")}
+    assert "Subject" in texts and "facade" in texts

@@ -88,11 +88,16 @@ _OWN_C_DEFINITION_RE = re.compile(
     r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?\{[ \t]*\r?$", re.M)
 # ... and a name the task's code assigns at the start of a line (``TOP_RIGHT = (1, 1)``
 # in a pasted enum, ``let ctx = ...``, ``seen := 0``, ``const app = express()``): the
-# reporter's own variable or member. Only on a line of pasted code (:func:`code_of`): a
-# line of prose may read like one ("Setting = off").
+# reporter's own variable or member. Only a statement of pasted code (:func:`_assigned`):
+# a declaration word, or a space before the ``=``; not a keyword argument of a call
+# spread over lines (``max_redirects=5,``: the library's name, and a gap when it has
+# none), not a shell's ``RUST_LOG=trace``, not a key of a configuration block.
 _OWN_ASSIGNMENT_RE = re.compile(
-    r"^[ \t>]*(?:(?:let(?:[ \t]+mut)?|const|var|val|auto|final)[ \t]+)?([A-Za-z_]\w*)[ \t]{0,4}"
-    r"(?::[ \t]{0,4}[\w.\[\]][\w.\[\], |]{0,60}?)?[ \t]{0,4}(?::=|=(?![=>~]))", re.M)
+    r"^[ \t>]*(?:(let(?:[ \t]+mut)?|const|var|val|auto|final)[ \t]+)?([A-Za-z_]\w*)"
+    r"([ \t]{0,4}(?::[ \t]{0,4}[\w.\[\]][\w.\[\], |]{0,60}?)?[ \t]{0,4})(?::=|=(?![=>~]))(.*)$", re.M)
+# Fenced blocks whose assignments set the program's own options, not the reporter's names.
+_CONFIG_FENCES = frozenset("toml ini cfg conf config properties env dotenv yaml yml make makefile cmake sh bash "
+                           "zsh shell console terminal dockerfile nginx".split())
 # (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
 _NOT_A_RETURN_TYPE = frozenset(
     "return new else if while for switch catch throw case do await yield delete goto sizeof typeof "
@@ -643,25 +648,28 @@ def prose_of(task: str) -> str:
     return "\n".join(line for line in text.split("\n") if not _CODE_LINE_RE.match(line))
 
 
-def _is_environment_setting(m: "re.Match[str]", code: str) -> bool:
-    """A shell's ``RUST_LOG=debug cargo run``: an upper-case name set with no space on
-    either side of ``=`` names the program's own setting, not the reporter's variable."""
-    name = m.group(1)
-    return name.upper() == name and m.group(0).endswith(name + "=") and code[m.end():m.end() + 1] not in ("", " ", "\t", "\n")
-
-
 # A colour or a hash written in hex (``#DA627D``, ``#fff``, ``#1a2b3c4d``): data of the
 # reporter's, never a name of the code (a trial's title made ``DA627D`` its first keyword).
-_HEX_LITERAL_RE = compile_later(r"(?<![\w&#])#(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3,4})(?![\w-])")
-# A form's label before the title on the first line (``Title: …``, ``Subject: …``).
-_TITLE_LABEL_RE = compile_later(r"\A[ \t]*(?:title|subject)[ \t]*:[ \t]*", re.I)
+# (A digit at least: ``#facade`` or ``#add`` may be a name.)
+_HEX_LITERAL_RE = compile_later(
+    r"(?<![\w&#])#(?=[A-Fa-f]*[0-9])(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3,4})(?![\w-])")
+# A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
+# may name the class a report is about).
+_TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
 
 
-def code_of(task: str) -> str:
-    """The task's pasted code: the fenced blocks' lines and the code lines of the rest."""
-    blocks = [m.group(0).strip("`") for m in _FENCED_RE.finditer(task)]
+def _assigned(task: str) -> set[str]:
+    """The names the task's pasted code assigns as statements (:data:`_OWN_ASSIGNMENT_RE`):
+    in fenced blocks other than configuration, and in the code lines of the rest."""
+    blocks = []
+    for m in _FENCED_RE.finditer(task):
+        info, _, code = m.group(0).strip("`").partition("\n")
+        if info.strip().lower() not in _CONFIG_FENCES:
+            blocks.append(code)
     rest = _FENCED_RE.sub("\n", task)
-    return "\n".join(blocks + [line for line in rest.split("\n") if _CODE_LINE_RE.match(line)])
+    code = "\n".join(blocks + [line for line in rest.split("\n") if _CODE_LINE_RE.match(line)])
+    return {m.group(2) for m in _OWN_ASSIGNMENT_RE.finditer(code)
+            if (m.group(1) or m.group(3)) and not m.group(4).rstrip().endswith(",")}
 
 
 def _in_text(key: str, text_norm: str) -> bool:
@@ -777,8 +785,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
-    code = code_of(task)
-    own_assigned = {m.group(1) for m in _OWN_ASSIGNMENT_RE.finditer(code) if not _is_environment_setting(m, code)}
+    own_assigned = _assigned(task)
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
