@@ -284,3 +284,8 @@ def test_a_commonjs_require_binding_is_an_import_not_a_definition():
     low = src.lower()
     assert defines(low, b"pathregexp", lang.JS, 1) == 0.0
     assert defines(low, b"limit", lang.JS, 1) == lang.DEFINES
+
+
+def test_a_require_binding_over_lines_or_with_a_type_is_an_import_too():
+    src = b"var a =\n  require('x');\nconst c: Loader = require('c');\nconst d = requireFoo();\n"
+    assert lang.defined_names(src, "lib/x.ts") == [("d", lang.DEFINES)]

@@ -314,7 +314,7 @@ _ALIAS_RE = re.compile(rb"[ \t]*=(?!=)")
 # CommonJS's import: a binding whose value is ``require(...)`` (or a member of one) names
 # what another module defines, as ``import x from`` and Python's ``import`` do.
 _JS_BINDING_WORDS = frozenset((b"var ", b"let ", b"const "))
-_REQUIRE_RE = re.compile(rb"[ \t]*=[ \t]*require[ \t]*\(")
+_REQUIRE_RE = re.compile(rb"(?:[ \t]*:[^=;\n]{1,80})?[ \t]*=[ \t\r\n]*require[ \t\r\n]*\(")
 
 
 def after_word(low: bytes, end: int, word: bytes, language: "Language") -> float:
