@@ -130,7 +130,10 @@ def _describe(value: object) -> str:
         shown = shown.replace("\\", "\\\\").replace('"', '\\"')
         return '"' + _printable(shown.replace("\n", "\\n").replace("\r", "\\r")) + '"'
     if not isinstance(value, (int, float)):  # (not JSON: a caller's object, say what it is)
-        return f"a {type(value).__name__}"
+        name = type(value).__name__
+        return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    if isinstance(value, float) and not math.isfinite(value):  # as JSON readers write them
+        return "NaN" if value != value else ("Infinity" if value > 0 else "-Infinity")
     try:
         shown = str(value)
     except ValueError:  # an integer beyond Python's digit limit for str()
@@ -170,6 +173,8 @@ def _as_list(value: object, where: str) -> list[str]:
     if isinstance(value, str):
         parts = value.replace("\n", ",").split(",")
     elif isinstance(value, (list, tuple, set, frozenset)):
+        if isinstance(value, (set, frozenset)):  # (in an order of their own: messages name the same item)
+            value = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
         parts = [_list_item(v, where, j) for j, v in enumerate(value) if v is not None]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         parts = [str(value)]
@@ -762,8 +767,15 @@ def format_hints(hints: dict) -> str:
 
 def _items(value: object) -> list:
     """A list-valued key of a hints dict as a list: a lone string or number is one item
-    (not one item per character)."""
-    return list(value) if isinstance(value, (list, tuple)) else [value]
+    (not one item per character); a set's items in sorted order, a dict's keys."""
+    if isinstance(value, (str, bytes, int, float)) or value is None:
+        return [value]
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=str)
+    try:
+        return list(value)  # type: ignore[call-overload]
+    except TypeError:
+        return [value]
 
 
 # ---------------------------------------------------------------------------
@@ -936,10 +948,6 @@ def hints_from_payload(payload: dict, sufficient_score: float = SUFFICIENT_SCORE
     if results is not None and not isinstance(results, list):
         raise HintsInputError(f"results: expected a list, got {_describe(results)}")
     seen = payload.get("seen_ids")
-    if isinstance(seen, list):
-        for i, ident in enumerate(seen):
-            if not isinstance(ident, (str, int)) or isinstance(ident, bool):
-                raise HintsInputError(f"seen_ids[{i}]: expected an id string, got {_describe(ident)}")
     return compute_hints(results or [], keywords, sufficient_score, seen_ids=seen,
                          round=payload.get("round"), max_rounds=payload.get("max_rounds"))
 

@@ -348,7 +348,7 @@ def test_keywords_as_string_are_split_in_the_library():
     pytest.param([item("a", 0.9, related=["b", True])], {},
                  "results[0].related[1]: expected a string or a finite number, got true", id="related-bool"),
     pytest.param([item("a", 0.9, tags=[float("nan")])], {},
-                 "results[0].tags[0]: expected a string or a finite number, got nan", id="tag-nan"),
+                 "results[0].tags[0]: expected a string or a finite number, got NaN", id="tag-nan"),
     pytest.param([item("a", 0.9, related=[{"k": "v"}])], {},
                  "results[0].related[0]: expected a string or a finite number, got an object", id="related-object"),
     pytest.param([], {"seen_ids": ["a", ["b"]]}, "seen_ids[1]: expected a string or a finite number, got an array",
@@ -472,7 +472,7 @@ def test_cli_utf8_bom_accepted():
                  id="item-array"),
     pytest.param('{"results": [{}, {}, {}, {"id": "d", "score": "high"}]}',
                  'results[3].score: expected a number, got "high"', id="score-not-number"),
-    pytest.param('{"results": [{"score": NaN}]}', "results[0].score: expected a finite number, got nan",
+    pytest.param('{"results": [{"score": NaN}]}', "results[0].score: expected a finite number, got NaN",
                  id="score-nan"),
     pytest.param('{"keywords": "a b"}', 'keywords: expected a list of strings, got "a b"',
                  id="keywords-string"),
@@ -480,7 +480,8 @@ def test_cli_utf8_bom_accepted():
     pytest.param('{"query": ["a"]}', "query: expected a string, got an array", id="query-list"),
     pytest.param('{"round": "2"}', 'round: expected a positive integer, got "2"', id="round-string"),
     pytest.param('{"max_rounds": 0}', "max_rounds: expected a positive integer, got 0", id="max-zero"),
-    pytest.param('{"seen_ids": [{}]}', "seen_ids[0]: expected an id string, got an object", id="seen-item"),
+    pytest.param('{"seen_ids": [{}]}', "seen_ids[0]: expected a string or a finite number, got an object",
+                 id="seen-item"),
     pytest.param(b"\xff{}", "input: not valid UTF-8 (byte 0)", id="not-utf8"),
     pytest.param("[" * 100000, "input: JSON nested too deeply", id="deep-nesting"),
 ])
@@ -692,3 +693,29 @@ def test_cli_refuses_a_flood_of_results_and_a_payload_too_large_for_memory_in_on
     assert hints.main(["--input", str(path)]) == 1
     out, err = capsys.readouterr()
     assert out == "" and err == "hints.py: error: input: too large to hold in memory; pass fewer or smaller results\n"
+
+
+def test_cli_seen_ids_take_what_the_schema_allows():
+    # Nulls are dropped and numbers read as ids, as for tags and related (the schema's
+    # string, integer or number), on the command line as in the library.
+    payload = {"keywords": ["a"], "results": [{"id": "7", "title": "a", "score": 0.9}], "seen_ids": ["x", None, 7]}
+    code, out, err = run_cli(stdin=json.dumps(payload))
+    assert (code, err) == (0, "")
+    assert json.loads(out)["new_ids"] == []  # (7 was seen)
+
+
+def test_a_bad_item_of_a_set_is_named_the_same_way_every_run():
+    messages = set()
+    for seed in ("1", "2", "3"):
+        proc = subprocess.run(
+            [sys.executable, "-c", "import sys; sys.path.insert(0, sys.argv[1]); import hints\n"
+             "try: hints.compute_hints([], ['a'], seen_ids={'a', 'b', 'c', 'd', True})\n"
+             "except hints.HintsInputError as e: print(e)", os.path.dirname(HINTS)],
+            capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONHASHSEED": seed})
+        messages.add(proc.stdout)
+    assert len(messages) == 1 and "got true" in messages.pop()
+
+
+def test_format_hints_lists_a_set_sorted_and_a_generator_item_by_item():
+    text = format_hints({"related_ids": {"b", "a"}, "gap_keywords": (g for g in ("x", "y"))})
+    assert "  related_ids: a, b" in text and "  gap_keywords: x, y" in text

@@ -307,7 +307,7 @@ def test_hints_input_cap_holds_half_a_million_results():
 
 
 @pytest.mark.parametrize("ident, shown", [
-    ("NaN", "nan"), ("-Infinity", "-inf"), ('{"k": 1}', "an object"), ("[1]", "an array"), ("true", "true"),
+    ("NaN", "NaN"), ("-Infinity", "-Infinity"), ('{"k": 1}', "an object"), ("[1]", "an array"), ("true", "true"),
 ])
 def test_hints_id_that_is_not_a_string_or_a_finite_number_is_refused(ident, shown):
     stdin = '{"results": [{"id": "a", "score": 0.5}, {"id": %s, "score": 0.4}]}' % ident
