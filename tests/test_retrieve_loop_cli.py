@@ -166,6 +166,7 @@ BAD_INPUT = [
     ("judge symlink leaving the tree", _judge_symlink_out, "outside the root"),
     ("judge file that does not exist", _judge("app/nothere.py=0.5"), "no such file"),
     ("judge file whose path is too long", _judge_too_deep, "cannot be read (File name too long)"),
+    ("judge a path through a file", _judge("app/router.py/x.py=0.5"), "no such file under the root"),
     ("state is a directory", lambda tmp, root: ["--root", root, "--state", tmp, "--keywords", "route"],
      "is a directory"),
 ]

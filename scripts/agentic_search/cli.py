@@ -223,8 +223,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         try:
             index.save()
         except OSError as exc:  # only an index: the next cycle reads the files again
-            notice(f"retrieve_loop.py: index {index.path}: not saved ({exc.strerror or exc}); "
-                   "the next cycle reads the files again")
+            notice(f"retrieve_loop.py: index {index.path}: not all saved ({exc.strerror or exc}); "
+                   "the next cycle may read files again (answers are the same)")
         finally:
             index.close()
     out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),

@@ -307,7 +307,7 @@ def _not_a_file(real: str) -> str:
     try:
         st = os.stat(real)
     except OSError as exc:
-        if exc.errno == errno.ENOENT:
+        if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # (ENOTDIR: a file where a folder is named)
             return "no such file under the root"
         return f"cannot be read ({exc.strerror or exc})"
     return "is a directory; judge the files in it" if stat_mod.S_ISDIR(st.st_mode) else "is not a regular file"
