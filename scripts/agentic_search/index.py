@@ -217,6 +217,15 @@ def _warn(what: str, why: str) -> None:
     notice(f"retrieve_loop.py: index {what}: {why}")
 
 
+def _kind_of(st: os.stat_result) -> tuple[str, str]:
+    """(why, what becomes of it) for an index file that is no regular file: a directory in
+    its place cannot be replaced, so nothing is rebuilt while it stays (a FIFO or a link
+    is: the save renames a file over it)."""
+    if stat_mod.S_ISDIR(st.st_mode):
+        return "a directory", "not used (remove it to let the index be saved)"
+    return "not a regular file", "rebuilt"
+
+
 def _untrusted(st: os.stat_result) -> Optional[str]:
     """Why an index file or directory must not be believed, or None: it must be ours."""
     geteuid = getattr(os, "geteuid", None)
@@ -728,9 +737,10 @@ class NeedleStore(_Rewritten):
         except OSError as exc:
             _warn(self.path, f"{exc.strerror or exc}; rebuilt")
             return
+        outcome = "rebuilt"
         try:
             st = os.fstat(fd)
-            why = "not a regular file" if not stat_mod.S_ISREG(st.st_mode) else _untrusted(st)
+            why, outcome = _kind_of(st) if not stat_mod.S_ISREG(st.st_mode) else (_untrusted(st), outcome)
             if why is None:
                 first = os.pread(fd, _HEAD_MAX, 0)
                 nl = first.find(b"\n")
@@ -761,7 +771,7 @@ class NeedleStore(_Rewritten):
                 RecursionError, OverflowError, MemoryError) as exc:
             why = str(exc) if isinstance(exc, ValueError) and str(exc) else "malformed"
         os.close(fd)
-        _warn(self.path, f"{why}; rebuilt")
+        _warn(self.path, f"{why}; {outcome}")
 
     def get(self, seg: str, needle: bytes) -> Optional[tuple[dict[int, int], Optional[dict[int, float]]]]:
         """The stored answer for ``needle`` in segment ``seg``, or None."""
@@ -1109,9 +1119,10 @@ class Index:
                 _warn(mpath, f"{exc.strerror or exc}; rebuilt")
             self._dirty = True
             return []
+        outcome = "rebuilt"
         try:
             st = os.fstat(fd)
-            why = "not a regular file" if not stat_mod.S_ISREG(st.st_mode) else _untrusted(st)
+            why, outcome = _kind_of(st) if not stat_mod.S_ISREG(st.st_mode) else (_untrusted(st), outcome)
             if why is None:
                 raw = fsafe.read_fd(fd, st.st_size, 1 << 20)
                 man = json.loads(raw.decode("utf-8"))
@@ -1133,7 +1144,7 @@ class Index:
         finally:
             os.close(fd)
         if not quiet:
-            _warn(mpath, f"{why}; rebuilt")
+            _warn(mpath, f"{why}; {outcome}")
         self._dirty = True
         return []
 
