@@ -175,7 +175,7 @@ def _as_list(value: object, where: str) -> list[str]:
     elif isinstance(value, (list, tuple, set, frozenset)):
         if isinstance(value, (set, frozenset)):  # (in an order of their own: messages name the same item)
             value = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
-        parts = [_list_item(v, where, j) for j, v in enumerate(value) if v is not None]
+        parts = [_id_text(v, f"{where}[{j}]") for j, v in enumerate(value) if v is not None]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         parts = [str(value)]
     else:
@@ -183,13 +183,15 @@ def _as_list(value: object, where: str) -> list[str]:
     return [part for part in map(str.strip, parts) if part]
 
 
-def _list_item(value: object, where: str, index: int) -> str:
-    """One item of a tags / related / seen_ids list as a string (see :func:`_as_list`)."""
+def _id_text(value: object, where: str, expected: str = "a string or a finite number") -> str:
+    """An id, a list item or a keyword as a string: a string as it is, an int or a finite
+    float as its decimal string (ValueError past Python's digit limit: compute_hints says
+    so); anything else (a boolean, NaN, an object, a list) is refused, naming ``where``."""
     if isinstance(value, str):
         return value
-    if _finite_number(value):
-        return str(value)  # (ValueError past Python's digit limit: compute_hints says so)
-    raise HintsInputError(f"{where}[{index}]: expected a string or a finite number, got {_describe(value)}")
+    if (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and math.isfinite(value)):
+        return str(value)
+    raise HintsInputError(f"{where}: expected {expected}, got {_describe(value)}")
 
 
 def _as_text(value: object) -> str:
@@ -247,11 +249,7 @@ def _as_score(value: object, where: str) -> float:
 def _as_id(value: object, index: int) -> str:
     """A result id that is not a string: missing or null is "", a finite number its
     decimal string; anything else (NaN, a boolean, an object, a list) is refused."""
-    if value is None:
-        return ""
-    if _finite_number(value):
-        return str(value)  # (ValueError past Python's digit limit: compute_hints says so)
-    raise HintsInputError(f"results[{index}].id: expected a string or a finite number, got {_describe(value)}")
+    return "" if value is None else _id_text(value, f"results[{index}].id")
 
 
 def _parse_results(results: object) -> _Results:
@@ -296,24 +294,10 @@ def _parse_keywords(keywords: object) -> list[str]:
         raise HintsInputError(f"keywords: expected a list of strings, got {_describe(keywords)}")
     words = []
     for i, value in enumerate(keywords):
-        word = "" if value is None else (value if isinstance(value, str) else _keyword_number(value, i)).strip()
+        word = "" if value is None else _id_text(value, f"keywords[{i}]", "a string").strip()
         if word:
             words.append(word)
     return words
-
-
-def _keyword_number(value: object, index: int) -> str:
-    """A keyword that is not a string: a finite number's decimal string, else refused
-    (``b'rate'`` or ``True`` is no word of the query)."""
-    if _finite_number(value):
-        return str(value)
-    raise HintsInputError(f"keywords[{index}]: expected a string, got {_describe(value)}")
-
-
-def _finite_number(value: object) -> bool:
-    """An int (of any size) or a finite float; not a boolean."""
-    return (isinstance(value, int) and not isinstance(value, bool)) or (
-        isinstance(value, float) and math.isfinite(value))
 
 
 def _parse_round(value: object, where: str) -> int | None:
