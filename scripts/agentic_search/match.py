@@ -527,9 +527,10 @@ def _match_range(bounds: tuple[int, int]) -> list[tuple]:
 def held_anywhere(docs: Sequence[Document], keywords: Sequence[Keyword]) -> tuple[bool, ...]:
     """Whether some document holds each keyword, in its content or its path: what
     :func:`match_many`'s counts and ``in_path`` would say of it, without counting. The
-    contents are searched in blocks of :data:`HELD_BLOCK_BYTES` joined by a NUL (no
-    needle holds one), and the search stops once every keyword is held: a word the tree
-    holds is found in the first block or so, not counted in every file."""
+    contents are searched in blocks of :data:`HELD_BLOCK_BYTES` joined by a byte no
+    needle holds (a NUL but for a hostile keyword; file by file should none be free), and
+    the search stops once every keyword is held: a word the tree holds is found in the
+    first block or so, not counted in every file."""
     held = [False] * len(keywords)
     lows = [d.rel.lower() for d in docs]
     joined = "\n".join(lows)
@@ -542,23 +543,21 @@ def held_anywhere(docs: Sequence[Document], keywords: Sequence[Keyword]) -> tupl
             continue  # (the screen match_document applies before path_match, on every path at once)
         held[i] = any(path_match(low, kw, d.rel) > 0.0 for d, low in zip(docs, lows)
                       if pn in low or pn in low.replace("_", "").replace("-", "") or (kw.kind == "path" and low in pn))
-    separable = [all(b"\0" not in n for n in kw.needles) for kw in keywords]
     todo = [i for i in range(len(keywords)) if not held[i] and keywords[i].needles]
+    needles = [nd for i in todo for nd in keywords[i].needles]
+    sep = next((bytes((c,)) for c in range(256) if not any(bytes((c,)) in nd for nd in needles)), None)
+    limit = HELD_BLOCK_BYTES if sep is not None else 0
     block: list[bytes] = []
     size = 0
     for n, d in enumerate(docs):
         if not todo:
             break
-        low = d.low
-        for i in [i for i in todo if not separable[i] and not held[i]]:  # (file by file)
-            if any(nd in low for nd in keywords[i].needles):
-                held[i] = True
-        block.append(low)
-        size += len(low)
-        if size >= HELD_BLOCK_BYTES or n == len(docs) - 1:
-            text = b"\0".join(block)
+        block.append(d.low)
+        size += len(block[-1])
+        if size >= limit or n == len(docs) - 1:
+            text = (sep or b"").join(block)
             for i in todo:
-                if separable[i] and not held[i] and any(nd in text for nd in keywords[i].needles):
+                if any(nd in text for nd in keywords[i].needles):
                     held[i] = True
             block, size = [], 0
             todo = [i for i in todo if not held[i]]
