@@ -266,7 +266,8 @@ def _library_modules(texts: Sequence[bytes], import_lines: Sequence[Sequence[byt
                      docs: Sequence[Document]) -> set[str]:
     """The one-word modules the texts import (their ``import_lines``, as
     :data:`_MODULE_PATH_RE` reads them) that name no file or directory of the tree (of
-    ``docs``, the files this cycle read) and that the texts name only on import lines or as a qualifier (``functools.partial``, ``std::``): the
+    ``docs``, the files this cycle read) and that the texts name only on import lines or
+    as a qualifier (``functools.partial``, ``std::``): the
     standard library's and dependencies' (``functools``, ``stdarg.h``), whose names say
     where code comes from, not what this codebase calls things. A module whose name the
     code also uses as a word of its own (``<mutex>`` beside ``registry_mutex``) stays
