@@ -713,6 +713,12 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
     ('parsing fails with "invalid string: ill-formed UTF-8 byte"', "ill-formed UTF-8 byte"),
     ('it says "surrogate U+DC00..U+DFFF must be followed by U+DC00..U+DFFF"',
      "surrogate U+DC00..U+DFFF must be followed by U+DC00..U+DFFF"),
+    # a Java cause, its values in brackets: the words between them are the format string's (trial 26)
+    ("Caused by: java.lang.IllegalArgumentException: [/srv/a.txt] -> [/srv/a.txt] not in the fence [/srv/app]",
+     "not in the fence"),
+    ('Exception in thread "main" java.lang.IllegalStateException: Error looking up file [x.txt] with charset [UTF-8].',
+     "Error looking up file"),
+    ("Uncaught (in promise) TypeError: Cannot read properties of undefined", "Cannot read properties of undefined"),
 ])
 def test_a_quoted_message_is_searched_as_written(task, message) -> None:
     kws = extract_keywords(task)

@@ -123,8 +123,12 @@ QUOTED_LINE_MIN_CHARS = 16
 # where the error is raised: a message weighs as much as a quoted name and its
 # definition together (KIND_WEIGHTS; on the dev splits 2.0 against 1.0: simdjson-1899
 # 2nd -> 1st, no other rank moves by more than one place). At most MAX_MESSAGES of them,
-# the longest first; a message is cut at its colons and inner quotes, each part that
-# reads as a sentence counting (``http: wildcard route conflicts ...``, ``msg: Os {...}``).
+# the longest first; a message is cut at its colons, inner quotes and bracketed values,
+# each part that reads as a sentence counting (``http: wildcard route conflicts ...``,
+# ``msg: Os {...}``, ``[a.txt] -> [b.txt] not in the fence [/srv]``). An error line may
+# open with Java's ``Caused by:`` or ``Exception in thread "main"`` or JavaScript's
+# ``Uncaught`` (a trial's Java task quoted the cause that names the fix's file; no dev
+# rank moved).
 MESSAGE_MIN_WORDS = 3
 MESSAGE_MIN_CHARS = 12
 MESSAGE_MAX_CHARS = 100
@@ -555,10 +559,11 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 
 
 _ERROR_LINE_RE = compile_later(
-    r"^[ \t>*-]*(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
+    r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
+    r"(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
-_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: ")
+_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\]\n]*\]")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
 
