@@ -23,6 +23,7 @@ if BENCH not in sys.path:
 import bm25  # noqa: E402
 import localize  # noqa: E402
 import loopreport  # noqa: E402
+import published  # noqa: E402
 import samerows  # noqa: E402
 import speed  # noqa: E402
 
@@ -676,3 +677,26 @@ def test_lines_scores_the_quoted_lines_of_gold_results():
     assert lines_bench.quoted_lines(["L3: x", "no number", "L40: y"]) == [3, 40]
     assert lines_bench.score(out, ranges, 10) == [(True, False), (True, True)]
     assert lines_bench.score(out, ranges, 2) == [(False, False), (True, True)]
+
+
+def test_published_puts_cycle_one_the_final_ranking_and_bm25_beside_the_papers(tmp_path, capsys):
+    """Acc@1/3/5/10 of the tool's cycle 1, its final ranking and the same run's BM25,
+    each also divided by that BM25; the published rows divided by their own BM25."""
+    def tool(final, first):
+        return {"ranks": localize.gold_ranks(final, ["g.py"]),
+                "cycle1": {"ranking": [[p, 0.5] for p in first]}}
+    rows = [{"instance": "x-1", "gold": ["g.py"], "systems": {
+                "tool": tool(["g.py"], ["a.py", "b.py", "g.py"]),
+                "bm25-lang": {"ranks": {"g.py": 4}}}},
+            {"instance": "x-2", "gold": ["g.py"], "systems": {
+                "tool": tool(["a.py", "g.py"], ["a.py", "g.py"]),
+                "bm25-lang": {"ranks": {"g.py": 1}}}}]
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps({"rows": rows}))
+    assert published.main([str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "| tool, cycle 1 | 0.0 | 100.0 | 100.0 | 100.0 | 0.00× | 2.00× | 1.00× | 1.00× |" in out
+    assert "| tool, final ranking | 50.0 | 100.0 | 100.0 | 100.0 | 1.00× | 2.00× | 1.00× | 1.00× |" in out
+    assert "| bm25-lang | 50.0 | 50.0 | 100.0 | 100.0 | 1.00× | 1.00× | 1.00× | 1.00× |" in out
+    assert "| CodeRankEmbed (137M) | 52.5 | 77.7 | 84.7 | — | 1.36× | 1.50× | 1.37× |" in out
+    assert published.main([]) == 2
