@@ -594,13 +594,38 @@ def test_a_same_size_edit_keeping_the_mtime_within_the_racy_window_is_seen(tmp_p
     auth = root / "pkg" / "auth.py"
     st = auth.stat()
     before = first.state.scores["pkg/auth.py"]
-    assert before.score >= 0.7 and before.stamp.count(":") == 3  # size:mtime:ctime:crc (racy)
+    assert before.score >= 0.7 and before.stamp.count(":") == 5  # size:mtime:ctime:dev:ino:crc (racy)
     auth.write_text("# nothing here, moved away #####################" + " " * (st.st_size - 49) + "\n")
     assert auth.stat().st_size == st.st_size
     os.utime(auth, ns=(st.st_atime_ns, st.st_mtime_ns))
     out = run_cycle(str(root), first.state, request(tmp_path, keywords=("check",)), {}, ENV)
     after = out.state.scores["pkg/auth.py"]
     assert after.cycle == 2 and "token" not in after.reason  # scored again, on what it holds now
+
+
+def test_a_file_written_just_before_cycle_one_and_left_alone_is_not_changed_in_cycle_two(tmp_path, monkeypatch):
+    """Its cycle-1 stamp carries a checksum (racy), a later one taken outside the racy
+    window would not: the two must compare alike, or the file loses its standing because
+    the tree was written less than two seconds before cycle 1 (a tester's repro)."""
+    from agentic_search import cycle as cycle_mod
+    root, first = _first_cycle(tmp_path, "auth token expiry")
+    before = first.state.scores["pkg/auth.py"]
+    assert before.stamp.count(":") == 5
+    monkeypatch.setattr(cycle_mod, "RACY_WINDOW_NS", -10**12)  # nothing is recent now
+    out = run_cycle(str(root), first.state, request(tmp_path, keywords=("check",)), {}, ENV)
+    after = out.state.scores["pkg/auth.py"]
+    assert (after.cycle, after.score, after.stamp) == (before.cycle, before.score, before.stamp)
+
+
+def test_two_files_of_one_stat_whose_directories_were_swapped_are_changed(tmp_path):
+    """Same size, mtime and ctime: the inode tells them apart, for the next cycle and
+    for ``--show``'s "changed since this answer"."""
+    from agentic_search.cycle import _stamp_changed
+    assert _stamp_changed("40:1:2:3:100", "40:1:2:3:101")
+    assert not _stamp_changed("40:1:2:3:100:0000abcd", "40:1:2:3:100:0000abcd")
+    assert _stamp_changed("40:1:2:3:100:0000abcd", "40:1:2:3:100:0000abce")
+    assert not _stamp_changed("40:1:2:3:100", "40:1:2:3:100:0000abcd")
+    assert _stamp_changed("40:1:2:3:100:racy", "40:1:2:3:100:racy")
 
 
 def test_an_entry_of_an_older_state_gets_its_stamp_when_kept(tmp_path):

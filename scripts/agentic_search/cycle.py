@@ -243,26 +243,49 @@ def dispatch(root: str, p: Plan, env: Env, max_file_bytes: int) -> Dispatched:
     return Dispatched(tuple(docs), {d.rel: d for d in docs}, rels, hidden, stats, walked.files, started)
 
 
-def _stat_stamp(size: int, mtime_ns: int, ctime_ns: int) -> str:
-    """A stamp's first part: the stat it was scored at (what a later look compares)."""
-    return f"{size}:{mtime_ns}:{ctime_ns}"
+def _stat_stamp(size: int, mtime_ns: int, ctime_ns: int, dev: int, ino: int) -> str:
+    """A stamp's first part: the stat it was scored at (what a later look compares). The
+    device and inode tell apart two files of the same size written in the same tick
+    whose directories were swapped."""
+    return f"{size}:{mtime_ns}:{ctime_ns}:{dev}:{ino}"
 
 
-def _stamps(d: Dispatched, rels: frozenset[str]) -> dict[str, str]:
+_STAT_FIELDS = 5  # the fields of _stat_stamp; a CRC-32 or "racy" may follow
+
+
+def _stamps(d: Dispatched, rels: frozenset[str], earlier: dict[str, ScoreEntry]) -> dict[str, str]:
     """What the loop's memory keeps of each of ``rels`` (files this cycle scored) to see it
-    changed: size, mtime, ctime; for a file changed within RACY_WINDOW_NS of the walk (a
-    second write could keep its stat), the CRC-32 of its text too."""
+    changed: size, mtime, ctime, device and inode; for a file changed within
+    RACY_WINDOW_NS of the walk (a second write could keep its stat), or whose ``earlier``
+    stamp was taken so, the CRC-32 of its text too (two stamps of one file compare
+    alike: a file written just before cycle 1 and left alone is the same file in cycle 2)."""
     horizon = d.started - RACY_WINDOW_NS
     out = {}
     for f in d.files:
         if f.rel not in rels:
             continue
-        stamp = _stat_stamp(f.size, f.mtime_ns, f.ctime_ns)
-        if f.mtime_ns >= horizon or f.ctime_ns >= horizon:
+        stamp = _stat_stamp(f.size, f.mtime_ns, f.ctime_ns, f.dev, f.ino)
+        prev = earlier.get(f.rel)
+        if f.mtime_ns >= horizon or f.ctime_ns >= horizon \
+                or (prev is not None and prev.stamp.count(":") >= _STAT_FIELDS):
             doc = d.by_rel.get(f.rel)
             stamp += f":{zlib.crc32(doc.low):08x}" if doc is not None else ":racy"
         out[f.rel] = stamp
     return out
+
+
+def _stat_part(stamp: str) -> str:
+    """A stamp without its CRC-32."""
+    return ":".join(stamp.split(":")[:_STAT_FIELDS])
+
+
+def _stamp_changed(earlier: str, now: str) -> bool:
+    """Whether a file's stamp shows it changed: its stat did, or its CRC-32 did when both
+    stamps have one, or the earlier stamp could not tell (a racy file not read)."""
+    if earlier.endswith(":racy") or _stat_part(earlier) != _stat_part(now):
+        return True
+    both = earlier.count(":") >= _STAT_FIELDS and now.count(":") >= _STAT_FIELDS
+    return both and earlier != now
 
 
 @dataclass(frozen=True)
@@ -631,8 +654,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     for s in ev.scored:
         prev = scores.get(s.rel)
         stamp = stamps.get(s.rel, "")
-        if prev is not None and not prev.judged and prev.stamp and stamp \
-                and (prev.stamp != stamp or prev.stamp.endswith(":racy")):
+        if prev is not None and not prev.judged and prev.stamp and stamp and _stamp_changed(prev.stamp, stamp):
             prev = None
         new_standing = standing.get(s.rel, s.score)
         if prev is not None and (prev.judged or (not informed and prev.rank_key >= new_standing
@@ -670,7 +692,8 @@ def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
             st = _tree_stat(state.root, root_real, r.id)
         except (OSError, ValueError):
             st = None
-        if st is None or not entry.stamp.startswith(_stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns)):
+        if st is None or _stat_part(entry.stamp) != _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                                                  st.st_dev, st.st_ino):
             changed.add(r.id)
     if not changed:
         return state, 0
@@ -787,7 +810,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The decision reads the scores the loop will show (this cycle merged with earlier
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     steered = p.cycle > 1 and bool(request.keywords or request.task)
-    stamps = _stamps(d, frozenset(s.rel for s in ev.scored))
+    stamps = _stamps(d, frozenset(s.rel for s in ev.scored), state.scores)
     scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, stamps), ev, d, root,
                           state.max_file_bytes)
     ranked = ranked_scores(scores)

@@ -774,12 +774,16 @@ def extract_keywords(task: str) -> list[Keyword]:
             prose_once.append(normalize(prose_of(task)))
         return prose_once[0]
 
+    web_in_prose: dict[str, bool] = {}
     for token in _WORD_RE.findall(unsuffixed):
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
-            if w in _CODE_VOCABULARY and not _in_text(w, prose_norm()):
-                continue
+            if w in _CODE_VOCABULARY:
+                if w not in web_in_prose:  # (looked up once: a long task holds it often)
+                    web_in_prose[w] = _in_text(w, prose_norm())
+                if not web_in_prose[w]:
+                    continue
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
