@@ -34,6 +34,7 @@ argparse are imported only by the CLI, the synonym table only on first use.
 
 from __future__ import annotations
 
+import decimal
 import math
 import os
 import re
@@ -189,8 +190,12 @@ def _id_text(value: object, where: str, expected: str = "a string or a finite nu
     so); anything else (a boolean, NaN, an object, a list) is refused, naming ``where``."""
     if isinstance(value, str):
         return value
-    if (isinstance(value, int) and not isinstance(value, bool)) or (isinstance(value, float) and math.isfinite(value)):
+    if isinstance(value, int) and not isinstance(value, bool):
         return str(value)
+    if isinstance(value, float) and math.isfinite(value):
+        # (JSON has one kind of number: 7.0 is the id 7, as a caller in any language
+        # writes it, and 1e-07 is 0.0000001.)
+        return str(int(value)) if value.is_integer() else format(decimal.Decimal(repr(value)), "f")
     raise HintsInputError(f"{where}: expected {expected}, got {_describe(value)}")
 
 

@@ -316,6 +316,13 @@ def test_numbers_and_nulls_in_lists_are_read_as_ids():
     assert got["related_ids"] == ["b", "7", "2.5"] and got["gap_keywords"] == ["5", "q"]
 
 
+def test_a_number_is_one_id_however_json_spells_it():
+    """7.0 is the id 7 (JSON has one kind of number), 1e-07 is 0.0000001: an id seen as
+    1.0 is the result 1, not a new one (a tester's)."""
+    got = compute_hints([item(7.0, 0.9, related=[1e-7, 2.50]), item(1, 0.8)], ["a"], seen_ids=[1.0, "7"])
+    assert got["related_ids"] == ["0.0000001", "2.5"] and got["new_ids"] == []
+
+
 def test_a_keyword_that_is_no_string_or_number_is_refused_in_the_library():
     with pytest.raises(HintsInputError, match=r"^keywords\[0\]: expected a string, got a bytes$"):
         compute_hints([], [b"rate", "limit"])

@@ -1072,8 +1072,22 @@ def test_judge_on_a_finished_loop_checks_the_path_like_any_call(tmp_path, router
 def test_task_file_from_a_closed_stdin_is_a_clean_error(tmp_path, router):
     proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", str(tmp_path / "s.json"),
                            "--task-file", "-"], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60)
-    # An empty stdin is an empty task: the call has nothing to search.
-    assert_one_line_error(proc, "no keywords and no task")
+    # An empty stdin is an empty task: the call has nothing to search, and says where.
+    assert_one_line_error(proc, "--task-file -: standard input holds no text")
+    (tmp_path / "blank.txt").write_text("  \n")
+    assert_one_line_error(run_cli("--root", router, "--state", tmp_path / "s.json", "--task-file",
+                                  tmp_path / "blank.txt"), "the file holds no text")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--task-file", tmp_path / "blank.txt",
+                   "--keywords", "route")
+    assert out["cycle"] == 1  # keywords are a query of their own
+
+
+@pytest.mark.parametrize("state", ["", "-"])
+def test_a_state_named_nothing_or_a_dash_is_refused_not_written(tmp_path, router, state):
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", state, "--task", "route"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "not a file name" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "-").exists()
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

@@ -201,6 +201,13 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
     return (task + "\n" + text).strip() if task else text
 
 
+def _no_text(task_file: str) -> RequestError:
+    """The error for a task file of nothing but space, given without another query."""
+    where = "standard input" if task_file == "-" else "the file"
+    return RequestError(f"--task-file {task_file}: {where} holds no text; pass the task there, "
+                        "or --task TEXT")
+
+
 # A task file's byte-order mark and the encoding it announces (an editor on Windows saves
 # "Unicode" as UTF-16 with one); without one the file is read as UTF-8.
 _BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"), (codecs.BOM_UTF8, "utf-8-sig"),
@@ -229,8 +236,11 @@ def _absolute(path: str, flag: str) -> str:
 def from_args(args: Any) -> Request:
     """The request for parsed arguments (an argparse Namespace); RequestError if a value is bad."""
     state = args.state
-    if not state:
+    if state is None:
         raise UsageError("--state FILE is required")
+    if not state or state == "-":
+        raise UsageError(f"--state {state!r}: not a file name; name the state file "
+                         "(e.g. ~/.cache/agentic-search/tasks/NAME.json)")
     state_path = _absolute(state, "--state")
     if os.path.isdir(state_path):
         raise RequestError(f"--state {state}: is a directory, not a state file")
@@ -248,12 +258,16 @@ def from_args(args: Any) -> Request:
                              "(it takes --text, --full and --limit)")
     if args.root is not None and not args.root:
         raise UsageError("--root '': empty; pass the directory to search (. for the current one)")
+    task = _read_task(_argv_text(args.task or ""), args.task_file)
+    keywords = _check_keywords(tuple(_argv_text(k) for k in args.keywords))
+    if args.task_file and not task.strip() and not keywords:
+        raise _no_text(args.task_file)
     return Request(
         state_path=state_path,
         state_shown=state,
         root=_absolute(args.root, "--root") if args.root is not None else None,
-        task=_read_task(_argv_text(args.task or ""), args.task_file),
-        keywords=_check_keywords(tuple(_argv_text(k) for k in args.keywords)),
+        task=task,
+        keywords=keywords,
         patterns=check_patterns(tuple(args.patterns)),
         excludes=check_patterns(tuple(args.exclude), "--exclude"),
         judgements=tuple(parse_judge(v) for v in args.judge),
