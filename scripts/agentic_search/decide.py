@@ -149,10 +149,9 @@ def decide(e: Evidence) -> Decision:
         return stop("broaden", "exhausted", "the tree has no file to search: it is empty, or every file "
                     "is ignored (.gitignore), hidden, binary or over the size limit; check --root")
     if e.searched == 0:
-        return stop("broaden", "exhausted", "the patterns and excludes select no file of the tree (one "
-                    ".gitignore ignores is never searched, even when git tracks it); widen --patterns "
-                    "(a directory is DIR/**); excludes stay for the whole loop, so drop one by starting "
-                    "over with --reset")
+        return stop("broaden", "exhausted", "the patterns and excludes select no file of the tree; "
+                    "widen --patterns (a directory is DIR/**); excludes stay for the whole loop, so "
+                    "drop one by starting over with --reset")
     if e.results == 0:
         if e.synonyms and not last:
             return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))

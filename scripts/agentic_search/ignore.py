@@ -801,12 +801,20 @@ class IgnoreRules:
     """
 
     files: Tuple[IgnoreFile, ...] = ()
+    # Set inside an ignored directory the walk entered because git tracks files in it:
+    # the pattern that ignores the directory, which ignores every untracked path below
+    # (no ``!`` line re-includes a path whose directory is excluded).
+    below: Optional[IgnorePattern] = None
 
     def child(self, ignore_file: Optional[IgnoreFile]) -> "IgnoreRules":
         """Rules for a subdirectory that has ``ignore_file`` (or none)."""
         if ignore_file is None or not ignore_file.patterns:
             return self
-        return IgnoreRules((ignore_file,) + self.files)
+        return IgnoreRules((ignore_file,) + self.files, self.below)
+
+    def inside(self, pattern: IgnorePattern) -> "IgnoreRules":
+        """Rules below a directory ``pattern`` ignores (see ``below``)."""
+        return IgnoreRules(self.files, pattern)
 
     def match(self, rel: str, is_dir: bool) -> Optional[IgnorePattern]:
         """The deciding pattern for ``rel`` (relative to the work-tree top), or None.
@@ -985,6 +993,18 @@ def _git_dir(top: str, root_real: Optional[str], common: bool = True) -> Optiona
         return git_dir
     common_dir = os.path.normpath(os.path.join(git_dir, shared.strip()))
     return common_dir if _within(common_dir, root_real) else None
+
+
+def index_git_dir(root: str) -> Optional[str]:
+    """The git directory whose ``index`` lists what the work tree enclosing ``root``
+    tracks (a linked worktree's own, not the common one), or None. At the root it must
+    resolve inside it, as info/exclude must."""
+    real = fsafe.resolved(root)
+    top = find_work_tree_top(real)
+    git_dir = None if top is None else _git_dir(top, real, common=False)
+    if git_dir is None or (top == real and not _within(os.path.join(git_dir, "index"), real)):
+        return None
+    return git_dir
 
 
 def root_rules(root: str) -> Tuple[IgnoreRules, str]:

@@ -10,8 +10,10 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
 2. ``hidden``     -- a name starting with ``.`` (this covers ``.git``).  The
    directory's ``.gitignore`` is still read.  As in ripgrep, a hidden entry that a
    ``.gitignore`` negation re-includes (``!.github/``) is not hidden; ``.git`` always is.
-3. ``ignored``    -- .gitignore / info/exclude say so (ignore.py); an ignored
-   directory is pruned, so nothing below it can be re-included, as in git.
+3. ``ignored``    -- .gitignore / info/exclude say so (ignore.py), and git does not
+   track it (its index, gitindex.py: ``git add -f`` puts a file back, as in git); an
+   ignored directory is pruned, so nothing below it can be re-included, as in git -
+   unless git tracks files in it: then the walk enters it for those alone.
 4. ``excluded``   -- an ``excludes`` glob matches the entry; a matching
    directory is pruned.
 5. symlinks are followed only when their real path stays inside the root:
@@ -70,7 +72,9 @@ from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import fsafe
-from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, root_rules
+from .gitindex import NOTHING, Tracked, read_tracked
+from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, index_git_dir, load_ignore_file, \
+    root_rules
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
 # A file modified this close to the moment it was walked may change again without a new
@@ -441,6 +445,21 @@ class _Moved(OSError):
     """The directory at a path is no longer the one the walk listed there."""
 
 
+class _TrackedLater:
+    """What git tracks in the work tree enclosing the root, read from its index on the
+    first ignored path the walk meets (a tracked file is never ignored), once."""
+
+    def __init__(self, root: Optional[str]) -> None:
+        self.root = root
+        self.value: Optional[Tracked] = None
+
+    def get(self) -> Tracked:
+        if self.value is None:
+            git_dir = index_git_dir(self.root) if self.root is not None else None
+            self.value = read_tracked(git_dir) if git_dir is not None else NOTHING
+        return self.value
+
+
 class _Tally:
     """Skip counts and the first few examples per reason."""
 
@@ -483,6 +502,7 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
         rules, top_prefix = root_rules(root_abs)
     else:
         rules, top_prefix = IgnoreRules(), ""
+    tracked = _TrackedLater(root_abs if use_gitignore else None)
     tally = _Tally()
     files: List[FileEntry] = []
     visited: set = set()  # (device, inode) of every directory listed
@@ -501,7 +521,7 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
             continue
         visited.add(key)
         subdirs = _scan(d, key, root_real, skip_real, skip_ids, selected, prefixes, excluded,
-                        use_gitignore, top_prefix, max_bytes, files, tally)
+                        use_gitignore, top_prefix, tracked, max_bytes, files, tally)
         for sub in reversed(subdirs):
             (deferred if sub[5] else stack).append(sub)
     _add_named_files(root_abs, root_real, patterns, skip_real, skip_ids, max_bytes, files)
@@ -596,7 +616,7 @@ def _identities(paths: Sequence[str]) -> FrozenSet[Tuple[int, int]]:
 
 def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[str],
           skip_ids: FrozenSet[Tuple[int, int]], selected: _GlobSet, prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet,
-          use_gitignore: bool, top_prefix: str, max_bytes: int,
+          use_gitignore: bool, top_prefix: str, tracked: "_TrackedLater", max_bytes: int,
           files: List[FileEntry], tally: _Tally) -> List[_Dir]:
     """List one directory: append its files, return its subdirectories to walk.
 
@@ -621,7 +641,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
         return []
     try:
         return _scan_entries(d, key, entries, root_real, skip_real, skip_ids, selected, prefixes, excluded,
-                             use_gitignore, top_prefix, max_bytes, files, tally)
+                             use_gitignore, top_prefix, tracked, max_bytes, files, tally)
     finally:
         if fd >= 0:
             os.close(fd)  # (only now: each entry's stat is taken through it)
@@ -651,7 +671,7 @@ def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]
 def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]"], root_real: str,
                   skip_real: FrozenSet[str], skip_ids: FrozenSet[Tuple[int, int]], selected: _GlobSet,
                   prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet, use_gitignore: bool, top_prefix: str,
-                  max_bytes: int, files: List[FileEntry], tally: _Tally) -> List[_Dir]:
+                  tracked: "_TrackedLater", max_bytes: int, files: List[FileEntry], tally: _Tally) -> List[_Dir]:
     """:func:`_scan` past the listing: sort out one directory's entries."""
     d_path, d_rel, d_real, rules, d_ancestors, via_link, _ = d
     # (An entry listed through a descriptor has its bare name as its path.)
@@ -683,11 +703,15 @@ def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]
         except OSError as exc:
             tally.skip("unreadable", rel, f"cannot stat: {exc.strerror or exc}")
             continue
+        sub_rules = rules
         if check_ignore:
-            pat = ignored_here(name, is_dir)  # type: ignore[misc]
+            pat = rules.below or ignored_here(name, is_dir)  # type: ignore[misc]
             if pat is not None and not pat.negated:
-                tally.skip("ignored", rel, pat.describe())
-                continue
+                if not tracked.get().holds(top_rel_prefix + name, is_dir):
+                    tally.skip("ignored", rel, pat.describe())
+                    continue
+                if is_dir and rules.below is None:
+                    sub_rules = rules.inside(pat)  # (its untracked paths stay ignored)
         if check_exclude and (excluded.dir_hit(rel) if is_dir else excluded.file_hit(rel)):
             tally.skip("excluded", rel, "matches an exclude glob")
             continue
@@ -703,7 +727,7 @@ def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]
                 continue
             # A plain subdirectory is its parent's device and the inode the listing gave
             # (no stat); one behind a symlink is stat'ed when its turn comes.
-            subdirs.append((path_prefix + name, rel, real or real_prefix + name, rules, ancestors, via_link or is_link,
+            subdirs.append((path_prefix + name, rel, real or real_prefix + name, sub_rules, ancestors, via_link or is_link,
                             None if is_link else (key[0], e.inode())))
             continue
         try:

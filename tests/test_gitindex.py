@@ -1,0 +1,89 @@
+"""Tracked paths from a git index: what a user relies on is that a file git tracks is
+searched however a .gitignore reads, and that a bad index changes nothing."""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import struct
+import subprocess
+
+import pytest
+
+from agentic_search import gitindex
+from agentic_search.walk import walk
+
+needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+
+
+def _entry(path: bytes, name_bytes: int, mode: int = 0o100644) -> bytes:
+    stat_data = struct.pack(">10I", 0, 0, 0, 0, 0, 0, mode, 0, 0, 0)
+    body = stat_data + b"\x11" * name_bytes + struct.pack(">H", min(len(path), 0xFFF)) + path
+    return body + b"\0" * (8 - len(body) % 8)  # 1 to 8 NULs: a multiple of 8
+
+
+def _index(paths, name_bytes: int = 20, modes=None) -> bytes:
+    """A version-2 index of ``paths`` as git writes it, its hash at the end."""
+    modes = modes or {}
+    data = struct.pack(">4sII", b"DIRC", 2, len(paths))
+    data += b"".join(_entry(p, name_bytes, modes.get(p, 0o100644)) for p in paths)
+    digest = hashlib.sha1 if name_bytes == 20 else hashlib.sha256
+    return data + digest(data).digest()
+
+
+@pytest.mark.parametrize("name_bytes", [20, 32])
+def test_an_index_lists_its_files_and_every_directory_above_them(tmp_path, name_bytes):
+    (tmp_path / "index").write_bytes(_index([b"a.py", b"pkg/lib/x.py", b"sub"], name_bytes,
+                                            {b"sub": 0o160000}))
+    got = gitindex.read_tracked(str(tmp_path))
+    assert got.files == {"a.py", "pkg/lib/x.py"} and got.dirs == {"pkg", "pkg/lib", "sub"}
+    assert got.holds("pkg/lib", True) and got.holds("pkg/lib/x.py", False) and not got.holds("pkg/lib/y.py", False)
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"DIRC", b"DIRC\0\0\0\x09\0\0\0\x01",                    # short, an unknown version
+    _index([b"a.py"])[:30],                                        # cut inside an entry
+    _index([b"a.py", b"b.py"]).replace(b"b.py", b"b.pyy"[:4] + b"\x01"),  # padding that is no NUL
+    b"\0" * 4096,                                                  # no signature
+])
+def test_a_bad_index_tracks_nothing_and_raises_nothing(tmp_path, data):
+    (tmp_path / "index").write_bytes(data)
+    assert gitindex.read_tracked(str(tmp_path)) == gitindex.NOTHING
+
+
+def test_no_index_or_a_directory_in_its_place_tracks_nothing(tmp_path):
+    assert gitindex.read_tracked(str(tmp_path)) == gitindex.NOTHING
+    (tmp_path / "index").mkdir()
+    assert gitindex.read_tracked(str(tmp_path)) == gitindex.NOTHING
+
+
+def _git(cwd, *args):
+    subprocess.run(["git", "-c", "user.email=t@t", "-c", "user.name=t", *args], cwd=cwd, check=True,
+                   capture_output=True)
+
+
+@needs_git
+@pytest.mark.parametrize("version", ["2", "3", "4"])
+def test_a_file_git_tracks_is_searched_however_gitignore_reads(tmp_path, version):
+    """GitHub's Python .gitignore holds ``lib/`` and ``build/``: a package's tracked
+    ``pkg/lib/ratelimit.py`` was never read ("throttle" matched nothing). As in git, an
+    untracked file beside it stays ignored, and so does an ignored directory without
+    tracked files."""
+    root = tmp_path / "repo"
+    for rel, text in {".gitignore": "lib/\nbuild/\n*.log\n!pkg/lib/untracked.py\n",
+                      "pkg/lib/ratelimit.py": "def throttle(): pass\n", "pkg/lib/untracked.py": "x\n",
+                      "build/tool.py": "y\n", "keep.log": "k\n", "a.py": "a\n"}.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    _git(tmp_path, "init", "-q", str(root))
+    _git(root, "add", ".gitignore", "a.py")
+    _git(root, "add", "-f", "pkg/lib/ratelimit.py", "keep.log")
+    _git(root, "update-index", "--index-version", version)
+    got = walk(str(root))
+    assert [f.rel for f in got.files] == ["a.py", "keep.log", "pkg/lib/ratelimit.py"]
+    assert [f.rel for f in walk(str(root / "pkg")).files] == ["lib/ratelimit.py"]  # a root below the top
+    assert [f.rel for f in walk(str(root), use_gitignore=False).files] == \
+        ["a.py", "build/tool.py", "keep.log", "pkg/lib/ratelimit.py", "pkg/lib/untracked.py"]
+    # No index, no tracked file: the rules alone decide, as before.
+    os.remove(root / ".git" / "index")
+    assert [f.rel for f in walk(str(root)).files] == ["a.py"]
