@@ -412,3 +412,16 @@ def test_a_file_edited_while_the_cycle_ran_quotes_nothing_and_says_so(tmp_path):
     path.write_bytes(b"# rewritten\nclass Other:\n    pass\n")
     view = build_result(scored, edited, kws, match, ())
     assert edited.changed and view.lines == () and view.reason.endswith("changed during this cycle")
+
+
+def test_a_long_line_is_quoted_where_the_tasks_word_is_not_from_its_start():
+    """A minified file is one line: quoted from its start it showed ``var a=1;var a=1;…``
+    and none of the task's words (a tester's); the word is now within what an output
+    shows of the line (report.LINE_CHARS)."""
+    from agentic_search.report import LINE_CHARS
+    text = "var a=1;" * 60 + "function throttle(x){return x}" + "var b=2;" * 40 + "\n"
+    (line,) = summary_lines(text, keywords_from_list(["throttle"]))
+    assert line.startswith("L1: …") and "throttle" in line[:LINE_CHARS] and len(line) <= SUMMARY_LINE_CHARS + 4
+    short = "x = 1  # " + "pad " * 20 + "throttle " + "y" * 100 + "\n"
+    (line,) = summary_lines(short, keywords_from_list(["throttle"]))
+    assert line.startswith("L1: x = 1") and "throttle" in line[:LINE_CHARS]

@@ -29,7 +29,7 @@ from typing import Any, Collection, Mapping, Optional, Sequence
 from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders the text around it)
 
 from .records import CycleView, ResultView
-from .report import SHOWN_FIRST, SUMMARY_LINES
+from .report import LINE_CHARS, SHOWN_FIRST, SUMMARY_LINES
 from .refine import GAP_FOCUS
 from .rubric import HIGH_RELEVANCE
 from .state import LoopState, ScoreEntry, ranked_scores, shown_of
@@ -45,7 +45,6 @@ RESULTS_SHOWN = 5
 # characters per cycle. The report for people keeps the best two (its budget is 3,000).
 LINES_SHOWN = SUMMARY_LINES
 TEXT_LINES_SHOWN = SHOWN_FIRST
-LINE_CHARS = 120
 # A reason longer than this is cut (the strongest signals come first).
 REASON_CHARS = 160
 # Keywords the default JSON lists in ``query`` (the task's names come first, then its

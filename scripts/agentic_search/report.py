@@ -28,6 +28,12 @@ SUMMARY_LINES = 3
 # ... of which the default output shows this many: summary_lines puts its best picks first.
 SHOWN_FIRST = 2
 SUMMARY_LINE_CHARS = 160
+# What an output shows of a quoted line (output.py cuts it there).
+LINE_CHARS = 120
+# A longer line is shown from WINDOW_LEAD characters before the task's word in it when
+# the word would end past LINE_CHARS: a minified file's one line, quoted from its start,
+# showed none of the task's words.
+WINDOW_LEAD = 30
 # What a definition line that names no keyword adds: it wins ties, never a keyword.
 DEF_LINE_TIE = 0.01
 # What a keyword an earlier summary line quoted is still worth to the next pick.
@@ -209,9 +215,20 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     for i in order:
         line = lines[i].strip()
         if len(line) > SUMMARY_LINE_CHARS:
-            line = line[: SUMMARY_LINE_CHARS - 1] + "…"
+            line = _window(line, [hits[i][k] for k in sorted(hits.get(i, {}), key=lambda k: -value[k])])
         out.append(f"L{i + 1}: {line}")
     return out
+
+
+def _window(line: str, needles: Sequence[str]) -> str:
+    """A long line cut to SUMMARY_LINE_CHARS, from WINDOW_LEAD characters before the
+    first of ``needles`` (best first) it holds when that would end past LINE_CHARS."""
+    low = line.lower()
+    pos, needle = next(((p, n) for p, n in ((low.find(n), n) for n in needles) if p >= 0), (-1, ""))
+    start = max(0, pos - WINDOW_LEAD) if pos + len(needle) >= LINE_CHARS else 0
+    head = "…" if start else ""
+    body = line[start:start + SUMMARY_LINE_CHARS - len(head) - 1]
+    return head + body + ("…" if start + len(body) < len(line) else "")
 
 
 _STRING_PREFIX = frozenset("rRuUbB")
