@@ -511,3 +511,14 @@ def test_held_anywhere_finds_no_word_across_two_files() -> None:
 
     docs = [Document("a.py", b"x = wid", b"x = wid", 7), Document("b.py", b"get = 1", b"get = 1", 7)]
     assert held_anywhere(docs, [make_keyword("widget", "word")]) == (False,)
+
+
+def test_a_definition_on_the_first_line_after_a_byte_order_mark_counts():
+    """An editor on Windows saves a byte-order mark before the first line: it hid a
+    first-line ``def`` (no ``defines``, no name in the title; a tester's)."""
+    from agentic_search import lang
+    from agentic_search.match import defines
+    from agentic_search.report import decode_text, defined_names
+    data = b"\xef\xbb\xbfdef throttle_requests(x):\n    return x\n"
+    assert defines(data, b"throttle_requests", lang.PYTHON) == 1.0
+    assert defined_names(decode_text(data), "a.py") == ["throttle_requests"]

@@ -12,6 +12,7 @@ files. ``match`` (definitions), ``report`` (tags), ``score`` (file roles) and ``
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import re
@@ -261,6 +262,8 @@ def head_ok(low: bytes, i: int, word: bytes, lang: Language = ANY) -> bool:
             if nl < 0:
                 return False  # a head longer than HEAD_MAX
             ls = nl + 1
+    if ls == 0 and low.startswith(codecs.BOM_UTF8):
+        ls = len(codecs.BOM_UTF8)  # (an editor's byte-order mark before the first line)
     head = low[ls:i]
     if word in LOCAL_DECLS and head[:1] in (b" ", b"\t"):
         return False

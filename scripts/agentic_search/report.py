@@ -98,8 +98,8 @@ _LOWERS_TO_ASCII = ("\u0130", "\u212a")
 
 
 def decode_text(data: bytes) -> str:
-    """A file's bytes as results quote them."""
-    return data.decode("utf-8", errors="replace")
+    """A file's bytes as results quote them (an editor's byte-order mark dropped)."""
+    return data.decode("utf-8-sig", errors="replace")
 
 
 def summary_lines(text: str, keywords: Sequence[Keyword],
