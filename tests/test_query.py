@@ -849,6 +849,18 @@ def test_names_the_tasks_own_code_defines_are_marked_and_kept_through_state() ->
     assert again is not None and again.task_defines
 
 
+def test_types_the_tasks_code_declares_are_its_own() -> None:
+    # A trial's Go reproduction declared ``type Payload struct {``: listed as a gap.
+    task = ("cmp.Diff prints []byte as hex\n\n```go\ntype Payload struct {\n\tBody []byte\n}\n```\n"
+            "```rust\npub struct OptsHolder {}\nenum WireMode { A }\n```\n```c\ntypedef struct ring_buf {} ring_t;\n```\n"
+            "```ts\ninterface PropsShape {}\ntype AliasName = string\n```\nOutput:\n```\n  main.Payload{\n- \tBody: nil,\n```\n"
+            "but DiffReporter is not declared here")
+    kws = {k.text: k for k in extract_keywords(task)}
+    for name in ("Payload", "OptsHolder", "WireMode", "ring_buf", "PropsShape", "AliasName"):
+        assert name in kws and kws[name].task_defines, name
+    assert not kws["DiffReporter"].task_defines
+
+
 def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:
     task = ("Reading a pty reports EOF early with uv_read_start\n\n```c\n"
             "static void on_read_cb(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {\n"

@@ -73,12 +73,14 @@ TITLE_BOOST = 2.0
 # +0.9 points Acc@5, +0.9 Acc@10 (see bench/HISTORY.md).
 CODE_ONLY_FACTOR = 0.5
 # A line of the task that defines a name (``def _print_Float(self, expr):``, ``class
-# Meta:``, ``fn drop(&mut self)``, ``func (s *Srv) Close()``): the reporter's own code,
+# Meta:``, ``fn drop(&mut self)``, ``func (s *Srv) Close()``, a type: ``type Payload
+# struct {``, ``struct Opts {``, ``enum Mode``, a trial's Go task): the reporter's own code,
 # a copy of the tree's, or a method they propose. The keyword is marked ``task_defines``;
 # score.CONVENTION_DEFINERS says when defining it is evidence.
 _OWN_DEFINITION_RE = re.compile(
-    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final)[ \t]+)*"
-    r"(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?)[ \t]+([A-Za-z_]\w*)", re.M)
+    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final|typedef)"
+    r"[ \t]+)*(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?|struct|enum|interface|trait|type)"
+    r"[ \t]+([A-Za-z_]\w*)", re.M)
 # ... and the C family's way (C, C++, Java, C#): a return type and modifiers, the name,
 # its parameters and the body's ``{`` ending the line (``static void feeder(void* arg) {``,
 # ``public static void main(String[] args) throws Exception {``). A statement word
