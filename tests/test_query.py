@@ -988,3 +988,10 @@ def test_a_web_word_is_looked_up_in_the_prose_once_however_often_the_task_holds_
     monkeypatch.setattr(query, "_in_text", lambda w, text: calls.append(w) or real(w, text))
     query.extract_keywords("Http2Stream reset, see https://a.b/c\n" * 500)
     assert calls.count("http") <= 1
+
+
+def test_an_escaped_newline_before_a_name_is_no_part_of_it() -> None:
+    # A trial's Rust test string ``"Some(\nNoneSelected)"`` made the keyword ``nNoneSelected``.
+    texts = {k.text for k in extract_keywords('from_str("Some(\\nNoneSelected)\\tWireMode") fails\n'
+                                              'C:\\new_dir\\Tool.exe')}
+    assert {"NoneSelected", "WireMode", "new_dir"} <= texts and not {"nNoneSelected", "tWireMode"} & texts

@@ -684,6 +684,12 @@ def _in_text(key: str, text_norm: str) -> bool:
     return re.search(r"(?<![a-z0-9_])" + re.escape(key) + r"(?![a-z0-9_])", text_norm) is not None
 
 
+# A string's escaped newline, tab or return before a capitalised name (``"Some(\\nSomething)"``
+# in a pasted Rust test): the name starts after the escape, not at its letter (a trial's
+# ``nSomething``). Before a lower-case letter it may be a Windows path's ``\\new_dir``.
+_ESCAPE_BEFORE_NAME_RE = compile_later(r"\\[ntr](?=[A-Z])")
+
+
 def extract_keywords(task: str) -> list[Keyword]:
     """Pull searchable keywords out of free text, strongest kinds first.
 
@@ -695,6 +701,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     task = _HEX_LITERAL_RE.sub(" ", task)
     task = split_scripts(task)
     quoted_messages = messages(task)
+    task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
     task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)
     task = _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task))
     paths: dict[str, None] = dict.fromkeys(url_paths)
