@@ -194,8 +194,11 @@ def _id_text(value: object, where: str, expected: str = "a string or a finite nu
         return str(value)
     if isinstance(value, float) and math.isfinite(value):
         # (JSON has one kind of number: 7.0 is the id 7, as a caller in any language
-        # writes it, and 1e-07 is 0.0000001.)
-        return str(int(value)) if value.is_integer() else format(decimal.Decimal(repr(value)), "f")
+        # writes it, 1e-07 is 0.0000001 and 1e23 is 1 and 23 zeros.)
+        if value == 0:
+            return "0"  # (-0.0 too)
+        exact = decimal.Decimal(repr(value))  # the shortest decimal that reads back as value
+        return format(exact.to_integral_value() if value.is_integer() else exact, "f")
     raise HintsInputError(f"{where}: expected {expected}, got {_describe(value)}")
 
 

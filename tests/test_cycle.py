@@ -626,6 +626,11 @@ def test_two_files_of_one_stat_whose_directories_were_swapped_are_changed(tmp_pa
     assert _stamp_changed("40:1:2:3:100:0000abcd", "40:1:2:3:100:0000abce")
     assert not _stamp_changed("40:1:2:3:100", "40:1:2:3:100:0000abcd")
     assert _stamp_changed("40:1:2:3:100:racy", "40:1:2:3:100:racy")
+    # An older state's stamps (size, mtime, ctime): compared on those, an unchanged file
+    # is unchanged (each file of the next cycle had counted as edited).
+    assert not _stamp_changed("40:1:2", "40:1:2:3:100")
+    assert not _stamp_changed("40:1:2:0000abcd", "40:1:2:3:100")
+    assert _stamp_changed("40:1:9", "40:1:2:3:100") and _stamp_changed("40:1:2:racy", "40:1:2:3:100")
 
 
 def test_an_entry_of_an_older_state_gets_its_stamp_when_kept(tmp_path):

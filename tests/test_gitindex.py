@@ -87,3 +87,28 @@ def test_a_file_git_tracks_is_searched_however_gitignore_reads(tmp_path, version
     # No index, no tracked file: the rules alone decide, as before.
     os.remove(root / ".git" / "index")
     assert [f.rel for f in walk(str(root)).files] == ["a.py"]
+
+
+def test_a_crafted_version_4_index_whose_paths_grow_is_refused_not_spelled_out(tmp_path):
+    """Each version-4 path extends the one before: 80,000 entries of one byte more each
+    spelled out 3 GB from a 5 MB file (a tester's). A path past MAX_PATH_BYTES, or paths
+    past MAX_PATH_BYTES_PER_INDEX_BYTE times the index, make it no index."""
+    n = gitindex.MAX_PATH_BYTES + 10
+    entry = b"\0" * 24 + struct.pack(">I", 0o100644) + b"\0" * 12 + b"\x11" * 20
+    data = struct.pack(">4sII", b"DIRC", 4, n) + b"".join(
+        entry + struct.pack(">H", min(i, 0xFFF)) + b"\x00" + b"a\0" for i in range(1, n + 1))
+    (tmp_path / "index").write_bytes(data + hashlib.sha1(data).digest())
+    assert gitindex.read_tracked(str(tmp_path)) == gitindex.NOTHING
+
+
+@needs_git
+def test_a_split_index_reads_its_shared_part(tmp_path):
+    root = tmp_path / "repo"
+    (root / "build").mkdir(parents=True)
+    (root / "build" / "keep.py").write_text("def keep_me(): pass\n")
+    (root / ".gitignore").write_text("build/\n")
+    _git(tmp_path, "init", "-q", str(root))
+    _git(root, "add", "-f", "build/keep.py", ".gitignore")
+    _git(root, "update-index", "--split-index")
+    assert any(name.startswith("sharedindex.") for name in os.listdir(root / ".git"))
+    assert [f.rel for f in walk(str(root)).files] == ["build/keep.py"]

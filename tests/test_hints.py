@@ -321,6 +321,9 @@ def test_a_number_is_one_id_however_json_spells_it():
     1.0 is the result 1, not a new one (a tester's)."""
     got = compute_hints([item(7.0, 0.9, related=[1e-7, 2.50]), item(1, 0.8)], ["a"], seen_ids=[1.0, "7"])
     assert got["related_ids"] == ["0.0000001", "2.5"] and got["new_ids"] == []
+    # 1e23 is the decimal it reads as, not its binary value's digits; -0.0 is 0.
+    got = compute_hints([item(1e23, 0.9), item(-0.0, 0.8)], ["a"], seen_ids=[10 ** 23, 0])
+    assert got["new_ids"] == []
 
 
 def test_a_keyword_that_is_no_string_or_number_is_refused_in_the_library():

@@ -251,6 +251,7 @@ def _stat_stamp(size: int, mtime_ns: int, ctime_ns: int, dev: int, ino: int) -> 
 
 
 _STAT_FIELDS = 5  # the fields of _stat_stamp; a CRC-32 or "racy" may follow
+_OLD_STAT_FIELDS = 3  # an older state's stamps: size, mtime, ctime
 
 
 def _stamps(d: Dispatched, rels: frozenset[str], earlier: dict[str, ScoreEntry]) -> dict[str, str]:
@@ -267,25 +268,35 @@ def _stamps(d: Dispatched, rels: frozenset[str], earlier: dict[str, ScoreEntry])
         stamp = _stat_stamp(f.size, f.mtime_ns, f.ctime_ns, f.dev, f.ino)
         prev = earlier.get(f.rel)
         if f.mtime_ns >= horizon or f.ctime_ns >= horizon \
-                or (prev is not None and prev.stamp.count(":") >= _STAT_FIELDS):
+                or (prev is not None and _stamp_parts(prev.stamp)[1] is not None):
             doc = d.by_rel.get(f.rel)
             stamp += f":{zlib.crc32(doc.low):08x}" if doc is not None else ":racy"
         out[f.rel] = stamp
     return out
 
 
-def _stat_part(stamp: str) -> str:
-    """A stamp without its CRC-32."""
-    return ":".join(stamp.split(":")[:_STAT_FIELDS])
+def _stamp_parts(stamp: str) -> tuple[tuple[str, ...], Optional[str]]:
+    """A stamp's stat fields and what follows them (a CRC-32, "racy", or None). A stamp
+    of an older state holds size, mtime and ctime alone (no device, no inode)."""
+    fields = stamp.split(":")
+    n = _OLD_STAT_FIELDS if len(fields) <= _OLD_STAT_FIELDS + 1 else _STAT_FIELDS
+    return tuple(fields[:n]), (fields[n] if len(fields) > n else None)
+
+
+def _stat_changed(earlier: str, now: str) -> bool:
+    """Whether two stamps' stats differ, on the fields both hold."""
+    a, b = _stamp_parts(earlier)[0], _stamp_parts(now)[0]
+    k = min(len(a), len(b))
+    return a[:k] != b[:k]
 
 
 def _stamp_changed(earlier: str, now: str) -> bool:
     """Whether a file's stamp shows it changed: its stat did, or its CRC-32 did when both
     stamps have one, or the earlier stamp could not tell (a racy file not read)."""
-    if earlier.endswith(":racy") or _stat_part(earlier) != _stat_part(now):
+    was, is_now = _stamp_parts(earlier)[1], _stamp_parts(now)[1]
+    if was == "racy" or _stat_changed(earlier, now):
         return True
-    both = earlier.count(":") >= _STAT_FIELDS and now.count(":") >= _STAT_FIELDS
-    return both and earlier != now
+    return was is not None and is_now is not None and was != is_now
 
 
 @dataclass(frozen=True)
@@ -692,8 +703,8 @@ def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
             st = _tree_stat(state.root, root_real, r.id)
         except (OSError, ValueError):
             st = None
-        if st is None or _stat_part(entry.stamp) != _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                                                                  st.st_dev, st.st_ino):
+        if st is None or _stat_changed(entry.stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                                                   st.st_dev, st.st_ino)):
             changed.add(r.id)
     if not changed:
         return state, 0

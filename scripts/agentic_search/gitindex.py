@@ -32,7 +32,13 @@ from . import fsafe
 
 INDEX_NAME = "index"
 # An index larger than this is not read (linux's is about 10 MiB for 80,000 files).
-MAX_INDEX_BYTES = 256 * 1024 * 1024
+MAX_INDEX_BYTES = 64 * 1024 * 1024
+# A path longer than this is no path (git's own limit is the file system's, 4,096 on
+# Linux); and the paths of a version-4 index, each extending the one before it, may
+# hold at most this many times the index's bytes, or a crafted index of a few MB would
+# spell out gigabytes (real ones hold less than their size; v4 about half).
+MAX_PATH_BYTES = 4096
+MAX_PATH_BYTES_PER_INDEX_BYTE = 4
 _HEADER = struct.Struct(">4sII")
 _U32 = struct.Struct(">I")
 _U16 = struct.Struct(">H")
@@ -68,10 +74,40 @@ def read_tracked(git_dir: str) -> Tracked:
     if len(data) > MAX_INDEX_BYTES:
         return NOTHING
     for name_bytes in _object_name_sizes(data):
-        paths = parse_entries(data, name_bytes)
-        if paths is not None:
-            return _tracked(paths)
+        parsed = _entries_and_end(data, name_bytes)
+        if parsed is not None:
+            entries, end = parsed
+            shared = _shared_index(data, end, name_bytes)
+            if shared is not None:  # a split index: most entries are in the shared file
+                entries = entries + _shared_entries(git_dir, shared, name_bytes)
+            return _tracked(entries)
     return NOTHING
+
+
+def _shared_index(data: bytes, pos: int, name_bytes: int) -> Optional[str]:
+    """The name of the shared index a split index's ``link`` extension points to (a
+    file ``sharedindex.<hex>`` beside it), or None. Extensions follow the entries: a
+    4-byte signature, a 32-bit size, the data."""
+    end = len(data) - name_bytes
+    while pos + 8 <= end:
+        signature = data[pos:pos + 4]
+        size = _U32.unpack_from(data, pos + 4)[0]
+        if signature == b"link" and size >= name_bytes:
+            return data[pos + 8:pos + 8 + name_bytes].hex()
+        pos += 8 + size
+    return None
+
+
+def _shared_entries(git_dir: str, name: str, name_bytes: int) -> list:
+    """The entries of the shared index ``sharedindex.<name>`` (none when unreadable).
+    The split index's deletions are not applied: a path it removed stays tracked here,
+    which can only keep a file in that git would call ignored."""
+    try:
+        data = fsafe.read_regular(os.path.join(git_dir, f"sharedindex.{name}"), MAX_INDEX_BYTES + 1)
+    except (OSError, ValueError):
+        return []
+    parsed = _entries_and_end(data, name_bytes) if len(data) <= MAX_INDEX_BYTES else None
+    return parsed[0] if parsed is not None else []
 
 
 def _object_name_sizes(data: bytes) -> tuple:
@@ -87,6 +123,12 @@ def _object_name_sizes(data: bytes) -> tuple:
 def parse_entries(data: bytes, name_bytes: int) -> Optional[list]:
     """(path, mode) of every entry, or None when ``data`` is no index with object names
     of ``name_bytes`` bytes (a path that runs past the end, padding that is not NUL)."""
+    parsed = _entries_and_end(data, name_bytes)
+    return parsed[0] if parsed is not None else None
+
+
+def _entries_and_end(data: bytes, name_bytes: int) -> Optional[tuple]:
+    """:func:`parse_entries` and the position after the last entry."""
     if len(data) < _HEADER.size:
         return None
     signature, version, count = _HEADER.unpack_from(data, 0)
@@ -95,6 +137,7 @@ def parse_entries(data: bytes, name_bytes: int) -> Optional[list]:
     out = []
     pos = _HEADER.size
     previous = b""
+    budget = MAX_PATH_BYTES_PER_INDEX_BYTE * len(data)
     fixed = _STAT_BYTES + name_bytes + 2
     flags_at = _STAT_BYTES + name_bytes
     size = len(data)
@@ -126,11 +169,12 @@ def parse_entries(data: bytes, name_bytes: int) -> Optional[list]:
             if pos > size or data[end:pos].strip(b"\0"):
                 return None
         length = flags & 0xFFF
-        if length < 0xFFF and length != len(path):
+        budget -= len(path)
+        if (length < 0xFFF and length != len(path)) or len(path) > MAX_PATH_BYTES or budget < 0:
             return None
         previous = path
         out.append((path, mode))
-    return out
+    return out, pos
 
 
 def _varint(data: bytes, pos: int) -> tuple:

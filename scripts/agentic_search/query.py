@@ -79,7 +79,11 @@ CODE_ONLY_FACTOR = 0.5
 # score.CONVENTION_DEFINERS says when defining it is evidence.
 _OWN_DEFINITION_RE = re.compile(
     r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final|typedef)"
-    r"[ \t]+)*(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?|struct|enum|interface|trait|type)"
+    r"[ \t]+)*(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?"
+    # (A type word and its name only as code writes them, not a prose line opening "enum
+    # ColorMode should ...": a body, ``=``, ``;``, parameters, or Go's underlying type.)
+    r"|(?:struct|enum|interface|trait|type)(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:[{=(<:;]|\r?$"
+    r"|(?:struct|interface|func|map|chan|\[|\*|[A-Za-z_][\w.]*[ \t]*\r?$))))"
     r"[ \t]+([A-Za-z_]\w*)", re.M)
 # ... and the C family's way (C, C++, Java, C#): a return type and modifiers, the name,
 # its parameters and the body's ``{`` ending the line (``static void feeder(void* arg) {``,
@@ -686,8 +690,9 @@ def _in_text(key: str, text_norm: str) -> bool:
 
 # A string's escaped newline, tab or return before a capitalised name (``"Some(\\nSomething)"``
 # in a pasted Rust test): the name starts after the escape, not at its letter (a trial's
-# ``nSomething``). Before a lower-case letter it may be a Windows path's ``\\new_dir``.
-_ESCAPE_BEFORE_NAME_RE = compile_later(r"\\[ntr](?=[A-Z])")
+# ``nSomething``). Not before a lower-case letter, nor in a Windows path (a backslash
+# after the name): ``\\new_dir``, ``lib\\nUnit\\Runner.cs``.
+_ESCAPE_BEFORE_NAME_RE = compile_later(r"\\[ntr](?=[A-Z][A-Za-z0-9_]*(?:[^\w\\]|$))")
 
 
 def extract_keywords(task: str) -> list[Keyword]:
@@ -804,6 +809,7 @@ def extract_keywords(task: str) -> list[Keyword]:
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
     own_assigned = _assigned(task)
+    own_defined_words = {normalize(n) for n in own_defined}  # (``Payload`` as the word ``payload``)
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
         key = normalize(text)
@@ -816,7 +822,8 @@ def extract_keywords(task: str) -> list[Keyword]:
                 kw = replace(kw, weight=kw.weight * TITLE_BOOST)
             if kind == "path" and text in modules and not _in_text(normalize(modules[text]), prose):
                 kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
-            if kind == "identifier" and (text in own_defined or text in own_assigned):
+            if (kind == "identifier" and (text in own_defined or text in own_assigned)) \
+                    or (kind == "word" and key in own_defined_words):
                 kw = replace(kw, task_defines=True)
             if kind == "identifier" and text not in frames and not _in_text(key, prose):
                 if text in CODE_ONLY_BUILTINS:

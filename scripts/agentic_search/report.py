@@ -215,17 +215,22 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     for i in order:
         line = lines[i].strip()
         if len(line) > SUMMARY_LINE_CHARS:
-            line = _window(line, [hits[i][k] for k in sorted(hits.get(i, {}), key=lambda k: -value[k])])
+            head = f"L{i + 1}: "
+            line = _window(line, [hits[i][k] for k in sorted(hits.get(i, {}), key=lambda k: -value[k])], len(head))
         out.append(f"L{i + 1}: {line}")
     return out
 
 
-def _window(line: str, needles: Sequence[str]) -> str:
+def _window(line: str, needles: Sequence[str], head: int = 0) -> str:
     """A long line cut to SUMMARY_LINE_CHARS, from WINDOW_LEAD characters before the
-    first of ``needles`` (best first) it holds when that would end past LINE_CHARS."""
-    low = line.lower()
-    pos, needle = next(((p, n) for p, n in ((low.find(n), n) for n in needles) if p >= 0), (-1, ""))
-    start = max(0, pos - WINDOW_LEAD) if pos + len(needle) >= LINE_CHARS else 0
+    first of ``needles`` (best first) it holds when that would end past what an output
+    shows after a ``head`` of ``head`` characters (LINE_CHARS, its last one an ellipsis).
+    The needle is looked for in the line itself, case-insensitively, so that its place
+    is the line's (a lower-cased ``İ`` is two characters)."""
+    found = (re.search(re.escape(n), line, re.IGNORECASE) for n in needles if n)
+    m = next((x for x in found if x is not None), None)
+    pos, end = (m.start(), m.end()) if m is not None else (-1, 0)
+    start = max(0, pos - WINDOW_LEAD) if end > LINE_CHARS - head - 1 else 0
     head = "…" if start else ""
     body = line[start:start + SUMMARY_LINE_CHARS - len(head) - 1]
     return head + body + ("…" if start + len(body) < len(line) else "")
