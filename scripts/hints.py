@@ -34,7 +34,6 @@ argparse are imported only by the CLI, the synonym table only on first use.
 
 from __future__ import annotations
 
-import decimal
 import math
 import os
 import re
@@ -197,7 +196,8 @@ def _id_text(value: object, where: str, expected: str = "a string or a finite nu
         # writes it, 1e-07 is 0.0000001 and 1e23 is 1 and 23 zeros.)
         if value == 0:
             return "0"  # (-0.0 too)
-        exact = decimal.Decimal(repr(value))  # the shortest decimal that reads back as value
+        from decimal import Decimal  # (only for a float id: importing hints stays light)
+        exact = Decimal(repr(value))  # the shortest decimal that reads back as value
         return format(exact.to_integral_value() if value.is_integer() else exact, "f")
     raise HintsInputError(f"{where}: expected {expected}, got {_describe(value)}")
 

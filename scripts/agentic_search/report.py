@@ -213,11 +213,10 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     order = chosen[:lead] + sorted(chosen[lead:SHOWN_FIRST]) + sorted(chosen[max(lead, SHOWN_FIRST):])
     out = []
     for i in order:
-        line = lines[i].strip()
+        head, line = f"L{i + 1}: ", lines[i].strip()
         if len(line) > SUMMARY_LINE_CHARS:
-            head = f"L{i + 1}: "
             line = _window(line, [hits[i][k] for k in sorted(hits.get(i, {}), key=lambda k: -value[k])], len(head))
-        out.append(f"L{i + 1}: {line}")
+        out.append(head + line)
     return out
 
 
@@ -231,9 +230,9 @@ def _window(line: str, needles: Sequence[str], head: int = 0) -> str:
     m = next((x for x in found if x is not None), None)
     pos, end = (m.start(), m.end()) if m is not None else (-1, 0)
     start = max(0, pos - WINDOW_LEAD) if end > LINE_CHARS - head - 1 else 0
-    head = "…" if start else ""
-    body = line[start:start + SUMMARY_LINE_CHARS - len(head) - 1]
-    return head + body + ("…" if start + len(body) < len(line) else "")
+    mark = "…" if start else ""
+    body = line[start:start + SUMMARY_LINE_CHARS - len(mark) - 1]
+    return mark + body + ("…" if start + len(body) < len(line) else "")
 
 
 _STRING_PREFIX = frozenset("rRuUbB")
