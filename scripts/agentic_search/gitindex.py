@@ -102,8 +102,11 @@ def _shared_entries(git_dir: str, name: str, name_bytes: int) -> list:
     """The entries of the shared index ``sharedindex.<name>`` (none when unreadable).
     The split index's deletions are not applied: a path it removed stays tracked here,
     which can only keep a file in that git would call ignored."""
+    path = os.path.join(git_dir, f"sharedindex.{name}")
+    if os.path.islink(path):
+        return []  # (git writes a file; a link could lead out of the tree)
     try:
-        data = fsafe.read_regular(os.path.join(git_dir, f"sharedindex.{name}"), MAX_INDEX_BYTES + 1)
+        data = fsafe.read_regular(path, MAX_INDEX_BYTES + 1)
     except (OSError, ValueError):
         return []
     parsed = _entries_and_end(data, name_bytes) if len(data) <= MAX_INDEX_BYTES else None
