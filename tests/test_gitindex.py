@@ -112,3 +112,12 @@ def test_a_split_index_reads_its_shared_part(tmp_path):
     _git(root, "update-index", "--split-index")
     assert any(name.startswith("sharedindex.") for name in os.listdir(root / ".git"))
     assert [f.rel for f in walk(str(root)).files] == ["build/keep.py"]
+
+
+def test_a_sparse_index_directory_tracks_every_path_below_it(tmp_path):
+    """``git sparse-checkout --sparse-index`` writes one entry for a directory left out
+    (``b/``, mode 040000): git tracks every file below it, on disk or not."""
+    (tmp_path / "index").write_bytes(_index([b"a/k.py", b"b/"], modes={b"b/": 0o040000}))
+    got = gitindex.read_tracked(str(tmp_path))
+    assert got.holds("b", True) and got.holds("b/build", True) and got.holds("b/build/k.py", False)
+    assert not got.holds("bb/k.py", False) and not got.holds("c", True)

@@ -26,7 +26,7 @@ import hashlib
 import os
 import struct
 from dataclasses import dataclass
-from typing import FrozenSet, Optional
+from typing import FrozenSet, Optional, Tuple
 
 from . import fsafe
 
@@ -56,10 +56,13 @@ class Tracked:
 
     files: FrozenSet[str] = frozenset()
     dirs: FrozenSet[str] = frozenset()     # every directory holding a tracked file, at any depth
+    sparse: Tuple[str, ...] = ()           # a sparse index's directories: every path below is tracked
 
     def holds(self, rel: str, is_dir: bool) -> bool:
         """Whether git tracks the file ``rel``, or tracks a file below the directory ``rel``."""
-        return rel in self.dirs if is_dir else rel in self.files
+        if rel in (self.dirs if is_dir else self.files):
+            return True
+        return any(rel == d or rel.startswith(d + "/") for d in self.sparse)
 
 
 NOTHING = Tracked()
@@ -196,15 +199,18 @@ def _varint(data: bytes, pos: int) -> tuple:
 
 def _tracked(entries: list) -> Tracked:
     """The files and their directories of index entries (a submodule counts as a
-    directory whose content is tracked; a sparse directory entry as nothing here)."""
+    directory whose content is tracked, and so does a sparse index's directory entry:
+    git tracks every file below it, checked out or not)."""
     files = set()
     dirs = set()
+    sparse = set()
     for raw, mode in entries:
         kind = mode & 0o170000
-        if kind == _TREE:
-            continue
         path = raw.decode("utf-8", "surrogateescape")
-        if kind == _GITLINK:
+        if kind == _TREE:
+            path = path.rstrip("/")
+            sparse.add(path)
+        if kind in (_GITLINK, _TREE):
             dirs.add(path)
         else:
             files.add(path)
@@ -212,4 +218,4 @@ def _tracked(entries: list) -> Tracked:
         while head and head not in dirs:
             dirs.add(head)
             head = head.rpartition("/")[0]
-    return Tracked(frozenset(files), frozenset(dirs))
+    return Tracked(frozenset(files), frozenset(dirs), tuple(sorted(sparse)))
