@@ -121,3 +121,28 @@ def test_a_sparse_index_directory_tracks_every_path_below_it(tmp_path):
     got = gitindex.read_tracked(str(tmp_path))
     assert got.holds("b", True) and got.holds("b/build", True) and got.holds("b/build/k.py", False)
     assert not got.holds("bb/k.py", False) and not got.holds("c", True)
+
+
+@needs_git
+def test_a_submodule_follows_its_own_ignore_rules_and_index_not_the_outer_ones(tmp_path):
+    """As in git: the outer work tree's ``build/`` and ``*.log`` do not reach into a
+    submodule (they hid its tracked ``build/tool.py`` and ``keep.log``), and the
+    submodule's own ``gen/`` ignores its untracked files but not one it force-added."""
+    inner = tmp_path / "inner"
+    for rel, text in {"gen/keep.py": "def gen_keep(): pass\n", "gen/scratch.py": "x\n", "build/tool.py": "y\n",
+                      "keep.log": "k\n", ".gitignore": "gen/\n"}.items():
+        (inner / rel).parent.mkdir(parents=True, exist_ok=True)
+        (inner / rel).write_text(text)
+    _git(tmp_path, "init", "-q", str(inner))
+    _git(inner, "add", ".gitignore", "build/tool.py", "keep.log")
+    _git(inner, "add", "-f", "gen/keep.py")
+    _git(inner, "commit", "-qm", "inner")
+    outer = tmp_path / "outer"
+    _git(tmp_path, "init", "-q", str(outer))
+    (outer / ".gitignore").write_text("build/\n*.log\n")
+    _git(outer, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(inner), "sub")
+    (outer / "sub" / "gen" / "scratch.py").write_text("x\n")  # untracked, under the submodule's own gen/
+    (outer / "build").mkdir()
+    (outer / "build" / "out.py").write_text("z\n")  # the outer build/: ignored
+    got = [f.rel for f in walk(str(outer)).files]
+    assert got == ["sub/build/tool.py", "sub/gen/keep.py", "sub/keep.log"], got

@@ -1007,6 +1007,20 @@ def index_git_dir(root: str) -> Optional[str]:
     return git_dir
 
 
+def nested_rules(top: str, root_real: str) -> Tuple[IgnoreRules, Optional[str]]:
+    """A work tree of its own inside the searched root (a submodule, a nested clone):
+    the rules in force at its top (its ``info/exclude``, none of the enclosing tree's) and
+    the git directory whose index lists what it tracks. Either is read only when its
+    git directory resolves inside ``root_real``."""
+    rules = IgnoreRules()
+    common = _git_dir(top, root_real)
+    if common is not None and _within(os.path.join(common, "info", "exclude"), root_real):
+        rules = rules.child(read_ignore_file(os.path.join(common, "info", "exclude"),
+                                             f"{GIT_DIR_NAME}/info/exclude", ""))
+    own = _git_dir(top, root_real, common=False)
+    return rules, own if own is not None and _within(os.path.join(own, "index"), root_real) else None
+
+
 def root_rules(root: str) -> Tuple[IgnoreRules, str]:
     """Rules in force at ``root`` before its own ``.gitignore``, and its prefix.
 

@@ -13,7 +13,9 @@ that applies wins, and names the reason counted in ``WalkResult.skipped``):
 3. ``ignored``    -- .gitignore / info/exclude say so (ignore.py), and git does not
    track it (its index, gitindex.py: ``git add -f`` puts a file back, as in git); an
    ignored directory is pruned, so nothing below it can be re-included, as in git -
-   unless git tracks files in it: then the walk enters it for those alone.
+   unless git tracks files in it: then the walk enters it for those alone. A directory
+   holding a ``.git`` is a work tree of its own (a submodule, a nested clone): its own
+   rules and index apply below it, none of the enclosing tree's.
 4. ``excluded``   -- an ``excludes`` glob matches the entry; a matching
    directory is pruned.
 5. symlinks are followed only when their real path stays inside the root:
@@ -68,13 +70,13 @@ import os
 import posixpath
 import re
 from stat import S_ISREG
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import fsafe
 from .gitindex import NOTHING, Tracked, read_tracked
 from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, index_git_dir, load_ignore_file, \
-    root_rules
+    nested_rules, root_rules
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
 # A file modified this close to the moment it was walked may change again without a new
@@ -424,12 +426,30 @@ def _may_hold_matches(dir_rel: str, prefixes: Optional[Tuple[str, ...]]) -> bool
 # The walk.
 # --------------------------------------------------------------------------- #
 
+@dataclass(frozen=True)
+class _Scope:
+    """The ignore rules in force in a directory before its own .gitignore, and the work
+    tree they belong to: the walk root's path from that tree's top (``top_prefix``),
+    how many characters of a walk-relative path lie above that tree's top (``strip``:
+    0, or a nested repository's path and ``/``), and what the tree tracks."""
+
+    rules: IgnoreRules
+    top_prefix: str
+    strip: int
+    tracked: "_TrackedLater"
+
+    def top_rel(self, rel: str) -> str:
+        """``rel`` (from the walk root) as a path from the work tree's top."""
+        rel = rel[self.strip:]
+        return f"{self.top_prefix}/{rel}" if self.top_prefix and rel else (self.top_prefix or rel)
+
+
 # A directory waiting to be listed: (OS path as reached, rel ("" for root), real
-# path, ignore rules in force before its own .gitignore, (device, inode) of the
-# directories above it, whether it was reached through a symlink, its own
+# path, its scope (the ignore rules in force before its own .gitignore), (device,
+# inode) of the directories above it, whether it was reached through a symlink, its own
 # (device, inode) or None when it must still be stat'ed).  A plain tuple:
 # thousands are made per walk.
-_Dir = Tuple[str, str, str, IgnoreRules, Tuple[Tuple[int, int], ...], bool, Optional[Tuple[int, int]]]
+_Dir = Tuple[str, str, str, _Scope, Tuple[Tuple[int, int], ...], bool, Optional[Tuple[int, int]]]
 _by_name = operator.attrgetter("name")
 _by_rel = operator.attrgetter("rel")
 # A directory is listed through a descriptor of its own, opened without following a
@@ -446,17 +466,16 @@ class _Moved(OSError):
 
 
 class _TrackedLater:
-    """What git tracks in the work tree enclosing the root, read from its index on the
-    first ignored path the walk meets (a tracked file is never ignored), once."""
+    """What git tracks in a work tree, read from the index in ``git_dir`` on the first
+    ignored path the walk meets there (a tracked file is never ignored), once."""
 
-    def __init__(self, root: Optional[str]) -> None:
-        self.root = root
+    def __init__(self, git_dir: Optional[str]) -> None:
+        self.git_dir = git_dir
         self.value: Optional[Tracked] = None
 
     def get(self) -> Tracked:
         if self.value is None:
-            git_dir = index_git_dir(self.root) if self.root is not None else None
-            self.value = read_tracked(git_dir) if git_dir is not None else NOTHING
+            self.value = read_tracked(self.git_dir) if self.git_dir is not None else NOTHING
         return self.value
 
 
@@ -502,11 +521,11 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
         rules, top_prefix = root_rules(root_abs)
     else:
         rules, top_prefix = IgnoreRules(), ""
-    tracked = _TrackedLater(root_abs if use_gitignore else None)
+    scope = _Scope(rules, top_prefix, 0, _TrackedLater(index_git_dir(root_abs) if use_gitignore else None))
     tally = _Tally()
     files: List[FileEntry] = []
     visited: set = set()  # (device, inode) of every directory listed
-    stack: List[_Dir] = [(root_abs, "", root_real, rules, (), False, None)]
+    stack: List[_Dir] = [(root_abs, "", root_real, scope, (), False, None)]
     deferred: List[_Dir] = []  # reached through a symlink: walked after the real tree
     while stack or deferred:
         d = stack.pop() if stack else deferred.pop()
@@ -521,7 +540,7 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
             continue
         visited.add(key)
         subdirs = _scan(d, key, root_real, skip_real, skip_ids, selected, prefixes, excluded,
-                        use_gitignore, top_prefix, tracked, max_bytes, files, tally)
+                        use_gitignore, max_bytes, files, tally)
         for sub in reversed(subdirs):
             (deferred if sub[5] else stack).append(sub)
     _add_named_files(root_abs, root_real, patterns, skip_real, skip_ids, max_bytes, files)
@@ -616,8 +635,7 @@ def _identities(paths: Sequence[str]) -> FrozenSet[Tuple[int, int]]:
 
 def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[str],
           skip_ids: FrozenSet[Tuple[int, int]], selected: _GlobSet, prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet,
-          use_gitignore: bool, top_prefix: str, tracked: "_TrackedLater", max_bytes: int,
-          files: List[FileEntry], tally: _Tally) -> List[_Dir]:
+          use_gitignore: bool, max_bytes: int, files: List[FileEntry], tally: _Tally) -> List[_Dir]:
     """List one directory: append its files, return its subdirectories to walk.
 
     The hot loop of DISPATCH: one ``scandir`` per directory, one ``stat`` per
@@ -641,7 +659,7 @@ def _scan(d: _Dir, key: Tuple[int, int], root_real: str, skip_real: FrozenSet[st
         return []
     try:
         return _scan_entries(d, key, entries, root_real, skip_real, skip_ids, selected, prefixes, excluded,
-                             use_gitignore, top_prefix, tracked, max_bytes, files, tally)
+                             use_gitignore, max_bytes, files, tally)
     finally:
         if fd >= 0:
             os.close(fd)  # (only now: each entry's stat is taken through it)
@@ -670,18 +688,24 @@ def _open_dir(real: str, key: Tuple[int, int], parent: Optional[Tuple[int, int]]
 
 def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]"], root_real: str,
                   skip_real: FrozenSet[str], skip_ids: FrozenSet[Tuple[int, int]], selected: _GlobSet,
-                  prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet, use_gitignore: bool, top_prefix: str,
-                  tracked: "_TrackedLater", max_bytes: int, files: List[FileEntry], tally: _Tally) -> List[_Dir]:
+                  prefixes: Optional[Tuple[str, ...]], excluded: _GlobSet, use_gitignore: bool,
+                  max_bytes: int, files: List[FileEntry], tally: _Tally) -> List[_Dir]:
     """:func:`_scan` past the listing: sort out one directory's entries."""
-    d_path, d_rel, d_real, rules, d_ancestors, via_link, _ = d
+    d_path, d_rel, d_real, scope, d_ancestors, via_link, _ = d
     # (An entry listed through a descriptor has its bare name as its path.)
     path_prefix = os.path.join(d_path, "")
+    if use_gitignore and d_rel and any(e.name == GIT_DIR_NAME for e in entries):
+        scope = _nested_scope(d_path, d_rel, root_real)  # (a repository of its own: its rules alone, as in git)
+    rules = scope.rules
+    d_top = scope.top_rel(d_rel)
     if use_gitignore:
-        rules = _with_own_gitignore(rules, entries, path_prefix, d_rel, top_prefix, tally)
+        rules = _with_own_gitignore(rules, entries, path_prefix, d_rel, d_top, tally)
     ancestors = d_ancestors + (key,)
     subdirs: List[_Dir] = []
     rel_prefix = d_rel + "/" if d_rel else ""
-    top_rel_prefix = f"{top_prefix}/{rel_prefix}" if top_prefix else rel_prefix
+    top_rel_prefix = d_top + "/" if d_top else ""
+    tracked = scope.tracked
+    here = scope if rules is scope.rules else replace(scope, rules=rules)
     real_prefix = d_real.rstrip(os.sep) + os.sep
     check_ignore = bool(rules.files)
     ignored_here = rules.in_directory(top_rel_prefix) if check_ignore else None
@@ -727,7 +751,8 @@ def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]
                 continue
             # A plain subdirectory is its parent's device and the inode the listing gave
             # (no stat); one behind a symlink is stat'ed when its turn comes.
-            subdirs.append((path_prefix + name, rel, real or real_prefix + name, sub_rules, ancestors, via_link or is_link,
+            subdirs.append((path_prefix + name, rel, real or real_prefix + name,
+                            here if sub_rules is rules else replace(here, rules=sub_rules), ancestors, via_link or is_link,
                             None if is_link else (key[0], e.inode())))
             continue
         try:
@@ -750,12 +775,19 @@ def _scan_entries(d: _Dir, key: Tuple[int, int], entries: List["os.DirEntry[str]
     return subdirs
 
 
+def _nested_scope(d_path: str, d_rel: str, root_real: str) -> _Scope:
+    """The scope of a directory that is a work tree of its own (a submodule, a nested
+    clone): its own info/exclude and index, none of the enclosing tree's rules."""
+    rules, git_dir = nested_rules(d_path, root_real)
+    return _Scope(rules, "", len(d_rel) + 1, _TrackedLater(git_dir))
+
+
 def _with_own_gitignore(rules: IgnoreRules, entries: List["os.DirEntry[str]"], path_prefix: str, d_rel: str,
-                        top_prefix: str, tally: _Tally) -> IgnoreRules:
-    """Rules for a directory's entries: the inherited ones plus its own .gitignore."""
+                        base: str, tally: _Tally) -> IgnoreRules:
+    """Rules for a directory's entries: the inherited ones plus its own .gitignore
+    (``base``: the directory's path from its work tree's top)."""
     for e in entries:
         if e.name == IGNORE_FILE_NAME:
-            base = f"{top_prefix}/{d_rel}" if top_prefix and d_rel else (top_prefix or d_rel)
             src = f"{base}/{IGNORE_FILE_NAME}" if base else IGNORE_FILE_NAME
             try:
                 listed = e.stat(follow_symlinks=False)  # (through the listing's descriptor)
