@@ -416,6 +416,20 @@ def test_a_state_linked_into_the_root_is_never_a_result_nor_judged(tmp_path, rou
         assert out["stats"]["files_read"] == len(ROUTER_TREE)
 
 
+def test_a_lock_linked_to_a_file_of_the_tree_is_refused_and_the_file_kept(tmp_path, router):
+    # A lock that is another name of a tree file hid that file from the walk as the
+    # tool's own (a tester's): a lock of two names is refused, as a state of two names is.
+    target = router / "app" / "router.py"
+    before = target.read_bytes()
+    os.link(target, tmp_path / "s.json.lock")
+    assert_one_line_error(run_cli("--root", router, "--state", tmp_path / "s.json", "--keywords", "route"),
+                          "lock has 2 names")
+    assert target.read_bytes() == before and (tmp_path / "s.json.lock").exists()
+    (tmp_path / "s.json.lock").unlink()
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route")
+    assert out["stats"]["files_read"] == len(ROUTER_TREE)
+
+
 def test_a_state_moved_into_the_root_is_refused_and_kept(tmp_path, router):
     outside = tmp_path / "s.json"
     run_json("--root", router, "--state", outside, "--keywords", "route", "--max-cycles", "3")

@@ -606,8 +606,14 @@ def _acquire(fcntl: Any, lock_path: str, shown: str, wait: float,
                 raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock keeps vanishing; try again")
             continue
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
                 raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock is not a regular file")
+            if st.st_nlink > 1:
+                # (A lock with another name - a file of the tree - would hide that file
+                # from the walk as the tool's own, as a state file of two names would.)
+                raise StateError(f"{shown}{LOCK_SUFFIX}: the state's lock has {st.st_nlink} names (hard "
+                                 "links); remove this name and call again")
             _flock_until(fcntl, fd, deadline, shown, wait)
             if _is_at(fd, lock_path):
                 return fd, created
