@@ -995,34 +995,41 @@ def _git_dir(top: str, root_real: Optional[str], common: bool = True) -> Optiona
     return common_dir if _within(common_dir, root_real) else None
 
 
-def index_git_dir(root: str) -> Optional[str]:
-    """The git directory whose ``index`` lists what the work tree enclosing ``root``
-    tracks (a linked worktree's own, not the common one), or None. At the root it must
-    resolve inside it, as info/exclude must."""
-    real = fsafe.resolved(root)
-    top = find_work_tree_top(real)
-    git_dir = None if top is None else _git_dir(top, real, common=False)
-    if git_dir is None or (top == real and not _within(os.path.join(git_dir, "index"), real)):
-        return None
-    return git_dir
+def _work_tree_rules(top: str, root_real: str, bounded: bool) -> Tuple[IgnoreRules, Optional[str]]:
+    """The rules a work tree's git directory adds at its ``top`` (its ``info/exclude``)
+    and the git directory whose ``index`` lists what it tracks (a linked worktree's own,
+    not the common one). With ``bounded`` (the tree's top is the searched root, or lies
+    inside it) each is read only when it resolves inside ``root_real``: a symlinked
+    ``.git/info`` is not followed out."""
+    rules = IgnoreRules()
+    common = _git_dir(top, root_real)
+    exclude = None if common is None else os.path.join(common, "info", "exclude")
+    if exclude is not None and (not bounded or _within(exclude, root_real)):
+        rules = rules.child(read_ignore_file(exclude, f"{GIT_DIR_NAME}/info/exclude", ""))
+    own = _git_dir(top, root_real, common=False)
+    if own is not None and bounded and not _within(os.path.join(own, "index"), root_real):
+        own = None
+    return rules, own
 
 
 def nested_rules(top: str, root_real: str) -> Tuple[IgnoreRules, Optional[str]]:
     """A work tree of its own inside the searched root (a submodule, a nested clone):
     the rules in force at its top (its ``info/exclude``, none of the enclosing tree's) and
-    the git directory whose index lists what it tracks. Either is read only when its
-    git directory resolves inside ``root_real``."""
-    rules = IgnoreRules()
-    common = _git_dir(top, root_real)
-    if common is not None and _within(os.path.join(common, "info", "exclude"), root_real):
-        rules = rules.child(read_ignore_file(os.path.join(common, "info", "exclude"),
-                                             f"{GIT_DIR_NAME}/info/exclude", ""))
-    own = _git_dir(top, root_real, common=False)
-    return rules, own if own is not None and _within(os.path.join(own, "index"), root_real) else None
+    the git directory whose index lists what it tracks, each read only from inside
+    ``root_real``."""
+    return _work_tree_rules(top, root_real, bounded=True)
 
 
 def root_rules(root: str) -> Tuple[IgnoreRules, str]:
-    """Rules in force at ``root`` before its own ``.gitignore``, and its prefix.
+    """Rules in force at ``root`` before its own ``.gitignore``, and its prefix
+    (:func:`root_scope` without the index)."""
+    rules, prefix, _index = root_scope(root)
+    return rules, prefix
+
+
+def root_scope(root: str) -> Tuple[IgnoreRules, str, Optional[str]]:
+    """Rules in force at ``root`` before its own ``.gitignore``, its prefix, and the git
+    directory whose index lists what the enclosing work tree tracks (None: none).
 
     When ``root`` lies inside a work tree (a ``.git`` at or above it), the
     work tree's ``info/exclude`` and the ``.gitignore`` files of the
@@ -1033,24 +1040,19 @@ def root_rules(root: str) -> Tuple[IgnoreRules, str]:
     """
     real = fsafe.resolved(root)
     top = find_work_tree_top(real)
-    rules = IgnoreRules()
     if top is None:
-        return rules, ""
-    git_dir = _git_dir(top, real)
-    exclude_path = None if git_dir is None else os.path.join(git_dir, "info", "exclude")
-    # At the root, info/exclude must resolve inside it (a symlinked .git/info is not followed out).
-    if exclude_path is not None and (top != real or _within(exclude_path, real)):
-        exclude = read_ignore_file(exclude_path, f"{GIT_DIR_NAME}/info/exclude", "")
-        rules = rules.child(exclude)
+        return IgnoreRules(), "", None
+    # (At the root, info/exclude and the index must resolve inside it.)
+    rules, index_dir = _work_tree_rules(top, real, bounded=top == real)
     prefix = os.path.relpath(real, top).replace(os.sep, "/")
     if prefix == ".":
-        return rules, ""
+        return rules, "", index_dir
     parts = prefix.split("/")
     for depth in range(len(parts)):
         base = "/".join(parts[:depth])
         src = f"{base}/{IGNORE_FILE_NAME}" if base else IGNORE_FILE_NAME
         rules = rules.child(read_ignore_file(os.path.join(top, *parts[:depth], IGNORE_FILE_NAME), src, base))
-    return rules, prefix
+    return rules, prefix, index_dir
 
 
 class GitIgnore:

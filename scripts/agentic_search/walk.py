@@ -75,8 +75,8 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from . import fsafe
 from .gitindex import NOTHING, Tracked, read_tracked
-from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, index_git_dir, load_ignore_file, \
-    nested_rules, root_rules
+from .ignore import GIT_DIR_NAME, IGNORE_FILE_NAME, IgnoreRules, Matcher, compile_glob, load_ignore_file, \
+    nested_rules, root_scope
 
 MAX_FILE_BYTES = 2 * 1024 * 1024  # bigger files are data, bundles or logs, not code to read
 # A file modified this close to the moment it was walked may change again without a new
@@ -517,11 +517,8 @@ def walk(root: str, patterns: Sequence[str] = ("**",), excludes: Sequence[str] =
     selected = _GlobSet(tuple(patterns) or ("**",))
     prefixes = None if selected.everything else _literal_dirs(tuple(patterns))
     excluded = _GlobSet(tuple(excludes))
-    if use_gitignore:
-        rules, top_prefix = root_rules(root_abs)
-    else:
-        rules, top_prefix = IgnoreRules(), ""
-    scope = _Scope(rules, top_prefix, 0, _TrackedLater(index_git_dir(root_abs) if use_gitignore else None))
+    rules, top_prefix, index_dir = root_scope(root_abs) if use_gitignore else (IgnoreRules(), "", None)
+    scope = _Scope(rules, top_prefix, 0, _TrackedLater(index_dir))
     tally = _Tally()
     files: List[FileEntry] = []
     visited: set = set()  # (device, inode) of every directory listed
