@@ -285,18 +285,18 @@ def _stamp_parts(stamp: str) -> tuple[tuple[str, ...], Optional[str]]:
 
 def _stat_changed(earlier: str, now: str) -> bool:
     """Whether two stamps' stats differ, on the fields both hold."""
-    a, b = _stamp_parts(earlier)[0], _stamp_parts(now)[0]
+    return _stamp_changed(earlier, now, stat_only=True)
+
+
+def _stamp_changed(earlier: str, now: str, stat_only: bool = False) -> bool:
+    """Whether a file's stamp shows it changed: its stat did (on the fields both stamps
+    hold), or - unless ``stat_only`` - its CRC-32 did when both stamps have one, or the
+    earlier stamp could not tell (a racy file not read)."""
+    (a, was), (b, is_now) = _stamp_parts(earlier), _stamp_parts(now)
     k = min(len(a), len(b))
-    return a[:k] != b[:k]
-
-
-def _stamp_changed(earlier: str, now: str) -> bool:
-    """Whether a file's stamp shows it changed: its stat did, or its CRC-32 did when both
-    stamps have one, or the earlier stamp could not tell (a racy file not read)."""
-    was, is_now = _stamp_parts(earlier)[1], _stamp_parts(now)[1]
-    if was == "racy" or _stat_changed(earlier, now):
+    if a[:k] != b[:k]:
         return True
-    return was is not None and is_now is not None and was != is_now
+    return not stat_only and (was == "racy" or (was is not None and is_now is not None and was != is_now))
 
 
 @dataclass(frozen=True)
