@@ -126,15 +126,10 @@ def _object_name_sizes(data: bytes) -> tuple:
     return (_SHA1_BYTES, _SHA256_BYTES)
 
 
-def parse_entries(data: bytes, name_bytes: int) -> Optional[list]:
-    """(path, mode) of every entry, or None when ``data`` is no index with object names
-    of ``name_bytes`` bytes (a path that runs past the end, padding that is not NUL)."""
-    parsed = _entries_and_end(data, name_bytes)
-    return parsed[0] if parsed is not None else None
-
-
 def _entries_and_end(data: bytes, name_bytes: int) -> Optional[tuple]:
-    """:func:`parse_entries` and the position after the last entry."""
+    """((path, mode) of every entry, the position after the last one), or None when
+    ``data`` is no index with object names of ``name_bytes`` bytes (a path that runs past
+    the end, padding that is not NUL, a path past the bounds above)."""
     if len(data) < _HEADER.size:
         return None
     signature, version, count = _HEADER.unpack_from(data, 0)
