@@ -305,6 +305,26 @@ def test_a_path_quoted_with_the_repositorys_name_in_front_names_the_file(tmp_pat
     assert "path names go-zero/rest/engine.go" in out.view.results[0].reason
 
 
+def test_a_dotted_name_ending_in_a_function_names_the_module_that_defines_it(tmp_path):
+    """``django.contrib.admin.utils.display_for_field`` is a function of ``utils.py``:
+    that file is named by the path, and the dotted name is no gap (it once was, and the
+    fix's file ranked 5th behind four that define the title's ``JSONField``)."""
+    root = write_tree(tmp_path / "repo", {
+        "django/contrib/admin/utils.py": "def display_for_field(value, field):\n    return str(value)\n",
+        "django/forms/fields.py": "class JSONField:\n    def prepare_value(self, value):\n        return value\n",
+        "django/db/models/json.py": "class JSONField:\n    pass\n",
+    })
+    task = ("JSONField values are not displayed properly in admin when readonly\n"
+            "The fix would be a special case in django.contrib.admin.utils.display_for_field "
+            "calling the prepare_value of the JSONField.")
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert not any("display_for_field" in g for g in out.view.gaps)
+    ranked = [r.id for r in out.view.results]
+    assert ranked.index("django/contrib/admin/utils.py") < ranked.index("django/db/models/json.py")
+    utils = next(r for r in out.view.results if r.id == "django/contrib/admin/utils.py")
+    assert "path names django/contrib/admin/utils/display_for_field" in utils.reason
+
+
 def test_a_plural_word_whose_singular_the_code_holds_is_no_gap_and_gets_no_synonyms(tmp_path):
     """A long report's words are searched as written; ``lists`` where the code says
     ``list`` is no gap (a gap line would be a false claim, and its synonyms guesses)."""

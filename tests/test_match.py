@@ -241,6 +241,14 @@ MODULE_PATHS = [
     ("printing/pretty", "sympy/printing/pretty/stringpict.py", 0.25),
     ("sympy/printing/pretty", "sympy/printing/prettyish/x.py", 0.0),       # a longer directory name
     ("sympy/printing/pretty", "sympy/printing/latex.py", 0.0),
+    # A dotted name's last part is a member of the module file before it.
+    ("django/utils/http/parse_http_date", "django/utils/http.py", 1.0),
+    ("django/utils/http/parse_http_date", "django/utils/http.pyi", 1.0),
+    ("utils/http/parse_http_date", "src/django/utils/http.py", 1.0),
+    ("django/utils/http/parse_http_date", "django/utils/https.py", 0.0),
+    ("django/utils/http/parse_http_date", "django/utils/http.js", 0.0),     # not a Python module
+    ("expr/args", "sympy/core/expr.py", 0.0),                               # an object's attribute
+    ("a/b/http.py", "a/b.py", 0.0),                                         # a file's path, no member
 ]
 
 

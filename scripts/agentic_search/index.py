@@ -88,7 +88,7 @@ from . import score as score_mod
 from .forkmap import fork_map
 from .lazyre import compile_later
 from .match import Document, FileMatch, compile_keywords, defines, match_many, path_match
-from .paths import outside_tails
+from .paths import member_module, outside_tails
 from .progress import QUIET, Progress
 from .query import Keyword
 from .state import atomic_write
@@ -1446,6 +1446,11 @@ class Index:
                 for tail in tails:
                     holders = range(len(docs)) if newline else _positions(joined, starts, tail)
                     cand.update(p for p in holders if lows[p] == tail)
+                member = member_module(pn)
+                if member:  # (the module file a dotted name's last part is a member of)
+                    holders = range(len(docs)) if newline else _positions(joined, starts, member)
+                    cand = set(cand)
+                    cand.update(p for p in holders if member in lows[p])
             for p in cand:
                 if p in skipped:
                     continue

@@ -18,7 +18,7 @@ from . import fsafe
 from . import lang
 from .forkmap import fork_map
 from .lang import Language, definition_words, language_of
-from .paths import outside_tails, path_match
+from .paths import member_module, outside_tails, path_match
 from .query import Keyword
 
 # Bytes looked at for a NUL to call a file binary (git and ripgrep look at a prefix too).
@@ -506,12 +506,19 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
         counts.append(c)
         # Most keywords are nowhere in the path: skip the detailed check for them.
         pn = kw.path_needle
-        in_path.append(path_match(rel_low, kw, doc.rel) if (pn in rel_low or pn in rel_flat
-                                                    or (kw.kind == "path" and rel_low in pn)) else 0.0)
+        in_path.append(path_match(rel_low, kw, doc.rel) if (pn in rel_low or pn in rel_flat or (
+            kw.kind == "path" and (rel_low in pn or _names_member_module(pn, rel_low)))) else 0.0)
         defs.append(d)
     return tuple(counts), tuple(in_path), tuple(defs)
 
 
+
+
+def _names_member_module(needle: str, rel_low: str) -> bool:
+    """Whether a quoted module path's last part may be a member of this file's module
+    (paths.member_module): the screen before path_match's test."""
+    member = member_module(needle)
+    return bool(member) and member in rel_low
 
 
 # The documents and keywords a forked worker matches: inherited from the parent at fork
@@ -538,11 +545,13 @@ def held_anywhere(docs: Sequence[Document], keywords: Sequence[Keyword]) -> tupl
     rels = set(lows)
     for i, kw in enumerate(keywords):
         pn = kw.path_needle
-        if not pn or not (pn in joined or pn in flat
+        member = member_module(pn) if kw.kind == "path" else ""
+        if not pn or not (pn in joined or pn in flat or (member and member in joined)
                           or (kw.kind == "path" and (pn in rels or any(t in rels for t in outside_tails(pn))))):
             continue  # (the screen match_document applies before path_match, on every path at once)
         held[i] = any(path_match(low, kw, d.rel) > 0.0 for d, low in zip(docs, lows)
-                      if pn in low or pn in low.replace("_", "").replace("-", "") or (kw.kind == "path" and low in pn))
+                      if pn in low or pn in low.replace("_", "").replace("-", "")
+                      or (kw.kind == "path" and (low in pn or (member and member in low))))
     todo = [i for i in range(len(keywords)) if not held[i] and keywords[i].needles]
     needles = [nd for i in todo for nd in keywords[i].needles]
     sep = next((bytes((c,)) for c in range(256) if not any(bytes((c,)) in nd for nd in needles)), None)
