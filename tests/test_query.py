@@ -760,6 +760,9 @@ def test_a_file_holding_the_message_verbatim_matches_it_and_one_holding_its_word
     ("thread 'main' panicked at src/time.rs:12:5:\noverflow when adding a duration to an instant",
      {"main", "thread"}, {"overflow", "duration"}),
     ("goroutine 1 [running]:\nmain.handler(0x0)\n\tserver/handler.go:42", {"goroutine", "running"}, {"handler"}),
+    # ... and so is a shell's note on a crashed process
+    ("$ janet -e '(range 0xFFFFFFFFFF)'\njanet internal error: bad range code\nAborted (core dumped)",
+     {"dumped"}, {"range", "aborted"}),
 ])
 def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone, kept) -> None:
     found = {normalize(k.text) for k in extract_keywords(task)}

@@ -265,7 +265,9 @@ def _diff_header_paths(m: "re.Match[str]") -> str:
 # ``main`` a keyword).
 _RUNTIME_HEADER_RE = compile_later(
     r"thread '[^'\n]{0,40}' panicked at|note: run with `?RUST_BACKTRACE=1`? environment variable to display"
-    r" a backtrace|goroutine \d+ \[[a-z ]+\]:")
+    # (and a shell's note on a crashed process, "Aborted (core dumped)": "dumped" is no
+    # word of the code, and its synonyms were serialize, serializer, serialization)
+    r" a backtrace|goroutine \d+ \[[a-z ]+\]:|\(core dumped\)")
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # Lines that are code, not prose: indented blocks, REPL prompts and output, traceback
 # frames, shell commands.
