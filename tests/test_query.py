@@ -821,6 +821,17 @@ def test_a_decorator_is_no_module_path() -> None:
     assert "teardown_request" in texts(kws, "identifier")
 
 
+def test_a_member_of_a_variable_the_tasks_code_assigns_is_no_module_path() -> None:
+    task = ("Lists decode wrong from windows-1251 documents\n\n"
+            "    let data: Root = quick_xml::de::from_reader(bytes.as_ref()).unwrap();\n"
+            "    println!(\"{:?}\", data.list);\n\n"
+            "```python\nureg = pint.UnitRegistry()\nureg.define(\"frac = 0.01\")\n```\n"
+            "The reader in quick_xml.reader.state is fine.")
+    paths = texts(extract_keywords(task), "path")
+    assert "data/list" not in paths and "ureg/define" not in paths
+    assert "quick_xml/reader/state" in paths
+
+
 def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():
     task = ("Accessing slices fails\n\n```go\ndiff --git a/viper_test.go b/viper_test.go\nindex c41a1e7..536a53d 100644\n"
             "--- a/viper_test.go\n+++ b/viper_test.go\n@@ -1,2 +1,3 @@\n+  originalNetwork: syfy\n```\n"

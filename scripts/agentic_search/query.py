@@ -733,10 +733,14 @@ def extract_keywords(task: str) -> list[Keyword]:
     unsuffixed = _FILE_SUFFIX_RE.sub(" ", task)
     code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(unsuffixed)
                           if not _PROSE_SPAN_RE.search(m.group(1)))
+    # Names the task's own code assigns: ``data.list`` after ``let data = ...`` is that
+    # variable's member, no module path (a trial's ``data/list`` was a gap line).
+    own_assigned = _assigned(task)
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
-        mod = None if decorator else _module_path(m.group(1))
+        member = m.group(1).split(".", 1)[0] in own_assigned
+        mod = None if decorator or member else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
@@ -810,7 +814,6 @@ def extract_keywords(task: str) -> list[Keyword]:
     own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
                        if name not in _NOT_A_RETURN_TYPE
                        and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
-    own_assigned = _assigned(task)
     own_defined_words = {normalize(n) for n in own_defined}  # (``Payload`` as the word ``payload``)
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
