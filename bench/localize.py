@@ -219,6 +219,7 @@ class Cycle:
     next_action: str
     done: bool
     chars: int
+    why: str = ""
 
 
 @dataclass(frozen=True)
@@ -271,7 +272,8 @@ def parse_cycle(stdout: bytes, cycle: int) -> Tuple[dict, Cycle]:
     if not isinstance(out, dict):
         raise RuntimeError(f"cycle {cycle}: stdout is JSON but not an object")
     return out, Cycle(ranking=scored_ids(out.get("ranking")), next_action=next_action_of(out),
-                      done=bool(out.get("done")), chars=len(text))
+                      done=bool(out.get("done")), chars=len(text),
+                      why=out["why"] if isinstance(out.get("why"), str) else "")
 
 
 def judge_args(judgements: Sequence[Tuple[str, float]]) -> List[str]:
@@ -462,7 +464,7 @@ def tool_row(job: Job, tree: str, task: str, gold: List[str]) -> dict:
                stop_reason=run.stop_reason, chars_per_cycle=run.chars,
                ranking=pairs(run.ranking),
                cycle1={"ranking": pairs(run.first.ranking), "next_action": run.first.next_action,
-                       "done": run.first.done},
+                       "done": run.first.done, "why": run.first.why},
                reader=job.reader, reads=list(run.reads))
     if job.reader:
         rec.update(judged_per_call=list(run.judged))

@@ -172,3 +172,17 @@ def test_a_stop_that_says_read_the_best_files_names_this_cycles_best_when_it_is_
     assert first.why == "the cycle limit is reached; read the best files"
     gone = decide(Evidence(**dict(base, cycle=2, new_ids=0, steered=False, steered_lead=False)))
     assert gone.reason == "saturated" and "Formatter_inl.hpp (2nd" in gone.why
+
+
+def test_a_clear_stop_names_the_file_its_quoted_definitions_hand_the_work_to():
+    base = dict(cycle=1, max_cycles=3, results=5, confidence=0.9, clear=True, high=1, best=0.9, top="Text.java")
+    d = decide(Evidence(**base, handoff="TextBuilder.java", handoff_names=("ansiAppend", "tabs"),
+                        handoff_callers=("fromAnsi", "stripAnsi")))
+    assert (d.action, d.done) == ("synthesize", True)
+    assert d.why.endswith("read it; its fromAnsi, stripAnsi call ansiAppend, tabs in TextBuilder.java: "
+                          "if they only pass the work on, read that")
+    # The next file already named: the note points at it, not at a path again.
+    d = decide(Evidence(**base, runner_up="TextBuilder.java", runner_up_score=0.6, handoff="TextBuilder.java",
+                        handoff_names=("a", "b", "c", "d"), handoff_callers=("fromAnsi",)))
+    assert d.why.endswith("(0.60); its fromAnsi call a, b, c, ... in that next file: if they only pass the work on, "
+                          "read that")

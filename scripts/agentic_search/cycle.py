@@ -30,6 +30,7 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from . import feedback as feedback_mod
 from . import fsafe
+from . import handoff as handoff_mod
 from . import imports as imports_mod
 from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import held_by_any, load_documents, rank_documents
@@ -606,6 +607,18 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
     return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
+def _handoff(ev: Evaluation, d: Dispatched, top: str) -> Optional[handoff_mod.Handoff]:
+    """Where the first file's definitions of the task's quoted names send the work, among
+    the files ranked after it (handoff.py): read only for a cycle whose first file is clear."""
+    first = d.by_rel.get(top)
+    quoted = ev.assessment.evidence.defines if ev.assessment.evidence is not None else ()
+    if first is None or not quoted:
+        return None
+    after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1] if s.rel in d.by_rel and s.rel not in d.hidden]
+    return handoff_mod.find(top, decode_text(first.data), quoted,
+                            [(rel, decode_text(d.by_rel[rel].data)) for rel in after])
+
+
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
     quoted = quoted_lines(p.task)
     return tuple(build_result(s, d.by_rel.get(s.rel), p.query.keywords, ev.matches.get(s.rel),
@@ -847,6 +860,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     runner_up = next(((rel, sc) for rel, sc, e in ranked_shown if rel != top and not e.judged), ("", 0.0))
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
+    handed = _handoff(ev, d, top) if ev.assessment.clear and assessed else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
@@ -863,6 +877,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         # (Its place in the ranking as shown, judged files counted: when a judged file
         # leads, the sentence is the caller's own word and gives no place.)
         top_rank=next((i for i, (rel, _s, _e) in enumerate(ranked_shown, 1) if rel == top), 0) if p.cycle > 1 else 0,
+        handoff=handed.target if handed else "", handoff_names=handed.names if handed else (),
+        handoff_callers=handed.callers if handed else (),
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}

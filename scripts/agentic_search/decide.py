@@ -108,12 +108,29 @@ class Evidence:
     top_rank: int = 0                     # the best file's place in the ranking shown (0: first or not known)
     steered: bool = False                 # the caller's new words (--keywords, --task) started this cycle
     steered_lead: bool = False            # ... and put the best file first
+    handoff: str = ""                     # the file the best one's quoted definitions call into (handoff.py)
+    handoff_names: tuple[str, ...] = ()   # ... the names of it they call
+    handoff_callers: tuple[str, ...] = () # ... and which quoted names of the best file call them
 
 
 def _ordinal(n: int) -> str:
     """2 -> '2nd', 11 -> '11th', 23 -> '23rd'."""
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
+
+
+# Called names a stop's sentence lists at most.
+HANDOFF_NAMES_SHOWN = 3
+
+
+def _handoff(e: Evidence) -> str:
+    """The stop's note on the file the best one hands the work to (handoff.py), or "".
+    (The trials' commonest wrong stop: the fix one call below the API the report calls.)"""
+    if not e.handoff:
+        return ""
+    names = ", ".join(e.handoff_names[:HANDOFF_NAMES_SHOWN]) + (", ..." if len(e.handoff_names) > HANDOFF_NAMES_SHOWN else "")
+    where = "that next file" if e.handoff == e.runner_up else e.handoff
+    return f"; its {', '.join(e.handoff_callers)} call {names} in {where}: if they only pass the work on, read that"
 
 
 def decide(e: Evidence) -> Decision:
@@ -173,7 +190,7 @@ def decide(e: Evidence) -> Decision:
         also = "" if not e.runner_up else f" and the next file, {e.runner_up} ({e.runner_up_score:.2f})" \
             if not place else f" and {e.runner_up} ({e.runner_up_score:.2f})"
         return stop("synthesize", "sufficient",
-                    f"one file is the likely answer: {e.top}{because}; read it{also}")
+                    f"one file is the likely answer: {e.top}{because}; read it{also}{_handoff(e)}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
     if last:

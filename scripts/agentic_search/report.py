@@ -132,7 +132,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
 
     ``rel`` (the file's path) names its language, whose definitions without a keyword
     (``CodeWriter emitAndIndent(String s) {`` in Java, C, C++, a JS method) count as
-    definition lines too (:func:`_line_definitions`)."""
+    definition lines too (:func:`line_definitions`)."""
     lines = text.splitlines()
     joined, starts = _lowered_lines(lines)
     if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
@@ -191,7 +191,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
             worth = sum(value[k] * (COVERED_FACTOR if k in covered else 1.0) for k in hits[i])
             if i not in kinds:
-                names = _line_definitions(lines, i, rel)
+                names = line_definitions(lines, i, rel)
                 kinds[i] = (0 if not names else 1 + any(n and n in name for n in hits[i].values() for name in names),
                             _is_header(lines, i))
             defined, header = kinds[i]
@@ -270,7 +270,7 @@ def _in_spans(spans: Sequence[tuple[int, int]], i: int) -> bool:
     return k >= 0 and i <= spans[k][1]
 
 
-def _line_definitions(lines: Sequence[str], i: int, rel: str) -> list[str]:
+def line_definitions(lines: Sequence[str], i: int, rel: str) -> list[str]:
     """The names (lower case) line ``i`` defines: after a definition word (``def``,
     ``func``, ``class``), or, in a language whose functions need none (lang.Language.calls),
     as lang finds them - a type before the name, a body after the parameters (looked for

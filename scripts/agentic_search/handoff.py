@@ -1,0 +1,145 @@
+"""HANDOFF: the file a confident first file hands the task's work to.
+
+The commonest wrong stop of the trials is on the file that defines the API the report's
+own code calls - a facade, a factory, a public class - while the fix sits in the file
+that API hands its work to: jline's ``AttributedString.fromAnsi`` and ``stripAnsi`` only
+build an ``AttributedStringBuilder`` and call its ``ansiAppend``, where the escape
+sequences are parsed; a Java ``StringLookupFactory``, a ``CSVFormat``, a middleware's
+constructor the same way. SKILL.md tells the agent to check for it (step 4); this module
+does the looking: at a stop, the bodies of the quoted names the first file defines are
+read for the names they call, and the file of the ranking that defines the most of them
+(for the most of those quoted names) is named beside the stop, for the agent to read
+if the first file only passes the work on.
+
+It reads only files already ranked (the first file and the next CANDIDATES): what it
+says is the same through the index or without it, and costs a stop a few file reads.
+It never changes a score, a rank or whether the loop stops.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence
+
+from . import lang
+from .report import line_definitions
+
+# The files after the first that may be the one it hands the work to.
+CANDIDATES = 20
+# A definition's body: the lines after it up to the next definition, at most this many.
+BODY_LINES = 30
+# A body of at most this many lines of code passes the work on; a longer one does it.
+THIN_LINES = 8
+# A line of code: not blank, not only closing brackets, not a comment.
+_NOT_CODE_RE = re.compile(r"[})\]]*[ \t;,]*$|//|#|/?\*|--|\"\"\"|\'\'\'")
+# Called names shorter than this say little (``get``, ``add``, ``run``).
+MIN_CALLED_LEN = 4
+# A called name defined by this many candidate files or more is everybody's (``length``,
+# ``toString``, ``append``): it points at no one file.
+COMMON_AT = 3
+# Files larger than this are not searched for definitions (an amalgamation, generated code).
+MAX_BYTES = 512 * 1024
+
+# A call or a construction: ``name(``, ``new Name(``, ``Name<T>(``, ``obj.name(``.
+_CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:<[^<>()\n]{0,80}>)?[ \t]*\(")
+# Words that stand before ``(`` without being a call (any language).
+_NOT_CALLS = frozenset(
+    "if for while switch catch return new sizeof typeof await yield throw assert elif and or not in "
+    "print super this self function func lambda match with except defer go".split())
+
+
+@dataclass(frozen=True)
+class Handoff:
+    """Where the first file's definitions of quoted names send the work."""
+
+    target: str                 # the file that defines what they call
+    names: tuple[str, ...]      # the names of it they call, as the target spells them, sorted
+    callers: tuple[str, ...]    # the quoted names whose bodies call them, sorted
+
+
+def _bodies(text: str, rel: str, names: Sequence[str]) -> dict[str, list[str]]:
+    """Each of ``names`` the file defines as a function (a ``(`` on its line) with a thin
+    body -> the lines of those bodies (every such definition of it, overloads too). A
+    body runs to the next definition; it is thin when it holds at most THIN_LINES lines
+    of code: a definition that passes the work on, not one that does it."""
+    lines = text.split("\n")
+    low_lines = [line.lower() for line in lines]
+    out: dict[str, list[str]] = {}
+    for name in names:
+        key = name.lower()
+        for i, low in enumerate(low_lines):
+            if key not in low or "(" not in low or not _defines_here(lines, i, rel, key):
+                continue
+            end = i + 1
+            while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, rel):
+                end += 1
+            body = [line for line in lines[i + 1:end] if not _NOT_CODE_RE.match(line.strip())]
+            if len(body) <= THIN_LINES:
+                out.setdefault(name, []).extend(body)
+    return out
+
+
+def _defines_here(lines: Sequence[str], i: int, rel: str, key: str) -> bool:
+    """Whether line ``i`` defines ``key`` (lower case): as report finds definition lines,
+    or as lang finds them in the line and the next (``public static Out name(`` is read
+    there as defining ``Out``)."""
+    if key in line_definitions(lines, i, rel):
+        return True
+    chunk = "\n".join(lines[i:i + 2]).encode("utf-8", "replace")
+    return lang.language_of(rel).calls and any(n.lower() == key for n, _v in lang.defined_names(chunk, rel))
+
+
+def _called(body: Sequence[str], own: frozenset[str]) -> frozenset[str]:
+    """The names (lower case) a body calls that its own file does not define."""
+    found = set()
+    for line in body:
+        for m in _CALL_RE.finditer(line):
+            name = m.group(1).lower()
+            if len(name) >= MIN_CALLED_LEN and name not in _NOT_CALLS and name not in own:
+                found.add(name)
+    return frozenset(found)
+
+
+def _defined(text: str, rel: str) -> dict[str, str]:
+    """The names a file defines, lower case -> as spelled."""
+    return {n.lower(): n for n, _v in lang.defined_names(text.encode("utf-8", "replace"), rel)}
+
+
+def find(top: str, top_text: str, quoted: Sequence[str],
+         candidates: Sequence[tuple[str, str]]) -> Optional[Handoff]:
+    """The file among ``candidates`` ((path, text), best first) that the first file's
+    definitions of the ``quoted`` names call into most, or None.
+
+    The winner defines a called name for the most quoted names (then the most called
+    names; then the better ranked), and at least one called name that fewer than
+    COMMON_AT candidates define."""
+    if not quoted or len(top_text) > MAX_BYTES:
+        return None
+    own = frozenset(_defined(top_text, top))
+    calls = {q: _called(body, own | {q.lower()}) for q, body in _bodies(top_text, top, quoted).items()}
+    calls = {q: c for q, c in calls.items() if c}
+    if not calls:
+        return None
+    wanted = frozenset().union(*calls.values())
+    defs: list[tuple[str, dict[str, str]]] = []
+    for rel, text in candidates[:CANDIDATES]:
+        if rel == top or len(text) > MAX_BYTES or lang.file_role(rel)[0] != "source":
+            continue
+        mine = {k: v for k, v in _defined(text, rel).items() if k in wanted}
+        if mine:
+            defs.append((rel, mine))
+    holders: dict[str, int] = {}
+    for _rel, mine in defs:
+        for k in mine:
+            holders[k] = holders.get(k, 0) + 1
+    best: Optional[tuple[tuple[int, int, int], Handoff]] = None
+    for rank, (rel, mine) in enumerate(defs):
+        names = {k: v for k, v in mine.items() if holders[k] < COMMON_AT}
+        if not names:
+            continue
+        callers = sorted(q for q, c in calls.items() if c & names.keys())
+        key = (len(callers), len(names), -rank)
+        if best is None or key > best[0]:
+            best = (key, Handoff(rel, tuple(sorted(names.values())), tuple(callers)))
+    return best[1] if best else None

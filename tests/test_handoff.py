@@ -1,0 +1,111 @@
+"""handoff.py: at a stop, the file the first file's quoted definitions hand the work to."""
+
+from __future__ import annotations
+
+from _trees import write_tree
+
+from agentic_search import handoff
+from agentic_search.cycle import Env, run_cycle
+from agentic_search.request import Request
+from agentic_search.state import LoopState
+
+import hints
+
+FACADE = """package org.acme.text;
+
+public class Styled {
+    private final String text;
+
+    public Styled(String text) {
+        this.text = text;
+    }
+
+    public static Styled fromAnsi(String ansi) {
+        if (ansi == null) {
+            return null;
+        }
+        return new StyledBuilder(ansi.length()).ansiAppend(ansi).toStyled();
+    }
+
+    public static String stripAnsi(String ansi) {
+        return new StyledBuilder(ansi.length()).ansiAppend(ansi).toString();
+    }
+
+    public int length() {
+        return text.length();
+    }
+}
+"""
+BUILDER = """package org.acme.text;
+
+public class StyledBuilder {
+    private final StringBuilder buf;
+
+    public StyledBuilder(int capacity) {
+        buf = new StringBuilder(capacity);
+    }
+
+    public StyledBuilder ansiAppend(String ansi) {
+        int state = 0;
+        for (int i = 0; i < ansi.length(); i++) {
+            char c = ansi.charAt(i);
+            if (state == 0 && c == 27) {
+                state = 1;
+            } else if (state == 1 && c == '[') {
+                state = 2;
+            } else if (state == 2 && c == 'm') {
+                state = 0;
+            } else if (state == 0) {
+                buf.append(c);
+            }
+        }
+        return this;
+    }
+
+    public Styled toStyled() {
+        return new Styled(buf.toString());
+    }
+}
+"""
+TASK = ("Styled.fromAnsi / stripAnsi let OSC escape sequences through\n"
+        "Styled.fromAnsi(\"\\033]0;title\\007OK\") keeps the OSC payload, and Styled.stripAnsi "
+        "returns it too; only the color sequences are understood.")
+
+
+def test_the_builder_a_facade_hands_its_work_to_is_found():
+    h = handoff.find("src/Styled.java", FACADE, ("fromAnsi", "stripAnsi"),
+                     [("src/Other.java", "class Other { void ansiAppend2() {} }\n"),
+                      ("src/StyledBuilder.java", BUILDER)])
+    assert h == handoff.Handoff("src/StyledBuilder.java", ("StyledBuilder", "ansiAppend", "toStyled"),
+                                ("fromAnsi", "stripAnsi"))
+
+
+def test_a_definition_that_does_the_work_itself_hands_nothing_on():
+    work = "def parse_date(text):\n    parts = text.split('-')\n    return tuple(int(p) for p in parts)\n"
+    assert handoff.find("dates.py", work, ("parse_date",), [("util.py", "def helper():\n    pass\n")]) is None
+    assert handoff.find("dates.py", work, (), [("util.py", "def split():\n    pass\n")]) is None
+
+
+def test_a_name_every_candidate_defines_points_at_no_file():
+    caller = "def render(x):\n    return format_value(x)\n"
+    each = "def format_value(v):\n    return str(v)\n"
+    cands = [(f"m{i}.py", each) for i in range(handoff.COMMON_AT)]
+    assert handoff.find("view.py", caller, ("render",), cands) is None
+    assert handoff.find("view.py", caller, ("render",), cands[:1]).target == "m0.py"
+
+
+def test_a_stop_on_the_facade_names_the_builder(tmp_path):
+    root = write_tree(tmp_path / "repo", {
+        "src/main/java/org/acme/text/Styled.java": FACADE,
+        "src/main/java/org/acme/text/StyledBuilder.java": BUILDER,
+        "src/main/java/org/acme/io/Files.java": "package org.acme.io;\n\npublic class Files {\n"
+                                                "    public static String read(String p) { return p; }\n}\n",
+    })
+    req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=TASK)
+    out = run_cycle(str(root), LoopState(root=str(root)), req, {},
+                    Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints))
+    d = out.view.decision
+    assert out.view.results[0].id.endswith("/Styled.java")
+    assert (d.action, d.done) == ("synthesize", True)
+    assert d.why.endswith("call StyledBuilder, ansiAppend, toStyled in src/main/java/org/acme/text/StyledBuilder.java: "
+                          "if they only pass the work on, read that")
