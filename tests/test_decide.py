@@ -186,3 +186,5 @@ def test_a_clear_stop_names_the_file_its_quoted_definitions_hand_the_work_to():
                         handoff_names=("a", "b", "c", "d"), handoff_callers=("fromAnsi",)))
     assert d.why.endswith("(0.60); its fromAnsi call a, b, c, ... in that next file: if they only pass the work on, "
                           "read that")
+    d = decide(Evidence(**base, handoff="B.java", handoff_names=("x",), handoff_callers=("a1", "a2", "a3", "a4")))
+    assert "; its a1, a2, a3, ... call x in B.java:" in d.why

@@ -119,7 +119,7 @@ def _ordinal(n: int) -> str:
     return f"{n}{suffix}"
 
 
-# Called names a stop's sentence lists at most.
+# Names (called, and calling) a stop's note on a handoff lists at most.
 HANDOFF_NAMES_SHOWN = 3
 
 
@@ -128,9 +128,12 @@ def _handoff(e: Evidence) -> str:
     (The trials' commonest wrong stop: the fix one call below the API the report calls.)"""
     if not e.handoff:
         return ""
-    names = ", ".join(e.handoff_names[:HANDOFF_NAMES_SHOWN]) + (", ..." if len(e.handoff_names) > HANDOFF_NAMES_SHOWN else "")
+    def listed(names: tuple[str, ...]) -> str:
+        return ", ".join(names[:HANDOFF_NAMES_SHOWN]) + (", ..." if len(names) > HANDOFF_NAMES_SHOWN else "")
+
     where = "that next file" if e.handoff == e.runner_up else e.handoff
-    return f"; its {', '.join(e.handoff_callers)} call {names} in {where}: if they only pass the work on, read that"
+    return (f"; its {listed(e.handoff_callers)} call {listed(e.handoff_names)} in {where}: "
+            "if they only pass the work on, read that")
 
 
 def decide(e: Evidence) -> Decision:
