@@ -72,40 +72,77 @@ TASK = ("Styled.fromAnsi / stripAnsi let OSC escape sequences through\n"
         "returns it too; only the color sequences are understood.")
 
 
+def low(text: str) -> bytes:
+    return text.lower().encode()
+
+
+def find(top: str, text: str, quoted, cands):
+    return handoff.find(top, text, low(text), quoted, [(rel, low(t)) for rel, t in cands])
+
+
 def test_the_builder_a_facade_hands_its_work_to_is_found():
-    h = handoff.find("src/Styled.java", FACADE, ("fromAnsi", "stripAnsi"),
-                     [("src/Other.java", "class Other { void ansiAppend2() {} }\n"),
-                      ("src/StyledBuilder.java", BUILDER)])
+    h = find("src/Styled.java", FACADE, ("fromAnsi", "stripAnsi"),
+             [("src/Other.java", "class Other { void ansiAppend2() {} }\n"), ("src/StyledBuilder.java", BUILDER)])
     assert h == handoff.Handoff("src/StyledBuilder.java", ("StyledBuilder", "ansiAppend", "toStyled"),
                                 ("fromAnsi", "stripAnsi"))
 
 
 def test_a_definition_that_does_the_work_itself_hands_nothing_on():
-    work = "def parse_date(text):\n    parts = text.split('-')\n    return tuple(int(p) for p in parts)\n"
-    assert handoff.find("dates.py", work, ("parse_date",), [("util.py", "def helper():\n    pass\n")]) is None
-    assert handoff.find("dates.py", work, (), [("util.py", "def split():\n    pass\n")]) is None
+    work = "def parse_date(text):\n" + "".join(f"    x{i} = text.split('-')[{i}]\n" for i in range(10)) \
+        + "    return tuple(int(p) for p in (x0, x1))\n"
+    assert find("dates.py", work, ("parse_date",), [("util.py", "def split():\n    pass\n")]) is None
+    assert find("dates.py", work, (), [("util.py", "def split():\n    pass\n")]) is None
+
+
+def test_a_call_of_the_files_own_function_hands_nothing_on():
+    own = "def render(x):\n    return format_value(x)\n\ndef format_value(v):\n    return str(v)\n"
+    assert find("view.py", own, ("render",), [("fmt.py", "def format_value(v):\n    return repr(v)\n")]) is None
 
 
 def test_a_name_every_candidate_defines_points_at_no_file():
     caller = "def render(x):\n    return format_value(x)\n"
     each = "def format_value(v):\n    return str(v)\n"
     cands = [(f"m{i}.py", each) for i in range(handoff.COMMON_AT)]
-    assert handoff.find("view.py", caller, ("render",), cands) is None
-    assert handoff.find("view.py", caller, ("render",), cands[:1]).target == "m0.py"
+    assert find("view.py", caller, ("render",), cands) is None
+    assert find("view.py", caller, ("render",), cands[:1]).target == "m0.py"
 
 
-def test_a_stop_on_the_facade_names_the_builder(tmp_path):
-    root = write_tree(tmp_path / "repo", {
+def test_lines_a_minified_or_generated_file_holds_are_read_as_no_definition():
+    long_line = "function render(x) { return formatValue(x); } " + "var a = 1; " * 60
+    assert find("view.js", long_line + "\n", ("render",), [("fmt.js", "function formatValue(v) {\n}\n")]) is None
+    short = "function render(x) {\n  return formatValue(x);\n}\n"
+    assert find("view.js", short, ("render",), [("fmt.js", "function formatValue(v) {\n}\n")]).target == "fmt.js"
+
+
+def facade_tree(tmp_path):
+    return write_tree(tmp_path / "repo", {
         "src/main/java/org/acme/text/Styled.java": FACADE,
         "src/main/java/org/acme/text/StyledBuilder.java": BUILDER,
         "src/main/java/org/acme/io/Files.java": "package org.acme.io;\n\npublic class Files {\n"
                                                 "    public static String read(String p) { return p; }\n}\n",
     })
+
+
+ENV = Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints)
+
+
+def test_a_stop_on_the_facade_names_the_builder(tmp_path):
+    root = facade_tree(tmp_path)
     req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=TASK)
-    out = run_cycle(str(root), LoopState(root=str(root)), req, {},
-                    Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints))
+    out = run_cycle(str(root), LoopState(root=str(root)), req, {}, ENV)
     d = out.view.decision
     assert out.view.results[0].id.endswith("/Styled.java")
     assert (d.action, d.done) == ("synthesize", True)
     assert d.why.endswith("call StyledBuilder, ansiAppend, toStyled in src/main/java/org/acme/text/StyledBuilder.java: "
                           "if they only pass the work on, read that")
+
+
+def test_a_file_the_caller_judged_is_never_the_one_named(tmp_path):
+    root = facade_tree(tmp_path)
+    builder = "src/main/java/org/acme/text/StyledBuilder.java"
+    req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=TASK)
+    first = run_cycle(str(root), LoopState(root=str(root)), req, {}, ENV)
+    assert builder in first.view.decision.why
+    again = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json")
+    out = run_cycle(str(root), first.state, again, {builder: 0.0}, ENV)
+    assert builder not in out.view.decision.why

@@ -607,16 +607,18 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
     return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
-def _handoff(ev: Evaluation, d: Dispatched, top: str) -> Optional[handoff_mod.Handoff]:
+def _handoff(ev: Evaluation, d: Dispatched, top: str, judged: frozenset[str]) -> Optional[handoff_mod.Handoff]:
     """Where the first file's definitions of the task's quoted names send the work, among
-    the files ranked after it (handoff.py): read only for a cycle whose first file is clear."""
+    the files ranked after it that the caller neither left out nor judged (handoff.py):
+    read only for a cycle whose first file is clear."""
     first = d.by_rel.get(top)
     quoted = ev.assessment.evidence.defines if ev.assessment.evidence is not None else ()
     if first is None or not quoted:
         return None
-    after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1] if s.rel in d.by_rel and s.rel not in d.hidden]
-    return handoff_mod.find(top, decode_text(first.data), quoted,
-                            [(rel, decode_text(d.by_rel[rel].data)) for rel in after])
+    after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
+             if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
+    return handoff_mod.find(top, decode_text(first.data), first.low, quoted,
+                            [(rel, d.by_rel[rel].low) for rel in after])
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
@@ -860,7 +862,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     runner_up = next(((rel, sc) for rel, sc, e in ranked_shown if rel != top and not e.judged), ("", 0.0))
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
-    handed = _handoff(ev, d, top) if ev.assessment.clear and assessed else None
+    judged = frozenset(p.judgements).union(rel for rel, e in state.scores.items() if e.judged)
+    handed = _handoff(ev, d, top, judged) if ev.assessment.clear and assessed else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),

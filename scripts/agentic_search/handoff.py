@@ -19,10 +19,13 @@ It never changes a score, a rank or whether the loop stops.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from typing import Optional, Sequence
 
 from . import lang
+from .match import defines
 from .report import line_definitions
 
 # The files after the first that may be the one it hands the work to.
@@ -40,6 +43,11 @@ MIN_CALLED_LEN = 4
 COMMON_AT = 3
 # Files larger than this are not searched for definitions (an amalgamation, generated code).
 MAX_BYTES = 512 * 1024
+# Lines longer than this are read as no definition (minified or generated code), and of
+# the lines holding a quoted name only the first this many: the reading stays bounded
+# whatever the file (a crafted 500 KB file of long lines took a cycle from 0.3 s to 18 s).
+LONG_LINE = 400
+MAX_SITES = 50
 
 # A call or a construction: ``name(``, ``new Name(``, ``Name<T>(``, ``obj.name(``.
 _CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:<[^<>()\n]{0,80}>)?[ \t]*\(")
@@ -58,18 +66,35 @@ class Handoff:
     callers: tuple[str, ...]    # the quoted names whose bodies call them, sorted
 
 
+def _sites(low: str, starts: Sequence[int], key: str) -> list[int]:
+    """The lines (indices) holding ``key`` in the lower-cased text ``low`` (line i begins
+    at starts[i]), each once, the first MAX_SITES of them."""
+    out: list[int] = []
+    p = low.find(key)
+    while p >= 0 and len(out) < MAX_SITES:
+        i = bisect_right(starts, p) - 1
+        out.append(i)
+        p = low.find(key, starts[i + 1] if i + 1 < len(starts) else len(low))
+    return out
+
+
 def _bodies(text: str, rel: str, names: Sequence[str]) -> dict[str, list[str]]:
     """Each of ``names`` the file defines as a function (a ``(`` on its line) with a thin
     body -> the lines of those bodies (every such definition of it, overloads too). A
     body runs to the next definition; it is thin when it holds at most THIN_LINES lines
-    of code: a definition that passes the work on, not one that does it."""
+    of code: a definition that passes the work on, not one that does it. Only lines of
+    at most LONG_LINE characters are read as definitions, the first MAX_SITES lines
+    holding each name: a minified or generated line is no definition to follow."""
     lines = text.split("\n")
-    low_lines = [line.lower() for line in lines]
+    low = text.lower() if text.isascii() else "\n".join(line.lower() for line in lines)
+    starts = [0]
+    starts.extend(accumulate(len(line) + 1 for line in (lines if text.isascii() else low.split("\n"))))
+    del starts[len(lines):]
     out: dict[str, list[str]] = {}
     for name in names:
         key = name.lower()
-        for i, low in enumerate(low_lines):
-            if key not in low or "(" not in low or not _defines_here(lines, i, rel, key):
+        for i in _sites(low, starts, key):
+            if len(lines[i]) > LONG_LINE or "(" not in lines[i] or not _defines_here(lines, i, rel, key):
                 continue
             end = i + 1
             while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, rel):
@@ -90,43 +115,49 @@ def _defines_here(lines: Sequence[str], i: int, rel: str, key: str) -> bool:
     return lang.language_of(rel).calls and any(n.lower() == key for n, _v in lang.defined_names(chunk, rel))
 
 
-def _called(body: Sequence[str], own: frozenset[str]) -> frozenset[str]:
-    """The names (lower case) a body calls that its own file does not define."""
-    found = set()
+def _called(body: Sequence[str]) -> dict[str, str]:
+    """The names a body calls, lower case -> as the call spells them (the first call)."""
+    found: dict[str, str] = {}
     for line in body:
         for m in _CALL_RE.finditer(line):
-            name = m.group(1).lower()
-            if len(name) >= MIN_CALLED_LEN and name not in _NOT_CALLS and name not in own:
-                found.add(name)
-    return frozenset(found)
+            name = m.group(1)
+            if len(name) >= MIN_CALLED_LEN and name.lower() not in _NOT_CALLS:
+                found.setdefault(name.lower(), name)
+    return found
 
 
-def _defined(text: str, rel: str) -> dict[str, str]:
-    """The names a file defines, lower case -> as spelled."""
-    return {n.lower(): n for n, _v in lang.defined_names(text.encode("utf-8", "replace"), rel)}
+def _defines(low: bytes, name: str, rel: str) -> bool:
+    """Whether the file (lower-cased bytes) defines ``name`` (lower case), as the matcher
+    finds definitions."""
+    needle = name.encode("utf-8", "replace")
+    return needle in low and defines(low, needle, lang.language_of(rel)) >= 1.0
 
 
-def find(top: str, top_text: str, quoted: Sequence[str],
-         candidates: Sequence[tuple[str, str]]) -> Optional[Handoff]:
-    """The file among ``candidates`` ((path, text), best first) that the first file's
-    definitions of the ``quoted`` names call into most, or None.
+def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
+         candidates: Sequence[tuple[str, bytes]]) -> Optional[Handoff]:
+    """The file among ``candidates`` ((path, lower-cased bytes), best first) that the
+    first file's (``top_text``, and ``top_low`` lower-cased) short definitions of the
+    ``quoted`` names call into most, or None.
 
-    The winner defines a called name for the most quoted names (then the most called
-    names; then the better ranked), and at least one called name that fewer than
-    COMMON_AT candidates define."""
-    if not quoted or len(top_text) > MAX_BYTES:
+    A called name counts when the first file does not define it and a candidate does;
+    the winner defines such names for the most quoted names (then the most names; then
+    the better ranked), names that fewer than COMMON_AT candidates define."""
+    if not quoted or len(top_low) > MAX_BYTES:
         return None
-    own = frozenset(_defined(top_text, top))
-    calls = {q: _called(body, own | {q.lower()}) for q, body in _bodies(top_text, top, quoted).items()}
-    calls = {q: c for q, c in calls.items() if c}
-    if not calls:
+    calls: dict[str, dict[str, str]] = {}
+    for q, body in _bodies(top_text, top, quoted).items():
+        called = {k: v for k, v in _called(body).items() if k != q.lower()}
+        if called:
+            calls[q] = called
+    spelled = {k: v for c in calls.values() for k, v in c.items()}
+    wanted = [k for k in sorted(spelled) if not _defines(top_low, k, top)]
+    if not wanted:
         return None
-    wanted = frozenset().union(*calls.values())
-    defs: list[tuple[str, dict[str, str]]] = []
-    for rel, text in candidates[:CANDIDATES]:
-        if rel == top or len(text) > MAX_BYTES or lang.file_role(rel)[0] != "source":
+    defs: list[tuple[str, frozenset[str]]] = []
+    for rel, low in candidates[:CANDIDATES]:
+        if rel == top or len(low) > MAX_BYTES or lang.file_role(rel)[0] != "source":
             continue
-        mine = {k: v for k, v in _defined(text, rel).items() if k in wanted}
+        mine = frozenset(k for k in wanted if _defines(low, k, rel))
         if mine:
             defs.append((rel, mine))
     holders: dict[str, int] = {}
@@ -135,11 +166,11 @@ def find(top: str, top_text: str, quoted: Sequence[str],
             holders[k] = holders.get(k, 0) + 1
     best: Optional[tuple[tuple[int, int, int], Handoff]] = None
     for rank, (rel, mine) in enumerate(defs):
-        names = {k: v for k, v in mine.items() if holders[k] < COMMON_AT}
+        names = frozenset(k for k in mine if holders[k] < COMMON_AT)
         if not names:
             continue
-        callers = sorted(q for q, c in calls.items() if c & names.keys())
+        callers = sorted(q for q, c in calls.items() if names.intersection(c))
         key = (len(callers), len(names), -rank)
         if best is None or key > best[0]:
-            best = (key, Handoff(rel, tuple(sorted(names.values())), tuple(callers)))
+            best = (key, Handoff(rel, tuple(sorted(spelled[k] for k in names)), tuple(callers)))
     return best[1] if best else None
