@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -213,8 +214,9 @@ def test_path_hits_found_all_at_once_equal_the_path_test_of_each_file(odd):
     # Quoted paths, two of them from outside the root (a diff's ``a/``, a checkout's
     # directory): the file whose path ends them is named as surely as by its own path.
     kws += [make_keyword(t, Kind.PATH) for t in ("a/lib/jwt-utils.ts", "work/app/deep/rate_limit/tokens/bucket.rs",
-                                                  "x/RateLimiter.java", "b/pkg74/Token_Bucket_74.py",
-                                                  "pkg1/mod_1/handle", "lib/jwt-utils/sign")]
+                                                  "x/RateLimiter.java", "b/pkg74/Token_Bucket_74.py", "pkg1/mod_1/x")]
+    # ... and dotted names, whose last part may be a member of a module file
+    kws += [replace(make_keyword(t, Kind.PATH), dotted=True) for t in ("pkg1/mod_1/handle", "lib/jwt-utils/sign")]
     in_path: dict = {}
     hit = [False] * len(docs)
     index_mod.Index._paths(docs, kws, in_path, hit, skip=[])

@@ -8,6 +8,7 @@ in tmp_path and read with read_document, as the engine does.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import pytest
 
@@ -254,7 +255,14 @@ MODULE_PATHS = [
 
 @pytest.mark.parametrize("module,rel,expected", MODULE_PATHS, ids=[f"{c[0]}@{c[1]}" for c in MODULE_PATHS])
 def test_a_quoted_module_path_names_its_package_and_weakly_what_is_inside(module, rel, expected) -> None:
-    assert path_match(rel.lower(), make_keyword(module, "path")) == expected
+    assert path_match(rel.lower(), replace(make_keyword(module, "path"), dotted=True)) == expected
+
+
+def test_a_folders_path_names_no_module_file_beside_it() -> None:
+    """``web/static/widgets`` linked or quoted as a folder is no dotted name: ``web/static.py``
+    is no module it is a member of (an adversarial check: it ranked first on that alone)."""
+    assert path_match("web/static.py", make_keyword("web/static/widgets", "path")) == 0.0
+    assert path_match("web/static.py", replace(make_keyword("web/static/widgets", "path"), dotted=True)) == 1.0
 
 
 NAMED_BY_DIRECTORY = [

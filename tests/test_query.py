@@ -830,6 +830,15 @@ def test_a_member_of_a_variable_the_tasks_code_assigns_is_no_module_path() -> No
     paths = texts(extract_keywords(task), "path")
     assert "data/list" not in paths and "ureg/define" not in paths
     assert "quick_xml/reader/state" in paths
+    # ... unless the task imports it too: then it is a module, however it is assigned
+    task = ("Crash in django.utils.http.parse_http_date\n\n```python\ndjango = None\n"
+            "from django.utils.http import parse_http_date\n```\n")
+    assert {"django/utils/http/parse_http_date", "django/utils/http"} <= set(texts(extract_keywords(task), "path"))
+
+
+def test_a_quoted_core_dumped_is_the_tasks_subject() -> None:
+    found = {normalize(k.text) for k in extract_keywords("The jobs list prints `(core dumped)` for a killed job")}
+    assert {"core", "dumped"} <= found
 
 
 def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():
@@ -861,6 +870,16 @@ def test_names_the_tasks_own_code_defines_are_marked_and_kept_through_state() ->
     assert not kws["MCodePrinter"].task_defines          # named, not defined, by the task
     again = Keyword.from_json(kws["_print_Float"].to_json())
     assert again is not None and again.task_defines
+
+
+def test_a_path_read_from_a_dotted_name_stays_one_across_cycles() -> None:
+    """The loop's next call reads its query from the state file: a dotted name's path must
+    come back as one (paths.member_module), a folder's path must not become one."""
+    kws = {k.text: k for k in extract_keywords("Crash in django.utils.http.parse_http_date; see lib/tools/run.py")}
+    assert kws["django/utils/http/parse_http_date"].dotted and not kws["lib/tools/run.py"].dotted
+    for kw in kws.values():
+        again = Keyword.from_json(kw.to_json())
+        assert again is not None and again.dotted == kw.dotted
 
 
 def test_types_the_tasks_code_declares_are_its_own() -> None:

@@ -1446,7 +1446,7 @@ class Index:
                 for tail in tails:
                     holders = range(len(docs)) if newline else _positions(joined, starts, tail)
                     cand.update(p for p in holders if lows[p] == tail)
-                member = member_module(pn)
+                member = member_module(kw)
                 if member:  # (the module file a dotted name's last part is a member of)
                     holders = range(len(docs)) if newline else _positions(joined, starts, member)
                     cand = set(cand)

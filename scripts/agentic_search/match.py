@@ -507,17 +507,17 @@ def _evidence(doc: Document, ck: CompiledKeywords) -> tuple[tuple[int, ...], tup
         # Most keywords are nowhere in the path: skip the detailed check for them.
         pn = kw.path_needle
         in_path.append(path_match(rel_low, kw, doc.rel) if (pn in rel_low or pn in rel_flat or (
-            kw.kind == "path" and (rel_low in pn or _names_member_module(pn, rel_low)))) else 0.0)
+            kw.kind == "path" and (rel_low in pn or _names_member_module(kw, rel_low)))) else 0.0)
         defs.append(d)
     return tuple(counts), tuple(in_path), tuple(defs)
 
 
 
 
-def _names_member_module(needle: str, rel_low: str) -> bool:
+def _names_member_module(kw: Keyword, rel_low: str) -> bool:
     """Whether a quoted module path's last part may be a member of this file's module
     (paths.member_module): the screen before path_match's test."""
-    member = member_module(needle)
+    member = member_module(kw)
     return bool(member) and member in rel_low
 
 
@@ -545,7 +545,7 @@ def held_anywhere(docs: Sequence[Document], keywords: Sequence[Keyword]) -> tupl
     rels = set(lows)
     for i, kw in enumerate(keywords):
         pn = kw.path_needle
-        member = member_module(pn) if kw.kind == "path" else ""
+        member = member_module(kw) if kw.kind == "path" else ""
         if not pn or not (pn in joined or pn in flat or (member and member in joined)
                           or (kw.kind == "path" and (pn in rels or any(t in rels for t in outside_tails(pn))))):
             continue  # (the screen match_document applies before path_match, on every path at once)

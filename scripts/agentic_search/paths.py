@@ -54,14 +54,15 @@ def outside_tails(needle: str) -> list[str]:
     return ["/".join(parts[k:]) for k in range(1, len(parts) - 1)]
 
 
-def member_module(needle: str) -> str:
+def member_module(kw: Keyword) -> str:
     """The module file a dotted name's last part is a member of: a quoted
     ``django.utils.http.parse_http_date`` -> ``django/utils/http.py`` (which defines it),
-    else "". Only a path of three parts or more with no suffix (a module path read from a
-    dotted name), as a Python file: ``expr.args`` is an object's attribute, not a member
-    of ``expr.py``. Measured on the Python dev split: four issues quote such a name, and
-    that file is the fix's in all four."""
-    if "." in needle or needle.count("/") < 2:
+    else "". Only a path read from a dotted name (``kw.dotted``; a folder's path quoted
+    or linked is none) of three parts or more, as a Python file: ``expr.args`` is an
+    object's attribute, not a member of ``expr.py``. Measured on the Python dev split:
+    four issues quote such a name, and that file is the fix's in all four."""
+    needle = kw.path_needle
+    if not kw.dotted or "." in needle or needle.count("/") < 2:
         return ""
     return needle.rsplit("/", 1)[0] + ".py"
 
@@ -93,7 +94,7 @@ def path_match(rel_low: str, kw: Keyword, rel: str = "") -> float:
             return 1.0
         if "/" in rel_low and needle.endswith("/" + rel_low):
             return 1.0  # quoted from outside the root: the repository's name, a checkout's path
-        member = member_module(needle)
+        member = member_module(kw)
         if member and (rel_low == member or rel_low.endswith("/" + member)
                        or rel_low == member + "i" or rel_low.endswith("/" + member + "i")):
             return 1.0  # a module's member: the module file (a .py, or its .pyi stub)

@@ -266,9 +266,12 @@ def _diff_header_paths(m: "re.Match[str]") -> str:
 _RUNTIME_HEADER_RE = compile_later(
     r"thread '[^'\n]{0,40}' panicked at|note: run with `?RUST_BACKTRACE=1`? environment variable to display"
     # (and a shell's note on a crashed process, "Aborted (core dumped)": "dumped" is no
-    # word of the code, and its synonyms were serialize, serializer, serialization)
-    r" a backtrace|goroutine \d+ \[[a-z ]+\]:|\(core dumped\)")
+    # word of the code, and its synonyms were serialize, serializer, serialization; quoted
+    # as the text under report, `(core dumped)`, it stays)
+    r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])")
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
+# The first name of an import line's module (``import a.b``, ``from a.b import c``).
+_IMPORTED_HEAD_RE = compile_later(r"^[ \t>]*(?:from|import)[ \t]+([A-Za-z_]\w*)", re.M)
 # Lines that are code, not prose: indented blocks, REPL prompts and output, traceback
 # frames, shell commands.
 _CODE_LINE_RE = compile_later(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
@@ -302,6 +305,7 @@ class Keyword:
     translated: bool = False  # an English word the glossary gave for a CJK term of the task
     stem_only: bool = False  # a quoted name too short to count in text: only a file stem it equals counts
     task_defines: bool = False  # the task's own code defines this name (see score.CONVENTION_DEFINERS)
+    dotted: bool = False  # a path read from a dotted name (``a.b.c.f``): its last part may be a member
 
     def to_json(self) -> dict:
         """The keyword as the JSON boundary shows it."""
@@ -316,6 +320,8 @@ class Keyword:
             out["stem_only"] = True
         if self.task_defines:
             out["task_defines"] = True
+        if self.dotted:
+            out["dotted"] = True
         return out
 
     @classmethod
@@ -327,8 +333,8 @@ class Keyword:
                           float(weight) if isinstance(weight, (int, float)) else None,
                           item.get("group") if isinstance(item.get("group"), str) else "",
                           stemmed=item.get("stemmed") is True, stem_only=item.get("stem_only") is True)
-        return replace(kw, translated=item.get("translated") is True,
-                       task_defines=item.get("task_defines") is True) if kw is not None else None
+        return replace(kw, translated=item.get("translated") is True, task_defines=item.get("task_defines") is True,
+                       dotted=item.get("dotted") is True and kw.kind == Kind.PATH) if kw is not None else None
 
 
 def normalize(text: str) -> str:
@@ -735,7 +741,9 @@ def extract_keywords(task: str) -> list[Keyword]:
                           if not _PROSE_SPAN_RE.search(m.group(1)))
     # Names the task's own code assigns: ``data.list`` after ``let data = ...`` is that
     # variable's member, no module path (a trial's ``data/list`` was a gap line).
-    own_assigned = _assigned(task)
+    # (A name the task also imports is a module, whatever it is assigned: ``django = None``
+    # beside ``from django.utils import http``.)
+    own_assigned = _assigned(task) - set(_IMPORTED_HEAD_RE.findall(task))
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
@@ -825,8 +833,10 @@ def extract_keywords(task: str) -> list[Keyword]:
             # (A short name must be a whole name of the title: "q" is inside many words.)
             if title and (_in_text(key, title) if len(key) < MIN_IDENTIFIER_LEN else key in title):
                 kw = replace(kw, weight=kw.weight * TITLE_BOOST)
-            if kind == "path" and text in modules and not _in_text(normalize(modules[text]), prose):
-                kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
+            if kind == "path" and text in modules:
+                kw = replace(kw, dotted=True)
+                if not _in_text(normalize(modules[text]), prose):
+                    kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
             if (kind == "identifier" and (text in own_defined or text in own_assigned)) \
                     or (kind == "word" and key in own_defined_words):
                 kw = replace(kw, task_defines=True)
