@@ -107,6 +107,23 @@ def test_a_name_every_candidate_defines_points_at_no_file():
     assert find("view.py", caller, ("render",), cands[:1]).target == "m0.py"
 
 
+def test_comments_strings_and_docstrings_call_nothing():
+    documented = ('def parse_date(text):\n    """Replaces legacy_parse_date(text)."""\n'
+                  '    log("calling heavy_parse(text)")  # was: old_parse(text)\n    return text.strip()\n')
+    cands = [("old.py", "def legacy_parse_date(t):\n    return t\n\ndef heavy_parse(t):\n    return t\n\n"
+                        "def old_parse(t):\n    return t\n")]
+    assert find("dates.py", documented, ("parse_date",), cands) is None
+
+
+def test_a_return_type_is_no_definition_of_the_class_and_a_stub_no_target():
+    h = find("src/Styled.java", FACADE, ("Styled",), [("src/StyledBuilder.java", BUILDER)])
+    assert h is None  # (Styled's own constructor calls nothing; fromAnsi's return type is no definition)
+    caller = "def api_parse(s):\n    return run_parser(s)\n"
+    cands = [("stubs/parser.pyi", "def run_parser(s: str) -> int: ...\n"),
+             ("parser.py", "def run_parser(s):\n    n = 0\n    return n\n")]
+    assert find("api.py", caller, ("api_parse",), cands).target == "parser.py"
+
+
 def test_lines_a_minified_or_generated_file_holds_are_read_as_no_definition():
     long_line = "function render(x) { return formatValue(x); } " + "var a = 1; " * 60
     assert find("view.js", long_line + "\n", ("render",), [("fmt.js", "function formatValue(v) {\n}\n")]) is None

@@ -617,8 +617,10 @@ def _handoff(ev: Evaluation, d: Dispatched, top: str, judged: frozenset[str]) ->
         return None
     after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
              if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
-    return handoff_mod.find(top, decode_text(first.data), first.low, quoted,
-                            [(rel, d.by_rel[rel].low) for rel in after])
+    text = decode_text(first.data)
+    if first.changed:
+        return None  # (edited while the cycle ran: its text is not what was ranked, and is quoted nowhere)
+    return handoff_mod.find(top, text, first.low, quoted, [(rel, d.by_rel[rel].low) for rel in after])
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
@@ -863,7 +865,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
     judged = frozenset(p.judgements).union(rel for rel, e in state.scores.items() if e.judged)
-    handed = _handoff(ev, d, top, judged) if ev.assessment.clear and assessed else None
+    # (Only where the decision can stop on a clear first file: the note belongs to that stop.)
+    handed = _handoff(ev, d, top, judged) \
+        if ev.assessment.clear and assessed and not ev.assessment.generic and not steered else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),

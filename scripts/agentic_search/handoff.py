@@ -36,6 +36,10 @@ BODY_LINES = 30
 THIN_LINES = 8
 # A line of code: not blank, not only closing brackets, not a comment.
 _NOT_CODE_RE = re.compile(r"[})\]]*[ \t;,]*$|//|#|/?\*|--|\"\"\"|\'\'\'")
+# A string literal (its quotes kept), a triple-quoted one (a docstring), a comment to the line's end.
+_STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`\n]*`')
+_TRIPLE_QUOTED_RE = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)')
+_LINE_COMMENT_RE = re.compile(r"(?://|#|--).*$|/\*.*?(?:\*/|$)")
 # Called names shorter than this say little (``get``, ``add``, ``run``).
 MIN_CALLED_LEN = 4
 # A called name defined by this many candidate files or more is everybody's (``length``,
@@ -99,20 +103,30 @@ def _bodies(text: str, rel: str, names: Sequence[str]) -> dict[str, list[str]]:
             end = i + 1
             while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, rel):
                 end += 1
-            body = [line for line in lines[i + 1:end] if not _NOT_CODE_RE.match(line.strip())]
+            body = _code_lines(lines[i + 1:end])
             if len(body) <= THIN_LINES:
                 out.setdefault(name, []).extend(body)
     return out
 
 
+def _code_lines(lines: Sequence[str]) -> list[str]:
+    """The lines of code of a body, without its comments and string literals (a docstring,
+    ``# was: old_render(x)``, ``log("calling heavy(x)")`` call nothing)."""
+    text = _TRIPLE_QUOTED_RE.sub(" ", "\n".join(lines))
+    code = [_STRING_RE.sub('""', line) for line in text.split("\n")]
+    code = [_LINE_COMMENT_RE.sub("", line) for line in code]
+    return [line for line in code if not _NOT_CODE_RE.match(line.strip())]
+
+
 def _defines_here(lines: Sequence[str], i: int, rel: str, key: str) -> bool:
-    """Whether line ``i`` defines ``key`` (lower case): as report finds definition lines,
-    or as lang finds them in the line and the next (``public static Out name(`` is read
-    there as defining ``Out``)."""
-    if key in line_definitions(lines, i, rel):
-        return True
+    """Whether line ``i`` defines ``key`` (lower case): in a language whose functions need
+    no definition word (C, Java, JS methods: lang.Language.calls) as lang finds them in
+    the line and the next (``public static Out name(`` defines ``name``, not its return
+    type ``Out``), else as report finds definition lines."""
+    if not lang.language_of(rel).calls:
+        return key in line_definitions(lines, i, rel)
     chunk = "\n".join(lines[i:i + 2]).encode("utf-8", "replace")
-    return lang.language_of(rel).calls and any(n.lower() == key for n, _v in lang.defined_names(chunk, rel))
+    return any(n.lower() == key for n, _v in lang.defined_names(chunk, rel))
 
 
 def _called(body: Sequence[str]) -> dict[str, str]:
@@ -131,6 +145,11 @@ def _defines(low: bytes, name: str, rel: str) -> bool:
     finds definitions."""
     needle = name.encode("utf-8", "replace")
     return needle in low and defines(low, needle, lang.language_of(rel)) >= 1.0
+
+
+def _declares_only(rel: str) -> bool:
+    """A file of declarations only (``.d.ts``, a Python ``.pyi`` stub): the code is elsewhere."""
+    return lang.is_declaration(rel) or rel.lower().endswith(".pyi")
 
 
 def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
@@ -155,7 +174,7 @@ def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
         return None
     defs: list[tuple[str, frozenset[str]]] = []
     for rel, low in candidates[:CANDIDATES]:
-        if rel == top or len(low) > MAX_BYTES or lang.file_role(rel)[0] != "source":
+        if rel == top or len(low) > MAX_BYTES or lang.file_role(rel)[0] != "source" or _declares_only(rel):
             continue
         mine = frozenset(k for k in wanted if _defines(low, k, rel))
         if mine:
