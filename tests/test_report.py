@@ -99,12 +99,12 @@ def _plain_summary_starts(lines):
 
 
 def test_lowered_lines_equal_lowering_each_line_on_ascii_and_other_text():
-    from agentic_search.report import _lowered_lines
+    from agentic_search.report import lowered_lines
     cases = ["", "x", "A\nB", "Token = 1\n\ndef F():\n  RETURN X\n",
              "İstanbul ΣΑΣ\nweiß\r\nß\u2028TAIL", "ascii\nthen İ here\nΣ", "\n\n\n"]
     for text in cases:
         lines = text.splitlines()
-        assert _lowered_lines(lines) == _plain_summary_starts(lines), text
+        assert lowered_lines(lines) == _plain_summary_starts(lines), text
 
 
 def test_tags_are_defined_names_in_order_minus_keywords_private_and_short():
@@ -384,9 +384,9 @@ def test_a_docstring_line_is_quoted_after_the_code_holding_the_same_words() -> N
 
 
 def test_the_closing_quotes_of_an_assigned_string_open_no_docstring() -> None:
-    from agentic_search.report import _docstring_spans, _lowered_lines
+    from agentic_search.report import _docstring_spans, lowered_lines
     lines = ['SQL = """', "select token", '"""', "token = expiry(token)", "def f():", '    r"""Token.', '    """']
-    joined, starts = _lowered_lines(lines)
+    joined, starts = lowered_lines(lines)
     assert _docstring_spans(joined, starts) == [(5, 6)]  # the docstring of f, not line 2 on
 
 

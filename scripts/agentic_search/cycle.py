@@ -607,7 +607,8 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
     return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
-def _handoff(ev: Evaluation, d: Dispatched, top: str, judged: frozenset[str]) -> Optional[handoff_mod.Handoff]:
+def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
+             judgements: Mapping[str, float]) -> Optional[handoff_mod.Handoff]:
     """Where the first file's definitions of the task's quoted names send the work, among
     the files ranked after it that the caller neither left out nor judged (handoff.py):
     read only for a cycle whose first file is clear."""
@@ -615,6 +616,7 @@ def _handoff(ev: Evaluation, d: Dispatched, top: str, judged: frozenset[str]) ->
     quoted = ev.assessment.evidence.defines if ev.assessment.evidence is not None else ()
     if first is None or not quoted:
         return None
+    judged = frozenset(judgements).union(rel for rel, e in state.scores.items() if e.judged)
     after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
              if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
     text = decode_text(first.data)
@@ -864,9 +866,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     runner_up = next(((rel, sc) for rel, sc, e in ranked_shown if rel != top and not e.judged), ("", 0.0))
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
-    judged = frozenset(p.judgements).union(rel for rel, e in state.scores.items() if e.judged)
     # (Only where the decision can stop on a clear first file: the note belongs to that stop.)
-    handed = _handoff(ev, d, top, judged) \
+    handed = _handoff(ev, d, top, state, p.judgements) \
         if ev.assessment.clear and assessed and not ev.assessment.generic and not steered else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),

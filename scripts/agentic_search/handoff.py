@@ -21,12 +21,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from itertools import accumulate
 from typing import Optional, Sequence
 
 from . import lang
 from .match import defines
-from .report import line_definitions
+from .report import line_definitions, lowered_lines
 
 # The files after the first that may be the one it hands the work to.
 CANDIDATES = 20
@@ -34,8 +33,9 @@ CANDIDATES = 20
 BODY_LINES = 30
 # A body of at most this many lines of code passes the work on; a longer one does it.
 THIN_LINES = 8
-# A line of code: not blank, not only closing brackets, not a comment.
-_NOT_CODE_RE = re.compile(r"[})\]]*[ \t;,]*$|//|#|/?\*|--|\"\"\"|\'\'\'")
+# No line of code, once comments and strings are out: blank, only closing brackets, or a
+# block comment's inner line (`` * text``).
+_NOT_CODE_RE = re.compile(r"[})\]]*[ \t;,]*$|\*(?!\w)")
 # A string literal (its quotes kept), a triple-quoted one (a docstring), a comment to the line's end.
 _STRING_RE = re.compile(r'"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|`[^`\n]*`')
 _TRIPLE_QUOTED_RE = re.compile(r'"""[\s\S]*?(?:"""|$)|\'\'\'[\s\S]*?(?:\'\'\'|$)')
@@ -66,7 +66,7 @@ class Handoff:
     """Where the first file's definitions of quoted names send the work."""
 
     target: str                 # the file that defines what they call
-    names: tuple[str, ...]      # the names of it they call, as the target spells them, sorted
+    names: tuple[str, ...]      # the names of it they call, as the calls spell them, sorted
     callers: tuple[str, ...]    # the quoted names whose bodies call them, sorted
 
 
@@ -90,10 +90,7 @@ def _bodies(text: str, rel: str, names: Sequence[str]) -> dict[str, list[str]]:
     at most LONG_LINE characters are read as definitions, the first MAX_SITES lines
     holding each name: a minified or generated line is no definition to follow."""
     lines = text.split("\n")
-    low = text.lower() if text.isascii() else "\n".join(line.lower() for line in lines)
-    starts = [0]
-    starts.extend(accumulate(len(line) + 1 for line in (lines if text.isascii() else low.split("\n"))))
-    del starts[len(lines):]
+    low, starts = lowered_lines(lines)
     out: dict[str, list[str]] = {}
     for name in names:
         key = name.lower()

@@ -743,11 +743,12 @@ def extract_keywords(task: str) -> list[Keyword]:
     # variable's member, no module path (a trial's ``data/list`` was a gap line).
     # (A name the task also imports is a module, whatever it is assigned: ``django = None``
     # beside ``from django.utils import http``.)
-    own_assigned = _assigned(task) - set(_IMPORTED_HEAD_RE.findall(task))
+    own_assigned = _assigned(task)
+    variables = own_assigned - set(_IMPORTED_HEAD_RE.findall(task))
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
-        member = m.group(1).split(".", 1)[0] in own_assigned
+        member = m.group(1).split(".", 1)[0] in variables
         mod = None if decorator or member else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None

@@ -134,7 +134,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
     (``CodeWriter emitAndIndent(String s) {`` in Java, C, C++, a JS method) count as
     definition lines too (:func:`line_definitions`)."""
     lines = text.splitlines()
-    joined, starts = _lowered_lines(lines)
+    joined, starts = lowered_lines(lines)
     if counts is not None and (len(counts) != len(keywords) or any(c in text for c in _LOWERS_TO_ASCII)):
         counts = None
     hits: dict[int, dict[int, str]] = {}  # line -> keyword index -> a needle found there
@@ -315,7 +315,7 @@ def _spread(lines_holding: int) -> float:
     return 1.0 / (1.0 + log2(lines_holding))
 
 
-def _lowered_lines(lines: Sequence[str]) -> tuple[str, list[int]]:
+def lowered_lines(lines: Sequence[str]) -> tuple[str, list[int]]:
     """The lower-cased lines joined by newlines, and where each starts in that string.
 
     ASCII text (almost every source file) keeps its length when lower-cased: the join is
