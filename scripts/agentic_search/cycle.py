@@ -284,11 +284,6 @@ def _stamp_parts(stamp: str) -> tuple[tuple[str, ...], Optional[str]]:
     return tuple(fields[:n]), (fields[n] if len(fields) > n else None)
 
 
-def _stat_changed(earlier: str, now: str) -> bool:
-    """Whether two stamps' stats differ, on the fields both hold."""
-    return _stamp_changed(earlier, now, stat_only=True)
-
-
 def _stamp_changed(earlier: str, now: str, stat_only: bool = False) -> bool:
     """Whether a file's stamp shows it changed: its stat did (on the fields both stamps
     hold), or - unless ``stat_only`` - its CRC-32 did when both stamps have one, or the
@@ -722,8 +717,8 @@ def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
             st = _tree_stat(state.root, root_real, r.id)
         except (OSError, ValueError):
             st = None
-        if st is None or _stat_changed(entry.stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                                                                   st.st_dev, st.st_ino)):
+        if st is None or _stamp_changed(entry.stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                                                    st.st_dev, st.st_ino), stat_only=True):
             changed.add(r.id)
     if not changed:
         return state, 0
