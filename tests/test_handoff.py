@@ -163,3 +163,61 @@ def test_a_file_the_caller_judged_is_never_the_one_named(tmp_path):
     again = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json")
     out = run_cycle(str(root), first.state, again, {builder: 0.0}, ENV)
     assert builder not in out.view.decision.why
+
+
+def test_of_two_files_defining_the_called_name_the_one_the_first_file_imports_is_named():
+    caller = "from shop.store import load_order\n\n\ndef fetch_order(order_id):\n    return load_order(order_id)\n"
+    cands = [("shop/store_v1.py", "def load_order(order_id):\n    return None\n"),
+             ("shop/store.py", "def load_order(order_id):\n    return None\n")]
+    assert find("shop/api.py", caller, ("fetch_order",), cands).target == "shop/store_v1.py"
+    h = handoff.find("shop/api.py", caller, low(caller), ("fetch_order",), [(rel, low(t)) for rel, t in cands],
+                     linked=frozenset({"shop/store.py"}))
+    assert h == handoff.Handoff("shop/store.py", ("load_order",), ("fetch_order",))
+
+
+SHOP_API = '''"""The shop's public API."""
+
+from shop.store import load_order
+
+
+def fetch_order(order_id):
+    """The order of this id, or None."""
+    return load_order(order_id)
+
+
+def cancel_order(order_id):
+    order = fetch_order(order_id)
+    if order is None:
+        raise KeyError(order_id)
+    order.status = "cancelled"
+    return order
+'''
+SHOP_STORE = '''ORDERS = {}
+
+
+def load_order(order_id):
+    return ORDERS.get(order_id)
+'''
+LEGACY_STORE = '''"""The order store of version 1, kept for old order ids: a cancelled order
+of version 1 stays in it, with its status cancelled."""
+
+ORDERS_V1 = {}
+
+
+def load_order(order_id):
+    """An order of version 1 by its id: an order id of version 1 is a string."""
+    return ORDERS_V1.get(str(order_id))
+'''
+
+
+def test_a_stop_names_the_file_the_first_file_imports_over_a_copy_ranked_higher(tmp_path):
+    root = write_tree(tmp_path / "repo", {"shop/__init__.py": "", "shop/api.py": SHOP_API,
+                                          "shop/store.py": SHOP_STORE, "shop/store_v1.py": LEGACY_STORE})
+    task = ("fetch_order returns a cancelled order\n`fetch_order(42)` after `cancel_order(42)` still returns "
+            "the order: a cancelled order id should give None.")
+    req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=task)
+    out = run_cycle(str(root), LoopState(root=str(root)), req, {}, ENV)
+    ranked = [r.id for r in out.view.results]
+    assert ranked[0] == "shop/api.py" and ranked.index("shop/store_v1.py") < ranked.index("shop/store.py")
+    assert out.view.decision.done
+    assert out.view.decision.why.endswith("call load_order in shop/store.py: if they only pass the work on, read that")

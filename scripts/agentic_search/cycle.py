@@ -605,8 +605,9 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
 def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
              judgements: Mapping[str, float]) -> Optional[handoff_mod.Handoff]:
     """Where the first file's definitions of the task's quoted names send the work, among
-    the files ranked after it that the caller neither left out nor judged (handoff.py):
-    read only for a cycle whose first file is clear."""
+    the files ranked after it that the caller neither left out nor judged (handoff.py),
+    a file an import links to it first on a tie: read only for a cycle whose first file
+    is clear."""
     first = d.by_rel.get(top)
     quoted = ev.assessment.evidence.defines if ev.assessment.evidence is not None else ()
     if first is None or not quoted:
@@ -617,7 +618,8 @@ def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
     text = decode_text(first.data)
     if first.changed:
         return None  # (edited while the cycle ran: its text is not what was ranked, and is quoted nowhere)
-    return handoff_mod.find(top, text, first.low, quoted, [(rel, d.by_rel[rel].low) for rel in after])
+    return handoff_mod.find(top, text, first.low, quoted, [(rel, d.by_rel[rel].low) for rel in after],
+                            linked=frozenset(ev.related.get(top, ())))
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import Optional, Sequence
+from typing import AbstractSet, Optional, Sequence
 
 from . import lang
 from .match import defines
@@ -150,14 +150,16 @@ def _declares_only(rel: str) -> bool:
 
 
 def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
-         candidates: Sequence[tuple[str, bytes]]) -> Optional[Handoff]:
+         candidates: Sequence[tuple[str, bytes]], linked: AbstractSet[str] = frozenset()) -> Optional[Handoff]:
     """The file among ``candidates`` ((path, lower-cased bytes), best first) that the
     first file's (``top_text``, and ``top_low`` lower-cased) short definitions of the
     ``quoted`` names call into most, or None.
 
     A called name counts when the first file does not define it and a candidate does;
     the winner defines such names for the most quoted names (then the most names; then
-    the better ranked), names that fewer than COMMON_AT candidates define."""
+    a file ``linked`` to the first by an import, either way, over one that is not - a
+    legacy copy ranked higher that defines the same names is not where the calls go;
+    then the better ranked), names that fewer than COMMON_AT candidates define."""
     if not quoted or len(top_low) > MAX_BYTES:
         return None
     calls: dict[str, dict[str, str]] = {}
@@ -180,13 +182,13 @@ def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
     for _rel, mine in defs:
         for k in mine:
             holders[k] = holders.get(k, 0) + 1
-    best: Optional[tuple[tuple[int, int, int], Handoff]] = None
+    best: Optional[tuple[tuple[int, int, bool, int], Handoff]] = None
     for rank, (rel, mine) in enumerate(defs):
         names = frozenset(k for k in mine if holders[k] < COMMON_AT)
         if not names:
             continue
         callers = sorted(q for q, c in calls.items() if names.intersection(c))
-        key = (len(callers), len(names), -rank)
+        key = (len(callers), len(names), rel in linked, -rank)
         if best is None or key > best[0]:
             best = (key, Handoff(rel, tuple(sorted(spelled[k] for k in names)), tuple(callers)))
     return best[1] if best else None
