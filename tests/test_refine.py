@@ -93,6 +93,15 @@ def test_a_message_no_file_holds_is_searched_by_its_halves() -> None:
     assert message_pieces([make_keyword("invalid node type", "message")], []) == []
 
 
+def test_a_message_printed_with_a_word_added_is_searched_without_it() -> None:
+    # the code's "real number overflow", printed as "real number overflow input"
+    from agentic_search.refine import message_pieces
+    gap = make_keyword("real number overflow input", "message")
+    assert [k.text for k in message_pieces([gap], [gap])] == ["real number overflow", "number overflow input"]
+    five = make_keyword("unexpected end of file near", "message")
+    assert [k.text for k in message_pieces([five], [five])] == ["unexpected end of", "of file near"]
+
+
 def test_synonyms_skip_other_spellings_of_the_gap_word() -> None:
     gaps = keywords_from_list(["rate limiting"])
     got = [flat(t) for t in texts(synonym_keywords(gaps, hints.synonym_runs, gaps))]

@@ -435,17 +435,19 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
     """A quoted message no file holds as written, searched again by its halves: the code's
     format string may put a placeholder where the task shows a value (``"%v while waiting
     for connections to become ready"`` for ``context deadline exceeded while waiting for
-    connections to become ready``, a trial's gRPC task). Each half keeps at least
-    MESSAGE_MIN_WORDS words; the halves stand for the message as one group (the better
-    counts), weighted like it."""
+    connections to become ready``, a trial's gRPC task), or the program may add words
+    around it (``real number overflow`` printed as ``real number overflow input``, a
+    trial's C task). Each half keeps at least MESSAGE_MIN_WORDS words (the two overlap
+    in a message of four or five) and is shorter than the message; the halves stand for
+    the message as one group (the better counts), weighted like it."""
     have = {normalize(k.text) for k in existing}
     out: list[Keyword] = []
     for g in gaps:
         if g.kind != Kind.MESSAGE:
             continue
         words = g.text.split()
-        half = (len(words) + 1) // 2
-        if len(words) - half < MESSAGE_MIN_WORDS:
+        half = max((len(words) + 1) // 2, MESSAGE_MIN_WORDS)
+        if half >= len(words):
             continue
         for part in (words[:half], words[len(words) - half:]):
             text = " ".join(part)
