@@ -86,6 +86,13 @@ def test_terms_learned_from_files_the_tool_is_unsure_of_are_called_a_guess():
     assert sure.why == "searching the codebase's own terms: refresh, jwt"
 
 
+def test_a_first_file_neither_likely_nor_weak_is_named_to_read_first_while_terms_are_searched():
+    d = decide(ev(confidence=0.62, learned=("boundary", "mtx"), top="standard_renderer.go"))
+    assert (d.action, d.done) == ("refine", False)
+    assert d.why == ("standard_renderer.go leads; read it first while the next round searches "
+                     "the codebase's own terms: boundary, mtx")
+
+
 def test_a_likely_first_file_that_does_not_stand_out_is_named_while_the_search_goes_on():
     d = decide(ev(confidence=0.878, learned=("hour", "minute"), top="src/plugin/duration/index.js"))
     assert (d.action, d.done) == ("refine", False)

@@ -232,6 +232,11 @@ def decide(e: Evidence) -> Decision:
                 if crowded and e.clear else "its lead is not clear"
             return go("refine", f"{likely} but {unclear}; "
                       "searching the codebase's own terms for more: " + ", ".join(e.learned))
+        if e.top and not e.judged_top:
+            # (The terms are the loop's guess; the first file is what to read meanwhile:
+            # agents of the trials read a bare list of terms as advice, and it was noise.)
+            return go("refine", f"{e.top}{place} leads; read it first while the next round searches "
+                      "the codebase's own terms: " + ", ".join(e.learned))
         return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
     if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
