@@ -98,8 +98,11 @@ def test_a_message_printed_with_a_word_added_is_searched_without_it() -> None:
     from agentic_search.refine import message_pieces
     gap = make_keyword("real number overflow input", "message")
     assert [k.text for k in message_pieces([gap], [gap])] == ["real number overflow", "number overflow input"]
-    five = make_keyword("unexpected end of file near", "message")
-    assert [k.text for k in message_pieces([five], [five])] == ["unexpected end of", "of file near"]
+    five = make_keyword("failed to parse config value", "message")
+    assert [k.text for k in message_pieces([five], [five])] == ["failed to parse", "parse config value"]
+    # a part of stop words says nothing: "is not a" of "is not a valid Status"
+    four = make_keyword("is not a valid Status", "message")
+    assert [k.text for k in message_pieces([four], [four])] == ["a valid Status"]
 
 
 def test_synonyms_skip_other_spellings_of_the_gap_word() -> None:

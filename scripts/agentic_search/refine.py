@@ -437,9 +437,10 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
     for connections to become ready"`` for ``context deadline exceeded while waiting for
     connections to become ready``, a trial's gRPC task), or the program may add words
     around it (``real number overflow`` printed as ``real number overflow input``, a
-    trial's C task). Each half keeps at least MESSAGE_MIN_WORDS words (the two overlap
-    in a message of four or five) and is shorter than the message; the halves stand for
-    the message as one group (the better counts), weighted like it."""
+    trial's C task). Each half keeps at least MESSAGE_MIN_WORDS words and is shorter than
+    the message; where the two overlap (a message of four or five words), a half counts
+    only with two words of its own that are no stop word (``is not a`` says nothing).
+    The halves stand for the message as one group (the better counts), weighted like it."""
     have = {normalize(k.text) for k in existing}
     out: list[Keyword] = []
     for g in gaps:
@@ -450,6 +451,8 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
         if half >= len(words):
             continue
         for part in (words[:half], words[len(words) - half:]):
+            if 2 * half > len(words) and sum(w.lower() not in _STOP_WORDS for w in part) < 2:
+                continue
             text = " ".join(part)
             # (Searched as written, as its message is; derived, as a synonym is.)
             made = make_keyword(text, Kind.MESSAGE, g.weight, group=g.text)
