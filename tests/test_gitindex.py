@@ -123,6 +123,26 @@ def test_a_sparse_index_directory_tracks_every_path_below_it(tmp_path):
     assert not got.holds("bb/k.py", False) and not got.holds("c", True)
 
 
+def test_a_sparse_index_of_many_directories_answers_for_nested_paths_and_their_neighbours(tmp_path):
+    many = [b"sp%05d/" % i for i in range(20000)]
+    (tmp_path / "index").write_bytes(_index(many + [b"src/f.py"], modes={p: 0o040000 for p in many}))
+    got = gitindex.read_tracked(str(tmp_path))
+    assert got.holds("sp19999", True) and got.holds("sp00042/deep/er/x.py", False)
+    assert not got.holds("sp2", True) and not got.holds("src/g.py", False) and got.holds("src/f.py", False)
+
+
+def test_an_index_that_would_spell_out_far_more_directories_than_its_size_tracks_nothing(tmp_path):
+    """Paths 2,000 directories deep that differ at the top: each spells out 2,000
+    directories of its own (200 such entries were 900 MB). A real tree's files share
+    their directories; this one is read as no index, the ignore rules alone decide."""
+    deep = [b"%04d" % i + b"/a" * 2000 + b"/x.py" for i in range(200)]
+    (tmp_path / "index").write_bytes(_index(deep))
+    assert gitindex.read_tracked(str(tmp_path)) == gitindex.NOTHING
+    shallow = [b"%04d/a/b/x.py" % i for i in range(200)]
+    (tmp_path / "index").write_bytes(_index(shallow))
+    assert gitindex.read_tracked(str(tmp_path)).holds("0042/a", True)
+
+
 @needs_git
 def test_a_submodule_follows_its_own_ignore_rules_and_index_not_the_outer_ones(tmp_path):
     """As in git: the outer work tree's ``build/`` and ``*.log`` do not reach into a

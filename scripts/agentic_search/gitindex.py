@@ -26,7 +26,7 @@ import hashlib
 import os
 import struct
 from dataclasses import dataclass
-from typing import FrozenSet, Optional, Tuple
+from typing import FrozenSet, Optional
 
 from . import fsafe
 
@@ -39,6 +39,12 @@ MAX_INDEX_BYTES = 64 * 1024 * 1024
 # spell out gigabytes (real ones hold less than their size; v4 about half).
 MAX_PATH_BYTES = 4096
 MAX_PATH_BYTES_PER_INDEX_BYTE = 4
+# The directories above the paths, spelled out, may hold at most this many times the
+# index's bytes too: a real tree's files share their directories (linux's hold a few
+# percent of its paths' bytes), while an index of deep paths that differ at the top
+# spells out each one's every directory (an 830 KB one took 900 MB). Past it, the index
+# is read as none (the ignore rules alone decide).
+MAX_DIR_BYTES_PER_INDEX_BYTE = 4
 _HEADER = struct.Struct(">4sII")
 _U32 = struct.Struct(">I")
 _U16 = struct.Struct(">H")
@@ -56,13 +62,21 @@ class Tracked:
 
     files: FrozenSet[str] = frozenset()
     dirs: FrozenSet[str] = frozenset()     # every directory holding a tracked file, at any depth
-    sparse: Tuple[str, ...] = ()           # a sparse index's directories: every path below is tracked
+    sparse: FrozenSet[str] = frozenset()   # a sparse index's directories: every path below is tracked
 
     def holds(self, rel: str, is_dir: bool) -> bool:
         """Whether git tracks the file ``rel``, or tracks a file below the directory ``rel``."""
         if rel in (self.dirs if is_dir else self.files):
             return True
-        return any(rel == d or rel.startswith(d + "/") for d in self.sparse)
+        if not self.sparse:
+            return False
+        # (``rel`` or a directory above it: one lookup per level, whatever the index holds.)
+        head = rel
+        while head:
+            if head in self.sparse:
+                return True
+            head = head.rpartition("/")[0]
+        return False
 
 
 NOTHING = Tracked()
@@ -80,10 +94,12 @@ def read_tracked(git_dir: str) -> Tracked:
         parsed = _entries_and_end(data, name_bytes)
         if parsed is not None:
             entries, end = parsed
+            read = len(data)
             shared = _shared_index(data, end, name_bytes)
             if shared is not None:  # a split index: most entries are in the shared file
-                entries = entries + _shared_entries(git_dir, shared, name_bytes)
-            return _tracked(entries)
+                more, more_bytes = _shared_entries(git_dir, shared, name_bytes)
+                entries, read = entries + more, read + more_bytes
+            return _tracked(entries, MAX_DIR_BYTES_PER_INDEX_BYTE * read)
     return NOTHING
 
 
@@ -101,19 +117,20 @@ def _shared_index(data: bytes, pos: int, name_bytes: int) -> Optional[str]:
     return None
 
 
-def _shared_entries(git_dir: str, name: str, name_bytes: int) -> list:
-    """The entries of the shared index ``sharedindex.<name>`` (none when unreadable).
+def _shared_entries(git_dir: str, name: str, name_bytes: int) -> tuple[list, int]:
+    """The entries of the shared index ``sharedindex.<name>`` (none when unreadable),
+    and the bytes they were read from.
     The split index's deletions are not applied: a path it removed stays tracked here,
     which can only keep a file in that git would call ignored."""
     path = os.path.join(git_dir, f"sharedindex.{name}")
     if os.path.islink(path):
-        return []  # (git writes a file; a link could lead out of the tree)
+        return [], 0  # (git writes a file; a link could lead out of the tree)
     try:
         data = fsafe.read_regular(path, MAX_INDEX_BYTES + 1)
     except (OSError, ValueError):
-        return []
+        return [], 0
     parsed = _entries_and_end(data, name_bytes) if len(data) <= MAX_INDEX_BYTES else None
-    return parsed[0] if parsed is not None else []
+    return (parsed[0], len(data)) if parsed is not None else ([], 0)
 
 
 def _object_name_sizes(data: bytes) -> tuple:
@@ -192,13 +209,15 @@ def _varint(data: bytes, pos: int) -> tuple:
     return None, pos
 
 
-def _tracked(entries: list) -> Tracked:
+def _tracked(entries: list, max_dir_bytes: int) -> Tracked:
     """The files and their directories of index entries (a submodule counts as a
     directory whose content is tracked, and so does a sparse index's directory entry:
-    git tracks every file below it, checked out or not)."""
+    git tracks every file below it, checked out or not); NOTHING when the directories
+    spelled out would hold more than ``max_dir_bytes``."""
     files = set()
     dirs = set()
     sparse = set()
+    dir_bytes = 0
     for raw, mode in entries:
         kind = mode & 0o170000
         path = raw.decode("utf-8", "surrogateescape")
@@ -211,6 +230,9 @@ def _tracked(entries: list) -> Tracked:
             files.add(path)
         head = path.rpartition("/")[0]
         while head and head not in dirs:
+            dir_bytes += len(head)
+            if dir_bytes > max_dir_bytes:
+                return NOTHING
             dirs.add(head)
             head = head.rpartition("/")[0]
-    return Tracked(frozenset(files), frozenset(dirs), tuple(sorted(sparse)))
+    return Tracked(frozenset(files), frozenset(dirs), frozenset(sparse))
