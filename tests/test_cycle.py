@@ -189,6 +189,20 @@ def test_memory_of_files_outside_narrowed_patterns_stays_and_judgements_of_edite
     assert out.state.scores["src/n1.py"].judged and "src/n2.py" not in out.state.scores
 
 
+def test_a_file_edited_outside_narrowed_patterns_leaves_the_memory_unless_judged(tmp_path):
+    # Its score was of content that may be gone (an emptied file stood in context at
+    # 0.98): the walk scores it again when it reaches it; the caller's word stays.
+    root = _session_tree(tmp_path)
+    first = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task="session expiry handling"),
+                      {"src/n1.py": 0.9}, ENV)
+    assert {"docs/guide.py", "src/core.py", "src/n1.py"} <= set(first.state.scores)
+    (root / "docs" / "guide.py").write_text("")
+    (root / "src" / "n1.py").write_text("")
+    out = run_cycle(str(root), first.state, request(tmp_path, patterns=("src/n0.py",)), {}, ENV)
+    assert "docs/guide.py" not in out.state.scores and "src/core.py" in out.state.scores
+    assert out.state.scores["src/n1.py"].judged
+
+
 def test_rejudge_on_a_finished_loop_changes_scores_not_the_cycle(tmp_path, tree):
     st = LoopState(root=str(tree), max_cycles=1)
     out = run_cycle(str(tree), st, request(tmp_path, keywords=("throttle",), max_cycles=1), {}, ENV)

@@ -761,11 +761,13 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
     keeps the judgement), and a file that no longer is one a walk could return (judged
     or not): gone, replaced by a directory, a FIFO or a link leading out of the tree, or
     grown past the size limit. A file the walk did not reach but that still is such a
-    file (outside narrowed patterns, ignored since) keeps its entry - unless it now is
-    a link to a file the walk read, put in its place, and not judged: one file, one id,
-    and the file's own entry is its walked name's. (A plain file is never dropped so, nor
-    a judged one: the walk may read another name of it, a link or a hard link, when
-    ``--patterns`` select that one.)"""
+    file (outside narrowed patterns, ignored since) keeps its entry - unless it changed
+    since it was scored and is not judged (its score was of content that may be gone: an
+    emptied file stood in ``context`` at 0.98; the walk scores it again when it reaches
+    it), or it now is a link to a file the walk read, put in its place, and not judged:
+    one file, one id, and the file's own entry is its walked name's. (A plain file is
+    never dropped so, nor a judged one: the walk may read another name of it, a link or
+    a hard link, when ``--patterns`` select that one.)"""
     walked = set(d.walked_rels)
     scored = {s.rel for s in ev.scored}
     root_real = fsafe.resolved(root)
@@ -783,9 +785,24 @@ def forget_stale(scores: Mapping[str, ScoreEntry], ev: Evaluation, d: Dispatched
         elif rel in walked:
             if e.judged:
                 out[rel] = e
-        elif _still_a_file(root, root_real, rel, max_bytes) and (e.judged or not _links_to(root, rel, read)):
+        elif _still_a_file(root, root_real, rel, max_bytes) and (
+                e.judged or not (_links_to(root, rel, read) or _changed_since(root, root_real, rel, e.stamp))):
             out[rel] = e
     return out
+
+
+def _changed_since(root: str, root_real: str, rel: str, stamp: str) -> bool:
+    """Whether the file ``rel`` is no longer what its entry's ``stamp`` saw (size, mtime
+    or ctime); an entry without one (an older state's) or a file that cannot be looked at
+    now is not known to have changed."""
+    if not stamp:
+        return False
+    try:
+        st = _tree_stat(root, root_real, rel)
+    except (OSError, ValueError):
+        return False
+    return st is not None and _stamp_changed(stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
+                                                                 st.st_dev, st.st_ino), stat_only=True)
 
 
 def _links_to(root: str, rel: str, read: Callable[[tuple[int, int]], bool]) -> bool:
