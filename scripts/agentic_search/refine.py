@@ -438,8 +438,8 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
     connections to become ready``, a trial's gRPC task), or the program may add words
     around it (``real number overflow`` printed as ``real number overflow input``, a
     trial's C task). Each half keeps at least MESSAGE_MIN_WORDS words and is shorter than
-    the message; where the two overlap (a message of four or five words), a half counts
-    only with two words of its own that are no stop word (``is not a`` says nothing).
+    the message; in a message of four or five words, where the two share words, a half
+    counts only with two words that are no stop word (``is not a`` says nothing).
     The halves stand for the message as one group (the better counts), weighted like it."""
     have = {normalize(k.text) for k in existing}
     out: list[Keyword] = []
@@ -451,7 +451,7 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
         if half >= len(words):
             continue
         for part in (words[:half], words[len(words) - half:]):
-            if 2 * half > len(words) and sum(w.lower() not in _STOP_WORDS for w in part) < 2:
+            if len(words) < 2 * MESSAGE_MIN_WORDS and sum(w.lower() not in _STOP_WORDS for w in part) < 2:
                 continue
             text = " ".join(part)
             # (Searched as written, as its message is; derived, as a synonym is.)
