@@ -1642,6 +1642,24 @@ def test_a_name_that_is_not_utf8_can_be_judged_by_the_id_a_json_reader_gives_bac
     assert [(r["id"], r["score"]) for r in ranking] == [(shown, 1.0)]
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in a name")
+def test_a_name_as_text_shows_it_can_be_judged_as_shown(tmp_path):
+    root = tmp_path / "t"
+    (root / "src").mkdir(parents=True)
+    with open(os.path.join(os.fsencode(str(root / "src")), b"bad\xff\nname.py"), "w") as fh:
+        fh.write("def weird_name_func():\n    pass\n")
+    state = tmp_path / "s.json"
+    out = run_cli("--root", root, "--state", state, "--task", "weird_name_func", "--no-cache", "--text")
+    assert out.returncode == 0, out.stderr
+    shown = "src/bad\\udcff\\x0aname.py"   # what a person copies from the report
+    assert shown in out.stdout
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--state", str(state), "--no-cache",
+                           "--judge", shown + "=1"], capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    ranking = json.loads(proc.stdout)["ranking"]
+    assert [r["score"] for r in ranking] == [1.0]
+
+
 
 def test_keywords_a_loop_at_its_cycle_limit_will_not_search_are_said_not_searched(tmp_path, router):
     state = tmp_path / "s.json"

@@ -58,6 +58,9 @@ MAX_GLOB_ALTERNATIVES = 64
 # A --patterns glob names files inside the root: these split it into the parts that
 # must not climb out of it (directory separators, brace alternatives).
 _PATTERN_PARTS = re.compile(r"[/{},]")
+# How ``--text`` shows a character a terminal must not get (output._safe): a control
+# character as ``\x0a``, a byte that is not UTF-8 as ``\udcff``.
+_SHOWN_ESCAPE_RE = re.compile(r"\\(x[0-9a-f]{2}|u[0-9a-f]{4})")
 
 
 class RequestError(Exception):
@@ -338,6 +341,10 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
         full = j.path if os.path.isabs(j.path) else os.path.join(root, j.path)
         if "\ufffd" in j.path and not os.path.lexists(full):
             full = _by_decoded_names(full) or full
+        elif "\\" in j.path and not os.path.lexists(full):
+            # (a name as ``--text`` showed it, copied back: ``bad\udcff.py``, ``new\x0aline.py``)
+            shown = _SHOWN_ESCAPE_RE.sub(lambda m: chr(int(m.group(1)[1:], 16)), full)
+            full = shown if os.path.lexists(shown) else full
         real = fsafe.resolve(full)
         if real is None:
             raise RequestError(f"--judge {j.path}: cannot be resolved (a link that cannot be read)")
