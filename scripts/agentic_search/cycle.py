@@ -719,8 +719,7 @@ def with_changes_marked(state: LoopState) -> tuple[LoopState, int]:
             st = _tree_stat(state.root, root_real, r.id)
         except (OSError, ValueError):
             st = None
-        if st is None or _stamp_changed(entry.stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                                                                    st.st_dev, st.st_ino), stat_only=True):
+        if st is None or _stat_changed(entry.stamp, st):
             changed.add(r.id)
     if not changed:
         return state, 0
@@ -801,8 +800,13 @@ def _changed_since(root: str, root_real: str, rel: str, stamp: str) -> bool:
         st = _tree_stat(root, root_real, rel)
     except (OSError, ValueError):
         return False
-    return st is not None and _stamp_changed(stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns,
-                                                                 st.st_dev, st.st_ino), stat_only=True)
+    return st is not None and _stat_changed(stamp, st)
+
+
+def _stat_changed(stamp: str, st: os.stat_result) -> bool:
+    """Whether a file's stat now differs from its entry's ``stamp`` on the stat fields."""
+    return _stamp_changed(stamp, _stat_stamp(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_dev, st.st_ino),
+                          stat_only=True)
 
 
 def _links_to(root: str, rel: str, read: Callable[[tuple[int, int]], bool]) -> bool:
