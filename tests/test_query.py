@@ -996,6 +996,16 @@ def test_hex_colours_placeholders_and_a_title_label_are_no_keywords() -> None:
     assert "xFF" in {k.text for k in extract_keywords("The marker byte 0xFF is read as a size")}
 
 
+def test_a_commits_name_gives_no_keyword_and_hex_looking_names_stay() -> None:
+    # A trial's fzf report: "jumpy ... behavior that began with 92bfe68c7419" gave ``bfe``.
+    task = ("Jumpiness with `--no-sort` flag\nThe listed items are jumpy since 92bfe68c7419 "
+            "(fzf 0.70.0 (b80059e2)); see https://github.com/o/r/commit/48ef15fb47395dcb57900cd7c247f2dd5af2d5cd\n"
+            "`deadbeef` and `Cafe1234` are names of the code.")
+    texts = {k.text for k in extract_keywords(task)}
+    assert not {t for t in texts if any(h in t.lower() for h in ("bfe", "b80059e2", "48ef15", "fb47"))}, texts
+    assert {"jumpy", "no-sort", "deadbeef", "Cafe1234"} <= texts, texts
+
+
 def test_keyword_arguments_and_configuration_keys_are_not_the_tasks_own() -> None:
     # ``max_redirects=5,`` on a call's continuation line is the library's name (a gap
     # when the library lacks it: a feature request); so is a key of a TOML block.

@@ -672,6 +672,11 @@ def prose_of(task: str) -> str:
 # (A digit at least: ``#facade`` or ``#add`` may be a name.)
 _HEX_LITERAL_RE = compile_later(
     r"(?<![\w&#])#(?=[A-Fa-f]*[0-9])(?:[0-9A-Fa-f]{8}|[0-9A-Fa-f]{6}|[0-9A-Fa-f]{3,4})(?![\w-])")
+# A commit's name (``92bfe68c7419``, ``b80059e2``, a full 40-character one): the
+# reporter's pointer into history, never a name of the code; split into words it gave the
+# task ``bfe`` (a trial's fzf task). Lower-case hex of 7 to 40 characters holding a digit
+# and a letter (``deadbeef``, ``1234567`` or ``Cafe1234`` are left as written).
+_COMMIT_NAME_RE = compile_later(r"(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
 # A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
 # may name the class a report is about).
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
@@ -711,7 +716,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     becomes glossary terms and their English words (:func:`cjk_keywords`).
     """
     task, url_paths = strip_urls(strip_boilerplate(_TITLE_LABEL_RE.sub("", task.lstrip("\n"))))
-    task = _HEX_LITERAL_RE.sub(" ", task)
+    task = _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task))
     task = split_scripts(task)
     quoted_messages = messages(task)
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
