@@ -221,23 +221,23 @@ def decide(e: Evidence) -> Decision:
     if e.synonyms:
         return go("broaden", after_likely("some keywords match nothing, searching instead: " + ", ".join(e.synonyms)))
     if e.learned:
+        # (The learned terms themselves are in next_query.adds, not here: agents of the
+        # trials read a list of them in this sentence as advice, and it was noise every
+        # time; the sentence says what to read and what a plain call does.)
+        plain = "a plain call searches terms learned from the best files (next_query)"
         if e.confidence < UNSURE_BELOW:
-            return go("refine", "unsure of the best files, so their terms are a guess: " + ", ".join(e.learned)
-                      + "; judging what you read (--judge) steers better")
+            return go("refine", "unsure of the best files: judge what you read (--judge) or give names "
+                      "from the code (--keywords); a plain call searches terms guessed from them (next_query)")
         if likely:
             unclear = "only plain words of the task match it" if e.generic \
                 else "your new words put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
                 if crowded and e.clear else "its lead is not clear"
-            return go("refine", f"{likely} but {unclear}; "
-                      "searching the codebase's own terms for more: " + ", ".join(e.learned))
+            return go("refine", f"{likely} but {unclear}; {plain}")
         if e.top and not e.judged_top:
-            # (The terms are the loop's guess; the first file is what to read meanwhile:
-            # agents of the trials read a bare list of terms as advice, and it was noise.)
-            return go("refine", f"{e.top}{place} leads; read it first while the next round searches "
-                      "the codebase's own terms: " + ", ".join(e.learned))
-        return go("refine", "searching the codebase's own terms: " + ", ".join(e.learned))
+            return go("refine", f"{e.top}{place} leads; read it first; {plain}")
+        return go("refine", plain)
     if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
                     naming("nothing new to search and no file stands out; read the best files, and if they "
