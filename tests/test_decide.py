@@ -83,7 +83,7 @@ def test_terms_learned_from_files_the_tool_is_unsure_of_are_called_a_guess():
     sure = decide(ev(confidence=0.7, learned=("refresh", "jwt")))
     assert unsure.action == sure.action == "refine" and not unsure.done
     assert "guessed" in unsure.why and "--judge" in unsure.why and "--keywords" in unsure.why
-    assert sure.why == "a plain call searches terms learned from the best files (next_query)"
+    assert sure.why == "a plain call searches learned terms (next_query)"
     # (the terms themselves are next_query's to show, never the sentence's)
     assert "colors" not in unsure.why and "jwt" not in sure.why
 
@@ -92,14 +92,14 @@ def test_a_first_file_neither_likely_nor_weak_is_named_to_read_first_while_terms
     d = decide(ev(confidence=0.62, learned=("boundary", "mtx"), top="standard_renderer.go"))
     assert (d.action, d.done) == ("refine", False)
     assert d.why == ("standard_renderer.go leads; read it first; "
-                     "a plain call searches terms learned from the best files (next_query)")
+                     "a plain call searches learned terms (next_query)")
 
 
 def test_a_likely_first_file_that_does_not_stand_out_is_named_while_the_search_goes_on():
     d = decide(ev(confidence=0.878, learned=("hour", "minute"), top="src/plugin/duration/index.js"))
     assert (d.action, d.done) == ("refine", False)
     assert d.why.startswith("src/plugin/duration/index.js is likely (confidence 0.878)")
-    assert d.why.endswith("a plain call searches terms learned from the best files (next_query)")
+    assert d.why.endswith("a plain call searches learned terms (next_query)")
 
 
 def test_a_likely_first_file_in_a_crowd_says_the_fix_may_span_the_others():

@@ -92,7 +92,7 @@ def test_auth_cycle1_decides_to_refine_with_the_codebase_terms(auth_loop):
     first = auth_loop[0]
     assert first["next_action"] == "refine" and not first["done"]
     # (the sentence says what a plain call does; the terms are next_query's, above)
-    assert "terms learned from the best files" in first["why"]
+    assert "learned terms" in first["why"]
 
 
 def test_auth_loop_reaches_session_manager_and_jwt_utils(auth_loop):

@@ -224,10 +224,10 @@ def decide(e: Evidence) -> Decision:
         # (The learned terms themselves are in next_query.adds, not here: agents of the
         # trials read a list of them in this sentence as advice, and it was noise every
         # time; the sentence says what to read and what a plain call does.)
-        plain = "a plain call searches terms learned from the best files (next_query)"
+        plain = "a plain call searches learned terms (next_query)"
         if e.confidence < UNSURE_BELOW:
             return go("refine", "unsure of the best files: judge what you read (--judge) or give names "
-                      "from the code (--keywords); a plain call searches terms guessed from them (next_query)")
+                      "from the code (--keywords); a plain call searches guessed terms (next_query)")
         if likely:
             unclear = "only plain words of the task match it" if e.generic \
                 else "your new words put it first: read it to check" if e.steered_lead \
