@@ -1440,16 +1440,13 @@ class Index:
                 # A quoted path that ends with this file's path (quoted from outside the
                 # root: ``a/src/x.py`` of a diff, a checkout's path) - match_document's
                 # ``rel_low in pn`` test, by the quoted path's own suffixes.
-                tails = outside_tails(pn)
-                if tails:
-                    cand = set(cand)
-                for tail in tails:
+                cand = set(cand)
+                for tail in outside_tails(pn):
                     holders = range(len(docs)) if newline else _positions(joined, starts, tail)
                     cand.update(p for p in holders if lows[p] == tail)
                 member = member_module(kw)
                 if member:  # (the module file a dotted name's last part is a member of)
                     holders = range(len(docs)) if newline else _positions(joined, starts, member)
-                    cand = set(cand)
                     cand.update(p for p in holders if member in lows[p])
             for p in cand:
                 if p in skipped:
