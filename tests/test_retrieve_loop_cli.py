@@ -1622,13 +1622,18 @@ def test_a_state_edited_to_name_the_tree_it_lies_in_leaves_no_lock_there(tmp_pat
     assert (tree_snapshot(state.parent), state.parent.stat().st_mtime_ns) == before
 
 
-@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in a name")
-def test_a_name_that_is_not_utf8_can_be_judged_by_the_id_a_json_reader_gives_back(tmp_path):
+def _tree_with_a_raw_name(tmp_path, name: bytes):
+    """A tree whose one file, in ``src``, is named by these bytes (any, but ``/`` and NUL)."""
     root = tmp_path / "t"
     (root / "src").mkdir(parents=True)
-    with open(os.path.join(os.fsencode(str(root / "src")), b"bad\xff\xfename.py"), "w") as fh:
+    with open(os.path.join(os.fsencode(str(root / "src")), name), "w") as fh:
         fh.write("def weird_name_func():\n    pass\n")
-    state = tmp_path / "s.json"
+    return root, tmp_path / "s.json"
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in a name")
+def test_a_name_that_is_not_utf8_can_be_judged_by_the_id_a_json_reader_gives_back(tmp_path):
+    root, state = _tree_with_a_raw_name(tmp_path, b"bad\xff\xfename.py")
     out = run_cli("--root", root, "--state", state, "--task", "weird_name_func", "--no-cache")
     assert out.returncode == 0, out.stderr
     shown = json.loads(out.stdout)["ranking"][0]["id"]
@@ -1644,11 +1649,7 @@ def test_a_name_that_is_not_utf8_can_be_judged_by_the_id_a_json_reader_gives_bac
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs a file system that takes any bytes in a name")
 def test_a_name_as_text_shows_it_can_be_judged_as_shown(tmp_path):
-    root = tmp_path / "t"
-    (root / "src").mkdir(parents=True)
-    with open(os.path.join(os.fsencode(str(root / "src")), b"bad\xff\nname.py"), "w") as fh:
-        fh.write("def weird_name_func():\n    pass\n")
-    state = tmp_path / "s.json"
+    root, state = _tree_with_a_raw_name(tmp_path, b"bad\xff\nname.py")
     out = run_cli("--root", root, "--state", state, "--task", "weird_name_func", "--no-cache", "--text")
     assert out.returncode == 0, out.stderr
     shown = "src/bad\\udcff\\x0aname.py"   # what a person copies from the report
