@@ -696,6 +696,15 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
     assert {"json_sax_dom_parser", "handle_binary", "conflicts"} <= texts
 
 
+def test_the_options_checked_under_an_issue_forms_machine_questions_give_no_keyword():
+    task = ("Jumpy list with a flag\n\n### OS\n\n- [ ] Linux\n- [x] macOS\n\n### Shell\n\n- [ ] bash\n"
+            "- [x] zsh\n\n### Output of `tool --version`\n\n0.70.0\n\n### Component\n\n- [x] merger\n\n"
+            "### Problem\n\nThe listed items jump when the shell is slow.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"macos", "zsh", "os", "output"} & texts
+    assert {"merger", "shell", "listed", "jump"} <= texts  # another heading's option, the prose
+
+
 # --------------------------------------------------------------------------- #
 # Messages the task quotes
 # --------------------------------------------------------------------------- #

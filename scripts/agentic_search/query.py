@@ -983,14 +983,49 @@ _FILE_HEADER_LINE_RE = compile_later(
     r"^[ \t]*(?:#[^\n]*?-\*-[ \t]*(?:en)?coding[:=][ \t]*[\w.-]+[ \t]*-\*-[^\n]*|#![ \t]*/[^\n]*)$", re.M)
 
 
+# An issue form's question about the reporter's machine, as a heading of its own (``### OS``,
+# ``### Shell``, ``### What version of gRPC are you using?``, at most 8 words): neither it nor
+# the options checked below it (``- [x] macOS``, ``- [x] zsh``, ``- [x] latest release
+# version 3.10.2``) are the code's words. A checked option under any other heading
+# (``### Component``) stays, and so does the text under the question (a version's
+# ``cargo tree`` names the crates the issue is about).
+_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*#{1,6}[ \t]+(.*?)[ \t#]*$")
+ENV_HEADING_MAX_WORDS = 8
+_CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
+# (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
+_ENVIRONMENT_HEADINGS = frozenset(_BOILERPLATE["environment_keys"]) | {"shell", "terminal"}
+
+
+def _is_environment_heading(heading: str) -> bool:
+    words = re.findall(r"\w+", heading.lower())
+    return len(words) <= ENV_HEADING_MAX_WORDS and (
+        " ".join(words) in _ENVIRONMENT_HEADINGS or "version" in words or "versions" in words
+        or "operating" in words and "system" in words)
+
+
+def _without_environment_options(lines: "list[str]") -> "list[str]":
+    kept, environment = [], False
+    for line in lines:
+        heading = _MARKDOWN_HEADING_RE.match(line)
+        if heading:
+            environment = _is_environment_heading(heading.group(1))
+            if environment:
+                continue
+        elif environment and _CHECKED_ITEM_RE.match(line):
+            continue
+        kept.append(line)
+    return kept
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML comments and prose markup, template headings and
-    instructions, ``OS: …`` / ``Version: …`` lines and short ``- Browser Chrome`` items."""
+    instructions, ``OS: …`` / ``Version: …`` lines, short ``- Browser Chrome`` items and
+    the options checked under an issue form's ``### OS`` or ``### Shell``."""
     text = _DELIMITED_BLOCK_RE.sub(" ", task)
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    text = "\n".join(line for line in text.split("\n")
+    text = "\n".join(line for line in _without_environment_options(text.split("\n"))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
     text = _HEADING_LINE_RE.sub("", text)
