@@ -705,6 +705,15 @@ def test_the_options_checked_under_an_issue_forms_machine_questions_give_no_keyw
     assert {"merger", "shell", "listed", "jump"} <= texts  # another heading's option, the prose
 
 
+def test_a_placeholders_dotted_key_is_searched_as_written_and_in_the_pieces_code_spells():
+    task = "Header stays literal\nThe value of `{http.request.tls.client.subject}` is sent as written."
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert {"http.request.tls.client.subject", "client.subject", "http.request.tls"} <= set(kws)
+    assert all(k.kind != "path" for k in kws.values())  # a key, not a module's path
+    fstring = {k.text for k in extract_keywords("Bad label\nf'{self.instance.pk}' shows None")}
+    assert not {"self.instance.pk", "instance.pk"} & fstring  # an f-string's expression
+
+
 # --------------------------------------------------------------------------- #
 # Messages the task quotes
 # --------------------------------------------------------------------------- #
@@ -728,6 +737,8 @@ def test_the_options_checked_under_an_issue_forms_machine_questions_give_no_keyw
     ('Exception in thread "main" java.lang.IllegalStateException: Error looking up file [x.txt] with charset [UTF-8].',
      "Error looking up file"),
     ("Uncaught (in promise) TypeError: Cannot read properties of undefined", "Cannot read properties of undefined"),
+    # Ruby names the error's class after the message (a trial's mruby task)
+    ("`test.rb:4:in <<: no superclass method 'wrap' (NoMethodError)`", "no superclass method"),
 ])
 def test_a_quoted_message_is_searched_as_written(task, message) -> None:
     kws = extract_keywords(task)

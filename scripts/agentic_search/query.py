@@ -226,6 +226,13 @@ _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 
 _TRACEBACK_RE = compile_later(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
 _PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
+# A dotted key of three parts or more inside a placeholder's braces
+# (``{http.request.tls.client.subject}``, ``${server.ssl.key-store}``, ``{{ .Values.image.tag }}``)
+# is a key the code resolves by its string, not a module path: the code spells it whole or
+# in pieces (a prefix constant ``"http.request.tls."`` and ``case "client.subject":``), so it
+# is searched as written, by its last two parts and by what precedes them (a trial's Go
+# fix: 19th -> 7th). No dev issue quotes one; ``{self.instance.pk}`` of an f-string is none.
+_PLACEHOLDER_RE = compile_later(r"\{\{?[ \t]*\.?([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*){2,})[ \t]*\}")
 _DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
@@ -576,6 +583,10 @@ _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
     r"(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
+# Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
+# superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
+# raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
+_TRAILING_ERROR_RE = compile_later(r": ([^:\n`(]+?)[ \t]+\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)")
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 _INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\]\n]*\]")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
@@ -587,6 +598,7 @@ def messages(task: str) -> tuple[str, ...]:
     as a sentence."""
     pieces = ["".join(groups) for groups in _QUOTED_STRING_RE.findall(task)]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
+    pieces += _TRAILING_ERROR_RE.findall(task)
     found: dict[str, int] = {}
     for piece in pieces:
         # (Quotes inside a message name the value it was raised for, and a colon joins a
@@ -750,11 +762,21 @@ def extract_keywords(task: str) -> list[Keyword]:
     # beside ``from django.utils import http``.)
     own_assigned = _assigned(task)
     variables = own_assigned - set(_IMPORTED_HEAD_RE.findall(task))
+    placeholders = set()
+    for m in _PLACEHOLDER_RE.finditer(task):
+        parts = m.group(1).split(".")
+        if len(parts) < 3 or parts[0].lower() in _NOT_MODULE_HEADS:
+            continue  # (``{sys.prefix}``, ``{self.instance.pk}``: an f-string's expression)
+        placeholders.add(m.start(1))
+        idents[m.group(1)] = None
+        idents[".".join(parts[-2:])] = None
+        if len(parts) >= 4:
+            idents[".".join(parts[:-2])] = None
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
         member = m.group(1).split(".", 1)[0] in variables
-        mod = None if decorator or member else _module_path(m.group(1))
+        mod = None if decorator or member or m.start(1) in placeholders else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
