@@ -218,26 +218,28 @@ def decide(e: Evidence) -> Decision:
 
     if e.expand_to:
         return go("expand", after_likely("the best files import files that also match: " + ", ".join(e.expand_to)))
-    if e.synonyms:
-        return go("broaden", after_likely("some keywords match nothing, searching instead: " + ", ".join(e.synonyms)))
-    if e.learned:
-        # (The learned terms themselves are in next_query.adds, not here: agents of the
+    if e.synonyms or e.learned:
+        # (The new terms themselves are in next_query.adds, not here: agents of the
         # trials read a list of them in this sentence as advice, and it was noise every
-        # time; the sentence says what to read and what a plain call does.)
-        plain = "a plain call searches learned terms (next_query)"
+        # time - learned terms and synonyms alike; the sentence says what to read and
+        # what a plain call does.)
+        action = "broaden" if e.synonyms else "refine"
+        plain = ("a plain call searches synonyms of the words no file holds (next_query)" if e.synonyms
+                 else "a plain call searches learned terms (next_query)")
         if e.confidence < UNSURE_BELOW:
-            return go("refine", "unsure of the best files: judge what you read (--judge) or give names "
-                      "from the code (--keywords); a plain call searches guessed terms (next_query)")
+            guessed = plain if e.synonyms else "a plain call searches guessed terms (next_query)"
+            return go(action, "unsure of the best files: judge what you read (--judge) or give names "
+                      f"from the code (--keywords); {guessed}")
         if likely:
             unclear = "only plain words of the task match it" if e.generic \
                 else "your new words put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
                 if crowded and e.clear else "its lead is not clear"
-            return go("refine", f"{likely} but {unclear}; {plain}")
+            return go(action, f"{likely} but {unclear}; {plain}")
         if e.top and not e.judged_top:
-            return go("refine", f"{e.top}{place} leads; read it first; {plain}")
-        return go("refine", plain)
+            return go(action, f"{e.top}{place} leads; read it first; {plain}")
+        return go(action, plain)
     if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
                     naming("nothing new to search and no file stands out; read the best files, and if they "
