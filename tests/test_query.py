@@ -480,6 +480,16 @@ def test_url_hosts_images_and_query_strings_are_no_keywords() -> None:
     assert "guide" in texts and "readers" in texts and "reader" in texts
 
 
+def test_a_forge_page_and_a_playground_link_give_no_owner_project_or_sandbox_words() -> None:
+    texts = _texts("Header stays literal: repro at https://github.com/felixhummel/caddy-tls-subject-header-up"
+                   "?tab=readme, see https://github.com/gyscos/zstd-rs/issues/100#issuecomment-1553456643 and "
+                   "https://stackblitz.com/edit/vitejs-vite-jahlyn?file=app.js; as the README says at "
+                   "https://github.com/nlohmann/json#arbitrary-types-conversions")
+    for junk in ("felixhummel", "gyscos", "rs", "jahlyn", "vitejs", "issuecomment", "edit"):
+        assert junk not in texts, junk
+    assert {"arbitrary", "conversions", "header", "literal"} <= set(texts)  # a README's section stays
+
+
 def test_a_host_without_a_scheme_or_an_email_address_is_no_module_path() -> None:
     kws = extract_keywords("An empty netrc login: `machine api.example.com login user` mails admin@corp.org "
                            "via smtp.corp.net:587; compare com.fasterxml.jackson.core.JsonFactory and scipy.io.loadmat")

@@ -922,6 +922,15 @@ _REPO_URL_RE = re.compile(
 )
 # Links that only point somewhere (images, issues, commits): nothing in them names code.
 _IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
+# Links whose path holds no word of any code: a forge's page of a repository, an issue, a
+# pull request or a user (``github.com/felixhummel/caddy-tls-subject-header-up``,
+# ``github.com/gyscos/zstd-rs/issues/100``: owners, other projects, numbers; its files and
+# folders are read above; a README section's anchor stays), and a playground's or a paste's id
+# (``stackblitz.com/edit/vitejs-vite-jahlyn``, ``godbolt.org/z/W5febq6x3``, a gist).
+_NO_WORDS_URL_RE = re.compile(
+    r"^(?:https?://)?(?:www\.)?(?:(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)(?=[/?#]|$)"
+    r"|(?:[\w-]+\.)*(?:stackblitz\.com|codesandbox\.io|jsfiddle\.net|codepen\.io|godbolt\.org|jsbin\.com"
+    r"|gist\.github\.com|play\.golang\.org|play\.rust-lang\.org|replit\.com)(?=[/?#]|$))", re.I)
 # Trailing punctuation of the sentence a URL ends.
 _URL_TAIL = ".,;:!?)]}>'\""
 # A host name without a scheme (``api.example.com``, ``pypi.org:443``) or an e-mail
@@ -960,6 +969,11 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             return " " + rest
         if _IMAGE_URL_RE.search(url):
             return " " + rest
+        if _NO_WORDS_URL_RE.match(url):
+            # (A README's section, ``github.com/nlohmann/json#arbitrary-types-conversions``,
+            # names a feature; an ``#issuecomment-1553456643`` nothing.)
+            fragment = url.partition("#")[2]
+            return " " + ("" if re.search(r"\d{3}", fragment) else fragment) + rest
         body = url[2:] if url.startswith("//") else url.split("://", 1)[-1]
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
