@@ -177,7 +177,7 @@ def _as_list(value: object, where: str) -> list[str]:
             value = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
         parts = [_id_text(v, f"{where}[{j}]") for j, v in enumerate(value) if v is not None]
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        parts = [str(value)]
+        parts = [_id_text(value, where)]  # (as an item of a list: 7.0 is "7", NaN refused)
     else:
         return []
     return [part for part in map(str.strip, parts) if part]

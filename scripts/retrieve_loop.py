@@ -67,7 +67,38 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     if root is not None and fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root)):
         sys.dont_write_bytecode = True
         return
+    if not _only_yours(home, os.path.join(home, "agentic-search"), prefix):
+        sys.dont_write_bytecode = True  # (and none is read from there: Python runs what it finds)
+        return
     sys.pycache_prefix = prefix
+
+
+def _only_yours(parent: str, *folders: str) -> bool:
+    """True when no other user can put a compiled module in ``folders``: each that exists
+    is a directory of yours that only you may write, and ``parent`` lets no one else
+    replace them (others may write it only with the sticky bit, as /tmp). A shared
+    $XDG_CACHE_HOME would otherwise run another user's planted ``.pyc``."""
+    geteuid = getattr(os, "geteuid", None)
+    if geteuid is None:  # no owners to compare (Windows)
+        return True
+    try:
+        try:
+            st = os.stat(parent)
+        except FileNotFoundError:
+            return True  # (made by this process, then: yours)
+        if st.st_mode & 0o022 and not st.st_mode & 0o1000:
+            return False
+        for folder in folders:
+            try:
+                st = os.lstat(folder)
+            except FileNotFoundError:
+                return True  # (made by this process, then: yours)
+            if not (os.path.isdir(folder) and not os.path.islink(folder)) or st.st_uid != geteuid() \
+                    or st.st_mode & 0o022:
+                return False
+    except OSError:
+        return False
+    return True
 
 
 # The state's writer puts its root among the first fields: this much of the file holds it.

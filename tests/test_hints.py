@@ -729,3 +729,18 @@ def test_a_bad_item_of_a_set_is_named_the_same_way_every_run():
 def test_format_hints_lists_a_set_sorted_and_a_generator_item_by_item():
     text = format_hints({"related_ids": {"b", "a"}, "gap_keywords": (g for g in ("x", "y"))})
     assert "  related_ids: a, b" in text and "  gap_keywords: x, y" in text
+
+
+@pytest.mark.parametrize("field, value", [("related", "Infinity"), ("tags", "NaN"), ("related", "-Infinity")])
+def test_a_lone_non_finite_number_for_a_list_is_bad_input(field, value):
+    code, out, err = run_cli(stdin='{"keywords": ["x"], "results": [{"id": "b", "title": "x", "score": 1, '
+                                   f'"{field}": {value}}}]}}')
+    assert code == 1 and out == "" and err.count("\n") == 1 and f"results[0].{field}" in err
+
+
+def test_a_lone_number_for_a_list_is_read_as_an_id_is():
+    # 7.0 names the result 7 already seen, and 1e23 the result whose id is 1e23: no expand.
+    seen = compute_hints([item("b", 1.0, related=7.0)], ["x"], seen_ids=[7])
+    assert seen["related_ids"] == [] and seen["next_action"] != "expand"
+    own = compute_hints([item(1e23, 1.0), item("b", 1.0, related=1e23)], ["x"])
+    assert own["related_ids"] == []

@@ -354,3 +354,14 @@ def test_in_directory_answers_as_match() -> None:
             for name in names:
                 for is_dir in (False, True):
                     assert here(name, is_dir) is rules.match(d + name, is_dir), (case, d, name, is_dir)
+
+
+@pytest.mark.parametrize("linear", [False, True])
+def test_two_stars_before_an_escaped_slash_span_directories_but_skip_none(linear) -> None:
+    # git's wildmatch: ``**\/a.py`` spans directories, yet its "zero directories"
+    # shortcut needs a bare '/': the top-level a.py is not matched (checked against git).
+    from agentic_search.ignore import LinearGlob, _tokens, compile_glob
+    glob = "**\\/a.py"
+    matcher = LinearGlob(_tokens(glob, False)) if linear else compile_glob(glob)
+    assert [p for p in ("a.py", "d/a.py", "x/y/a.py", "d/b.py") if matcher.fullmatch(p)] == ["d/a.py", "x/y/a.py"]
+    assert compile_glob("**/a.py").fullmatch("a.py")

@@ -1096,6 +1096,15 @@ def test_task_file_from_a_closed_stdin_is_a_clean_error(tmp_path, router):
     assert out["cycle"] == 1  # keywords are a query of their own
 
 
+def test_another_loops_lock_named_as_the_state_is_refused_not_taken_over(tmp_path, router):
+    assert run_cli("--root", router, "--state", tmp_path / "a.json", "--task", "route").returncode == 0
+    lock = tmp_path / "a.json.lock"
+    lock.write_bytes(b"")  # (as a running cycle holds it)
+    proc = run_cli("--root", router, "--state", lock, "--task", "route")
+    assert proc.returncode == 2 and "name of a lock" in proc.stderr and proc.stderr.count("\n") == 1
+    assert lock.read_bytes() == b""
+
+
 @pytest.mark.parametrize("state", ["", "-"])
 def test_a_state_named_nothing_or_a_dash_is_refused_not_written(tmp_path, router, state):
     proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", state, "--task", "route"],
@@ -1249,6 +1258,74 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
                                str(tmp_path / "s2.json"), *args], capture_output=True, text=True, timeout=120, env=env)
         assert proc.returncode == 0, proc.stderr
         assert not list(tree.rglob("*.pyc"))
+
+
+def test_a_shared_cache_folder_gets_no_bytecode_and_none_is_read_from_it(tmp_path):
+    # $XDG_CACHE_HOME pointing at a folder others may write (not /tmp's sticky kind):
+    # a .pyc planted there would run, so the cache is not used at all.
+    import shutil
+    skill = tmp_path / "skill" / "scripts"
+    shutil.copytree(SCRIPT.parent, skill, ignore=shutil.ignore_patterns("__pycache__"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "app.py").write_text("def route():\n    return 1\n")
+    shared = tmp_path / "shared"
+    (shared / "agentic-search" / "pycache").mkdir(parents=True)
+    os.chmod(shared / "agentic-search" / "pycache", 0o777)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    env["XDG_CACHE_HOME"] = str(shared)
+    env["AGENTIC_SEARCH_INDEX_DIR"] = str(tmp_path / "idx")
+    proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--root", str(tree),
+                           "--state", str(tmp_path / "s.json"), "--keywords", "route"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert not list(shared.rglob("*.pyc")) and not list(skill.rglob("*.pyc"))
+
+
+def test_a_root_through_a_links_parent_is_the_parent_the_system_reads(tmp_path):
+    # ``--root LINK/..`` is the parent of LINK's target, as for ls and grep: a file
+    # beside LINK is outside that tree and is never read.
+    (tmp_path / "proj" / "sub").mkdir(parents=True)
+    (tmp_path / "proj" / "sub" / "a.py").write_text("def proj_marker():\n    pass\n")
+    (tmp_path / "private.py").write_text("KEY = 'proj_marker'\n")
+    os.symlink("proj/sub", str(tmp_path / "L"))
+    proc = run_cli("--root", f"{tmp_path}/L/..", "--state", tmp_path / "s.json", "--keywords", "proj_marker",
+                   "--no-cache")
+    assert proc.returncode == 0, proc.stderr
+    assert [r["id"] for r in json.loads(proc.stdout)["ranking"]] == ["sub/a.py"]
+
+
+def test_a_task_of_one_giant_word_leaves_a_state_the_next_call_reads(tmp_path):
+    # A word of 200,000 letters is no keyword: stored in every result, it made a state
+    # of 72 MB that every later call refused.
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(40):
+        (tree / f"m{i}.py").write_text("def parse_token():\n    return 1\n")
+    task = tmp_path / "task.txt"
+    task.write_text("parse_token fails: " + "AlphaBetaGamma" * 20000 + "\n")
+    state = tmp_path / "s.json"
+    for _ in range(2):
+        proc = run_cli("--root", tree, "--state", state, "--task-file", task, "--max-cycles", "5")
+        assert proc.returncode == 0, proc.stderr
+        assert len(proc.stdout) < 20000
+    assert state.stat().st_size < 1_000_000
+    assert run_cli("--state", state, "--show").returncode == 0
+
+
+def test_a_state_larger_than_any_state_file_is_not_written_and_the_old_one_stays(tmp_path, monkeypatch):
+    from agentic_search import state as state_mod
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "a.py").write_text("def route():\n    return 1\n")
+    path = tmp_path / "s.json"
+    assert run_cli("--root", tree, "--state", path, "--keywords", "route").returncode == 0
+    before = path.read_bytes()
+    loaded = state_mod.load_state(str(path))
+    monkeypatch.setattr(state_mod, "MAX_STATE_BYTES", len(before) - 1)
+    with pytest.raises(state_mod.StateError, match="larger than any state file"):
+        state_mod.save_state(str(path), loaded)
+    assert path.read_bytes() == before
 
 
 def test_the_tools_indexes_inside_the_tree_searched_are_never_results(tmp_path):

@@ -354,3 +354,17 @@ def test_a_directory_another_call_removed_meanwhile_is_made_again(tmp_path, monk
     made = state_mod.make_parents(str(target), "s.json")
     assert (tmp_path / "a" / "b").is_dir()
     assert [p for p, _ident in made] == [str(tmp_path / "a"), str(tmp_path / "a" / "b")]
+
+
+def test_a_save_removes_the_temporary_files_of_saves_killed_long_ago(tmp_path) -> None:
+    from agentic_search.state import STALE_TEMP_SECONDS, LoopState, save_state
+    old = tmp_path / ".agentic-search-0123456789ab.tmp"
+    fresh = tmp_path / ".agentic-search-ba9876543210.tmp"
+    other = tmp_path / ".agentic-search-notes.txt"
+    for p in (old, fresh, other):
+        p.write_text("{")
+    long_ago = os.stat(old).st_mtime - STALE_TEMP_SECONDS - 60
+    os.utime(old, (long_ago, long_ago))
+    os.utime(other, (long_ago, long_ago))
+    save_state(str(tmp_path / "s.json"), LoopState(root=str(tmp_path / "tree")))
+    assert not old.exists() and fresh.exists() and other.exists()  # (a save may be writing the fresh one)

@@ -286,6 +286,8 @@ def _save(request: Request, state: LoopState) -> None:
     except InsideTree:  # its folder became a link into the tree during the cycle
         raise RequestError(f"--state {request.state_shown}: its folder is now inside the tree it searches "
                            f"({state.root}); nothing was written there: keep the state outside the tree") from None
+    except StateError as exc:
+        raise RequestError(f"--state {request.state_shown}: {exc}") from None
     except (OSError, ValueError) as exc:
         raise RequestError(f"--state {request.state_shown}: cannot write: {getattr(exc, 'strerror', None) or exc}") \
             from None

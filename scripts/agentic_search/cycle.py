@@ -42,7 +42,7 @@ from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
 from .report import CHANGED_IN_CYCLE, build_result, decode_text, ranked_names
-from .request import DEFAULT_LIMIT, Request
+from .request import DEFAULT_LIMIT, MAX_TASK_BYTES, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
     reason_text, roles_requested, score_matches, task_words
@@ -201,6 +201,8 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
     task = state.task
     if request.task:
         task = (task + "\n" + request.task).strip() if task else request.task
+        if len(task) > MAX_TASK_BYTES:  # (tasks added call after call: the newest is kept)
+            task = request.task
     merged = dict(state.judgements)
     merged.update(judgements)
     return Plan(

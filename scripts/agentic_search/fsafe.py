@@ -63,6 +63,20 @@ def resolve(path: str) -> Optional[str]:
         return None
 
 
+def absolute(path: str) -> str:
+    """``path`` made absolute, each ``..`` read as the system reads it: the parent of
+    where the path got to, through links (``LINK/..`` is the parent of LINK's target, as
+    for ls and grep, not the folder LINK sits in: a root named so searched another tree).
+    OSError when it is relative and the current directory no longer exists."""
+    absolute_path = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
+    parts = absolute_path.split(os.sep)
+    if ".." not in parts:
+        return os.path.normpath(absolute_path)
+    last = len(parts) - 1 - parts[::-1].index("..")
+    head = os.path.realpath(os.sep.join(parts[:last + 1]) or os.sep)
+    return os.path.normpath(os.path.join(head, *parts[last + 1:]))
+
+
 def resolved(path: str) -> str:
     """:func:`resolve`, else the absolute path as written: for a path the caller names
     (a root, a base directory) whose resolution only decides where things are kept."""

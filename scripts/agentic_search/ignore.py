@@ -191,9 +191,12 @@ def _translate_parts(p: str, git_prefix_quirk: bool) -> List[_Token]:
                 if j == n:
                     out.append((_ANY, ".*", None))
                     i = j
-                else:  # '**/' : zero or more whole directories
+                elif p[j] == "/":  # '**/' : zero or more whole directories
                     out.append((_DIRS, "(?:.*/)?", None))
-                    i = j + (1 if p[j] == "/" else 2)
+                    i = j + 1
+                else:  # '**\/': git spans directories but skips none (its shortcut needs a bare '/')
+                    out += [(_ANY, ".*", None), (_ONE, "/", "/")]
+                    i = j + 2
                 continue
             out.append((_STAR, "[^/]*", None))
             i = j

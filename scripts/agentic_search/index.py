@@ -190,11 +190,11 @@ def base_dir(override: Optional[str] = None) -> str:
     """Where indexes live: ``override`` (--index-dir), $AGENTIC_SEARCH_INDEX_DIR, else the
     user's cache directory ($XDG_CACHE_HOME or ~/.cache) + ``agentic-search``."""
     if override:
-        return os.path.abspath(override)
+        return fsafe.absolute(override)
     env = os.environ.get(ENV_DIR)
     if env:
         try:
-            return os.path.abspath(env)
+            return fsafe.absolute(env)
         except OSError:  # relative, and the current directory is gone: the default instead
             pass
     xdg = os.environ.get("XDG_CACHE_HOME")

@@ -139,6 +139,10 @@ MESSAGE_MIN_WORDS = 3
 MESSAGE_MIN_CHARS = 12
 MESSAGE_MAX_CHARS = 100
 MAX_MESSAGES = 3
+# No name, path or message of any code is longer: a longer "keyword" (a word of 200,000
+# letters in a task) is no keyword. Unbounded, one such word was stored in every result's
+# ``missing`` and made a state file of 72 MB that the next call refused to read.
+MAX_KEYWORD_CHARS = 256
 QUOTED_LINES_KEPT = 40
 # A task with at most this many keywords is a short request (stems for its words).
 SHORT_TASK_KEYWORDS = 6
@@ -454,7 +458,7 @@ def make_keyword(text: str, kind: "Kind | str", weight: float | None = None, gro
     stem it is (``ku`` -> ``locale/ku.js``)."""
     kind = Kind(kind)
     text = text.strip()
-    if not text:
+    if not text or len(text) > MAX_KEYWORD_CHARS:
         return None
     norm = normalize(text)
     needles: list[str] = []
@@ -954,7 +958,7 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
     host (``github.com``, ``githubusercontent``) or its query string. A host without a
     scheme (``api.example.com``) and an e-mail address go too.
     """
-    paths: list[str] = []
+    paths: dict[str, None] = {}  # (a dict: a task of 100,000 links checked each in a list took 92 s)
 
     def one(m: "re.Match[str]") -> str:
         url = m.group(0).rstrip(_URL_TAIL)
@@ -964,8 +968,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             # (No repository nests deeper: a longer path is cut to its last components.)
             path = "/".join(p for p in repo.group(1).split("/") if p)
             path = "/".join(path.split("/")[-URL_PATH_PARTS:])
-            if path and path not in paths:
-                paths.append(path)
+            if path:
+                paths.setdefault(path)
             return " " + rest
         if _IMAGE_URL_RE.search(url):
             return " " + rest
@@ -982,7 +986,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
 
-    return _BARE_HOST_RE.sub(" ", _URL_RE.sub(one, task)), paths
+    text = _BARE_HOST_RE.sub(" ", _URL_RE.sub(one, task))
+    return text, list(paths)
 
 
 def strip_html(task: str) -> str:

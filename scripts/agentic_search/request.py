@@ -227,10 +227,10 @@ def _decode_task(data: bytes) -> str:
 
 
 def _absolute(path: str, flag: str) -> str:
-    """``path`` made absolute; a RequestError when it is relative and the current
-    directory no longer exists (os.getcwd fails)."""
+    """``path`` made absolute as the system reads it (:func:`fsafe.absolute`); a
+    RequestError when it is relative and the current directory no longer exists."""
     try:
-        return os.path.abspath(path)
+        return fsafe.absolute(path)
     except OSError:
         raise RequestError(f"{flag} {path}: a relative path, and the current directory no longer "
                            "exists; cd to an existing directory or pass an absolute path") from None
@@ -245,6 +245,9 @@ def from_args(args: Any) -> Request:
         raise UsageError(f"--state {state!r}: not a file name; name the state file "
                          "(e.g. ~/.cache/agentic-search/tasks/NAME.json)")
     state_path = _absolute(state, "--state")
+    if state_path.endswith(".lock"):  # (an empty lock file read as an empty state: taken over)
+        raise UsageError(f"--state {state}: the name of a lock (FILE.lock locks the state FILE); "
+                         "name the state file itself")
     if os.path.isdir(state_path):
         raise RequestError(f"--state {state}: is a directory, not a state file")
     show = bool(getattr(args, "show", False))

@@ -447,9 +447,40 @@ def save_state(path: str, state: LoopState) -> None:
     """Write ``state`` to ``path`` atomically (temp file in the same directory, then
     rename), never inside the tree it searches (:class:`InsideTree`), even when the
     state's directory was swapped for a link into it during the cycle."""
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     payload = json.dumps(state.to_json(), ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    if len(payload) > MAX_STATE_BYTES:
+        # (A state no later call would read is not written: the one before it stays.)
+        raise StateError(f"this cycle's state would be {len(payload) // 2**20} MiB, larger than any state "
+                         f"file ({MAX_STATE_BYTES // 2**20} MiB); not saved, the file left as it was")
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     atomic_write(path, (payload.encode("ascii"),), fsync=True, outside=fsafe.resolved(state.root))
+    _sweep_stale_temps(os.path.dirname(os.path.abspath(path)))
+
+
+# A save killed between writing its temporary file and renaming it leaves that file: one
+# of ours this old is no save in progress (a cycle takes seconds), and goes.
+STALE_TEMP_SECONDS = 3600
+_TEMP_NAME_RE = re.compile(r"\.agentic-search-[0-9a-z_]{6,16}\.tmp")
+
+
+def _sweep_stale_temps(directory: str) -> None:
+    """Remove the temporary files of saves killed in ``directory`` (best effort)."""
+    geteuid = getattr(os, "geteuid", None)
+    now = time.time()
+    try:
+        with os.scandir(directory) as entries:
+            names = [e.name for e in entries if _TEMP_NAME_RE.fullmatch(e.name)]
+    except OSError:
+        return
+    for name in names:
+        where = os.path.join(directory, name)
+        try:
+            st = os.lstat(where)
+            if stat.S_ISREG(st.st_mode) and now - st.st_mtime > STALE_TEMP_SECONDS \
+                    and (geteuid is None or st.st_uid == geteuid()):
+                os.unlink(where)
+        except OSError:
+            pass
 
 
 @contextlib.contextmanager
