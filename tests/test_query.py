@@ -724,6 +724,14 @@ def test_a_placeholders_dotted_key_is_searched_as_written_and_in_the_pieces_code
     assert not {"self.instance.pk", "instance.pk"} & fstring  # an f-string's expression
 
 
+def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> None:
+    task = ("Comments combined\n```\n--- path/to/cwd/isort_comments.py:before\n"
+            "+++ /path/to/project/app/settings.py\n```\nimports share comments")
+    texts = {k.text for k in extract_keywords(task)}
+    assert not {"path", "cwd", "project", "path/to/cwd/isort_comments.py"} & texts
+    assert {"isort_comments.py", "settings.py", "comments"} <= texts
+
+
 # --------------------------------------------------------------------------- #
 # Messages the task quotes
 # --------------------------------------------------------------------------- #

@@ -53,6 +53,9 @@ ROLE_CASES = [
     ("src/__tests__/x.ts", "test"),
     ("conftest.py", "test"),
     ("tests/conftest.py", "test"),
+    ("testcases/t/308-focus_wrapping.t", "test"),  # Perl's t/*.t, a testcases/ folder
+    ("t/basic.t", "test"),
+    ("src/testcase.c", "source"),
     ("docs/index.py", "docs"),
     ("README.md", "docs"),
     ("guide/usage.rst", "docs"),

@@ -871,8 +871,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # a directory named for the tests of one kind (``js_tests/``, ``unit_tests/``,
     # ``installation_tests/``). And as the JVM, .NET, Swift and
     # Ruby name them: ``Tests/``, ``androidTest/``, ``App.Tests/``, ``UnitTests/``,
-    # ``SessionTests.cs``, ``FooTest.java``, ``user_spec.rb``, ``UserSpec.scala``.
-    ("test", re.compile(r"(^|/)(tests?|testing|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$"
+    # ``SessionTests.cs``, ``FooTest.java``, ``user_spec.rb``, ``UserSpec.scala``; Perl's
+    # ``t/*.t`` and a ``testcases/`` folder (a trial's C project: its .t tests led).
+    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Tests?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``): the types of code that lives
     # elsewhere; a fix lands in the implementation and changes its declaration only when

@@ -1058,6 +1058,12 @@ def _without_environment_options(lines: "list[str]") -> "list[str]":
     return kept
 
 
+# A path that starts ``path/to/`` is the docs' and reports' placeholder for "wherever it
+# is" (``path/to/cwd/isort_comments.py``): only its file's name is the reporter's; the
+# folders' words (``path``, ``cwd``) named a trial's CLI module first.
+_PLACEHOLDER_PATH_RE = compile_later(r"(?<![\w./-])/?path/to/(?:[\w.-]+/)*")
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML comments and prose markup, template headings and
@@ -1069,7 +1075,7 @@ def strip_boilerplate(task: str) -> str:
     text = "\n".join(line for line in _without_environment_options(text.split("\n"))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
-    text = _HEADING_LINE_RE.sub("", text)
+    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
 
