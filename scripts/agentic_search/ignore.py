@@ -18,7 +18,8 @@ tests/test_ignore.py):
 * ``*`` and ``?`` never match ``/``; ``[a-z]``, ``[!a]``/``[^a]`` and POSIX
   ``[[:alpha:]]`` classes work and never match ``/``; ``\\x`` is a literal ``x``.
   ``**/x`` matches x at any depth, ``x/**`` everything inside x, ``a/**/b`` zero
-  or more directories; any other ``**`` acts like ``*``.  A pattern git's
+  or more directories (``a/**\\/b``, its slash escaped, one or more); any other
+  ``**`` acts like ``*``.  A pattern git's
   wildmatch would abort on (an unclosed ``[``, an unknown ``[:class:]``, a
   trailing lone backslash) never matches anything.
 

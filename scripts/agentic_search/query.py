@@ -1045,9 +1045,11 @@ def _is_environment_heading(heading: str) -> bool:
 
 
 def _without_environment_options(lines: "list[str]") -> "list[str]":
-    kept, environment = [], False
+    kept, environment, fenced = [], False, False
     for line in lines:
-        heading = _MARKDOWN_HEADING_RE.match(line)
+        if line.lstrip(" \t>").startswith("```"):
+            fenced = not fenced
+        heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
         if heading:
             environment = _is_environment_heading(heading.group(1))
             if environment:
@@ -1067,8 +1069,9 @@ _PLACEHOLDER_PATH_RE = compile_later(r"(?<![\w./-])/?path/to/(?:[\w.-]+/)*")
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML comments and prose markup, template headings and
-    instructions, ``OS: …`` / ``Version: …`` lines, short ``- Browser Chrome`` items and
-    the options checked under an issue form's ``### OS`` or ``### Shell``."""
+    instructions, ``OS: …`` / ``Version: …`` lines, short ``- Browser Chrome`` items,
+    the options checked under an issue form's ``### OS`` or ``### Shell``, and the
+    folders of a ``path/to/...`` placeholder."""
     text = _DELIMITED_BLOCK_RE.sub(" ", task)
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
