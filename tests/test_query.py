@@ -755,6 +755,8 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     ('Exception in thread "main" java.lang.IllegalStateException: Error looking up file [x.txt] with charset [UTF-8].',
      "Error looking up file"),
     ("Uncaught (in promise) TypeError: Cannot read properties of undefined", "Cannot read properties of undefined"),
+    # a command-line program names itself first (a trial's ninja task)
+    ("> ./ninja\nninja: fatal: cycle in rule variables: rspfile -> rspfile", "cycle in rule variables"),
     # Ruby names the error's class after the message (a trial's mruby task)
     ("`test.rb:4:in <<: no superclass method 'wrap' (NoMethodError)`", "no superclass method"),
 ])

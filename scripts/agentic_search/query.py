@@ -583,9 +583,11 @@ def quoted_lines(task: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:QUOTED_LINES_KEPT])
 
 
+# (A command-line program names itself first: ``ninja: fatal: cycle in rule variables``,
+# ``git: fatal: ...``; a trial's C++ report. No dev issue's messages change.)
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
-    r"(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
+    r"(?:[\w.-]+:[ \t]*)?(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
