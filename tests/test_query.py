@@ -715,6 +715,15 @@ def test_the_options_checked_under_an_issue_forms_machine_questions_give_no_keyw
     assert {"merger", "shell", "listed", "jump"} <= texts  # another heading's option, the prose
 
 
+def test_the_short_items_under_a_bold_environment_heading_give_no_keyword() -> None:
+    task = ("The log tab does not update\n\n**To Reproduce**\n- Checkout a branch\n\n"
+            "**Context (please complete the following information):**\n - `macOS 13.5.1`\n - `0.24.1`\n"
+            " - `wezterm 20230712-072601-f4abf8fd`\n\n**Additional context**\nthe history appends\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"macos", "wezterm", "f4abf8fd", "abf"} & texts
+    assert {"checkout", "branch", "history", "appends"} <= texts  # another heading's item, the prose
+
+
 def test_a_placeholders_dotted_key_is_searched_as_written_and_in_the_pieces_code_spells():
     task = "Header stays literal\nThe value of `{http.request.tls.client.subject}` is sent as written."
     kws = {k.text: k for k in extract_keywords(task)}

@@ -1027,14 +1027,16 @@ _FILE_HEADER_LINE_RE = compile_later(
 
 
 # An issue form's question about the reporter's machine, as a heading of its own (``### OS``,
-# ``### Shell``, ``### What version of gRPC are you using?``, at most 8 words): neither it nor
-# the options checked below it (``- [x] macOS``, ``- [x] zsh``, ``- [x] latest release
-# version 3.10.2``) are the code's words. A checked option under any other heading
-# (``### Component``) stays, and so does the text under the question (a version's
-# ``cargo tree`` names the crates the issue is about).
-_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*#{1,6}[ \t]+(.*?)[ \t#]*$")
+# ``### Shell``, ``### What version of gRPC are you using?``, ``**Context (please complete
+# the following information):**``, at most 8 words): neither it nor the options checked
+# below it (``- [x] macOS``, ``- [x] zsh``, ``- [x] latest release version 3.10.2``) nor its
+# short items (``- `wezterm 20230712-072601-f4abf8fd` ``) are the code's words. A checked
+# option under any other heading (``### Component``) stays, and so does other text under
+# the question (a version's ``cargo tree`` names the crates the issue is about).
+_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*?)[ \t#]*|\*\*([^*\n]+?):?\*\*[ \t]*:?[ \t]*)$")
 ENV_HEADING_MAX_WORDS = 8
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
+_SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
 _ENVIRONMENT_HEADINGS = frozenset(_BOILERPLATE["environment_keys"]) | {"shell", "terminal"}
 
@@ -1043,7 +1045,8 @@ def _is_environment_heading(heading: str) -> bool:
     words = re.findall(r"\w+", heading.lower())
     return len(words) <= ENV_HEADING_MAX_WORDS and (
         " ".join(words) in _ENVIRONMENT_HEADINGS or "version" in words or "versions" in words
-        or "operating" in words and "system" in words)
+        or "operating" in words and "system" in words
+        or "please complete the following information" in " ".join(words))
 
 
 def _without_environment_options(lines: "list[str]") -> "list[str]":
@@ -1053,10 +1056,11 @@ def _without_environment_options(lines: "list[str]") -> "list[str]":
             fenced = not fenced
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
         if heading:
-            environment = _is_environment_heading(heading.group(1))
+            environment = _is_environment_heading(heading.group(1) or heading.group(2))
             if environment:
                 continue
-        elif environment and _CHECKED_ITEM_RE.match(line):
+        elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
+                              and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1):
             continue
         kept.append(line)
     return kept
