@@ -431,10 +431,11 @@ def test_refine_is_deterministic() -> None:
 def test_never_learns_a_language_keyword_or_where_code_comes_from(tmp_path) -> None:
     # Every Go file says ``func`` and ``struct``; a module path names its host and owner
     # (github.com/google/uuid) and a comment's link its site: none is what the code calls
-    # things. The name a module path ends in (uuid) may still be learned.
+    # things. The name a module path ends in (uuid) may still be learned, where the code
+    # uses it beside the task's words.
     got = learn_around(tmp_path, after=('\nimport "github.com/google/uuid"\n'
-                                        "// see https://gitlab.example.org/docs/page\n"
-                                        "func f() struct{} { return uuid }\n") * 3, limit=8)
+                                        "// see https://gitlab.example.org/docs/page token\n"
+                                        "func f() struct{} { return uuid(token) }\n") * 3, limit=8)
     assert not {"func", "struct", "github", "google", "gitlab", "example", "docs", "page"} & set(got), got
     assert "uuid" in got and {"refresh", "jwt"} <= set(got), got
 
@@ -449,4 +450,12 @@ def test_never_learns_from_a_file_that_is_many_units(tmp_path) -> None:
     lead = [sc("src/amalgamated.py", 0.97)] + AUTH_SCORES
     got = learn_vocabulary(lead, {d.rel: d.data for d in docs}, docs, keywords_from_list(["auth", "token", "expiry"]))
     assert not {"sax", "adapter", "cbor"} & set(got), got
+    assert {"refresh", "jwt"} <= set(got), got
+
+
+def test_learns_from_the_lines_that_speak_of_the_task_not_the_rest_of_the_file(tmp_path) -> None:
+    # Both best files repeat ``widget_gadget`` far from any word of the task: what the
+    # code calls the task's things is on the lines that hold its words.
+    got = learn_around(tmp_path, after="\ndef render_widget_gadget():\n    return widget_gadget\n" * 6)
+    assert not {"widget", "gadget", "render"} & set(got), got
     assert {"refresh", "jwt"} <= set(got), got

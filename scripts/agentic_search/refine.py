@@ -165,7 +165,8 @@ def learn_vocabulary(
     limit: int = MAX_LEARNED,
     presence: Optional[Callable[[Sequence[Document]], Callable[[bytes], Optional[int]]]] = None,
 ) -> list[str]:
-    """Identifier parts frequent in the best files and rare across the codebase.
+    """Identifier parts frequent in the best files, on their lines that hold a query's
+    word (else anywhere in them), and rare across the codebase.
 
     ``presence`` (the index's, when there is one) makes a counter of how many of the
     sampled documents hold a term, from postings instead of the documents' texts; the
@@ -222,8 +223,12 @@ def learn_vocabulary(
     # Candidates: present in most source files or imported by one, then most frequent;
     # rarity decides.
     need = 2 if len(sources) >= 2 else 1
+    # Learned only from the lines that hold a query's word, where the code speaks of the
+    # task, when any part is there (trials: the whole file's frequent parts were noise every
+    # time). Measured on the dev splits: no rank lower, dayjs-1160's final 3rd -> 2nd.
+    pool = [t for t in freq if t in near] or list(freq)
     cands = sorted(
-        (t for t in freq if in_files[t] >= need or len(sources) == 1 or linked.get(t)),
+        (t for t in pool if in_files[t] >= need or len(sources) == 1 or linked.get(t)),
         key=lambda t: (-in_files[t] * (1 + LINKED_GAIN * linked.get(t, 0)), -freq[t], t),
     )[:MAX_CANDIDATES]
     step = max(1, len(docs) // RARITY_SAMPLE)
