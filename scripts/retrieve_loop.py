@@ -75,26 +75,30 @@ def _bytecode_in_the_cache(root: str | None) -> None:
 
 def _only_yours(parent: str, *folders: str) -> bool:
     """True when no other user can put a compiled module in ``folders``: each that exists
-    is a directory of yours that only you may write, and ``parent`` lets no one else
+    is a directory of yours that no one else may write, and ``parent`` lets no one else
     replace them (others may write it only with the sticky bit, as /tmp). A shared
-    $XDG_CACHE_HOME would otherwise run another user's planted ``.pyc``."""
+    $XDG_CACHE_HOME would otherwise run another user's planted ``.pyc``. (Writable by
+    your own group counts as yours: a umask of 002 makes the folders Python creates so.)"""
     geteuid = getattr(os, "geteuid", None)
     if geteuid is None:  # no owners to compare (Windows)
         return True
+
+    def others_write(st: os.stat_result) -> bool:
+        return bool(st.st_mode & 0o002 or st.st_mode & 0o020 and st.st_gid != os.getegid())
+
     try:
         try:
             st = os.stat(parent)
         except FileNotFoundError:
             return True  # (made by this process, then: yours)
-        if st.st_mode & 0o022 and not st.st_mode & 0o1000:
+        if others_write(st) and not st.st_mode & 0o1000:
             return False
         for folder in folders:
             try:
                 st = os.lstat(folder)
             except FileNotFoundError:
                 return True  # (made by this process, then: yours)
-            if not (os.path.isdir(folder) and not os.path.islink(folder)) or st.st_uid != geteuid() \
-                    or st.st_mode & 0o022:
+            if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != geteuid() or others_write(st):  # (a directory)
                 return False
     except OSError:
         return False
