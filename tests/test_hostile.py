@@ -703,3 +703,13 @@ def test_a_task_of_a_hundred_thousand_forge_links_is_read_in_linear_time() -> No
     with deadline(30):
         _, paths = strip_urls(task)
     assert len(paths) == 120_000 and paths[:2] == ["0", "1"]
+
+
+@pytest.mark.parametrize("task", [
+    "# " + "#" * 400_000 + "x",            # a heading's closing hashes, read once per hash before
+    ": x" + " " * 400_000 + "y",           # Ruby's trailing error class, looked for at every space before
+])
+def test_a_task_shaped_against_the_heading_and_error_readers_is_read_in_linear_time(task) -> None:
+    from agentic_search.query import extract_keywords
+    with deadline(20):
+        extract_keywords(task)

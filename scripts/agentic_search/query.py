@@ -592,7 +592,10 @@ _ERROR_LINE_RE = compile_later(
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
 # raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
-_TRAILING_ERROR_RE = compile_later(r": ([^:\n`(]+?)[ \t]+\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)")
+# (Bounded, and the message ends in no space: a long run of spaces is read once, not once
+# per space.)
+_TRAILING_ERROR_RE = compile_later(
+    r": ([^:\n`(]{0,%d}?[^:\n`(\s])[ \t]{1,8}\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)" % MESSAGE_MAX_CHARS)
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 _INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\]\n]*\]")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
@@ -1033,7 +1036,9 @@ _FILE_HEADER_LINE_RE = compile_later(
 # short items (``- `wezterm 20230712-072601-f4abf8fd` ``) are the code's words. A checked
 # option under any other heading (``### Component``) stays, and so does other text under
 # the question (a version's ``cargo tree`` names the crates the issue is about).
-_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*?)[ \t#]*|\*\*([^*\n]+?):?\*\*[ \t]*:?[ \t]*)$")
+# (The heading's text as it runs to the line's end, its closing ``#``s stripped by
+# _is_environment_heading's word split: a lazy text before them was read once per ``#``.)
+_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*:?[ \t]*$)")
 ENV_HEADING_MAX_WORDS = 8
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
