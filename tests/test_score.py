@@ -60,6 +60,9 @@ ROLE_CASES = [
     ("README.md", "docs"),
     ("guide/usage.rst", "docs"),
     ("CHANGELOG.md", "docs"),
+    ("RELEASE_NOTES", "docs"),  # a bare README, RELEASE_NOTES, TODO, COPYING
+    ("COPYING", "docs"),
+    ("src/todo.js", "source"),
     ("examples/demo.py", "example"),
     ("app/migrations/0001_initial.py", "migration"),
     ("db/migrate/20190101120000_create_users.rb", "migration"),

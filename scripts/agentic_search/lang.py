@@ -890,9 +890,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
                          r"|package\.swift|gemfile|rakefile|podfile|cartfile|build\.sbt|mix\.exs|pubspec\.yaml|directory\.build\.(props|targets))$"
                          r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec)$"
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
-    # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/), man pages (zstd.1).
+    # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
+    # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1).
     # A docs site's versions and kinds (``versioned_docs/``, ``api-docs/``) and MDX pages too.
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|\.(md|mdx|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases)$", re.I), 0.3),
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|\.(md|mdx|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
+                        r"|release[-_]?notes?)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
     # at the root: a package's own ``scripts`` module is its code. Measured on the dev
