@@ -724,6 +724,47 @@ def test_the_short_items_under_a_bold_environment_heading_give_no_keyword() -> N
     assert {"checkout", "branch", "history", "appends"} <= texts  # another heading's item, the prose
 
 
+@pytest.mark.parametrize("task", ["parse_date fails\n### \n", "x:\n\n    def f():\n        # \n        return 1\n",
+                                  "y\n> ## \t\n**z**  :  \n"])
+def test_an_empty_heading_is_read_without_a_fault(task) -> None:
+    extract_keywords(task)
+
+
+def test_an_environment_sections_list_ends_where_the_issues_own_text_begins() -> None:
+    task = ("Dates break\n**Environment**\n- OS: Ubuntu 22.04\n- mylib 2.0\n\n"
+            "When I call parse_date with an empty string:\n- it raises `IndexError` from `_split_tokens`\n"
+            "- instead of `DateParseError`\n")
+    texts = {k.text for k in extract_keywords(task)}
+    assert {"IndexError", "_split_tokens", "DateParseError", "parse_date"} <= texts
+    assert "Ubuntu" not in texts
+
+
+def test_a_title_that_holds_the_word_version_is_no_environment_question() -> None:
+    texts = {normalize(k.text) for k in extract_keywords("Bug\n# Version.parse rejects build metadata\ntext")}
+    assert {"rejects", "metadata"} <= texts
+
+
+def test_a_placeholder_path_into_an_install_directory_keeps_the_path_inside_the_package() -> None:
+    task = 'Crash\n  File "/path/to/venv/lib/python3.11/site-packages/mylib/core/__init__.py", line 9\n'
+    assert "mylib/core/__init__.py" in {k.text for k in extract_keywords(task)}
+
+
+def test_a_list_of_placeholder_keys_leaves_room_for_the_tasks_own_names() -> None:
+    task = ("header_up drops headers\n" + "".join(f"header_up X-{i} {{http.request.tls.client.k{i}}}\n"
+                                                   for i in range(32)) + "`handleUpstreamHeaders` and `reverse_proxy`")
+    texts = {k.text for k in extract_keywords(task)}
+    assert {"handleUpstreamHeaders", "reverse_proxy", "header_up"} <= texts
+
+
+@pytest.mark.parametrize("url, path", [
+    ("https://github.com/o/r/blame/main/src/pkg/parser.py#L10", "src/pkg/parser.py"),
+    ("https://github.com/o/r/commits/main/src/pkg/parser.py", "src/pkg/parser.py"),
+    ("https://gitlab.com/o/r/-/blame/main/src/pkg/parser.py", "src/pkg/parser.py"),
+])
+def test_a_blame_or_history_link_names_its_path(url, path) -> None:
+    assert path in {k.text for k in extract_keywords(f"Bug\nsee {url} please")}
+
+
 def test_a_placeholders_dotted_key_is_searched_as_written_and_in_the_pieces_code_spells():
     task = "Header stays literal\nThe value of `{http.request.tls.client.subject}` is sent as written."
     kws = {k.text: k for k in extract_keywords(task)}

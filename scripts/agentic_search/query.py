@@ -236,6 +236,7 @@ _PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" %
 # in pieces (a prefix constant ``"http.request.tls."`` and ``case "client.subject":``), so it
 # is searched as written, by its last two parts and by what precedes them (a trial's Go
 # fix: 19th -> 7th). No dev issue quotes one; ``{self.instance.pk}`` of an f-string is none.
+MAX_PLACEHOLDER_KEYS = 3
 _PLACEHOLDER_RE = compile_later(r"\{\{?[ \t]*\.?([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*){2,})[ \t]*\}")
 _DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
@@ -584,10 +585,11 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 
 
 # (A command-line program names itself first: ``ninja: fatal: cycle in rule variables``,
-# ``git: fatal: ...``; a trial's C++ report. No dev issue's messages change.)
+# ``git: fatal: ...``; a trial's C++ report. No dev issue's messages change. The name
+# starts with a letter or digit: a line of dashes is read once, not once per dash.)
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
-    r"(?:[\w.-]+:[ \t]*)?(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
+    r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
@@ -597,7 +599,8 @@ _ERROR_LINE_RE = compile_later(
 _TRAILING_ERROR_RE = compile_later(
     r": ([^:\n`(]{0,%d}?[^:\n`(\s])[ \t]{1,8}\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)" % MESSAGE_MAX_CHARS)
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
-_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\]\n]*\]")
+# (A bracketed value ends before another ``[``: a message of many ``[`` is read once.)
+_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\[\]\n]*\]")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
 
@@ -777,6 +780,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         if len(parts) < 3 or parts[0].lower() in _NOT_MODULE_HEADS:
             continue  # (``{sys.prefix}``, ``{self.instance.pk}``: an f-string's expression)
         placeholders.add(m.start(1))
+        if len(placeholders) > MAX_PLACEHOLDER_KEYS:
+            continue  # (not a module path either; but a list of keys crowds out the task's names)
         idents[m.group(1)] = None
         idents[".".join(parts[-2:])] = None
         if len(parts) >= 4:
@@ -923,8 +928,8 @@ _URL_RE = re.compile(r"\b(?:https?://|www\.)[^\s<>()\[\]{}\"'`]+"
 # gitlab.example.org/<group>/<repo>/-/tree/<ref>/<path>, raw.githubusercontent.com/<o>/<r>/<ref>/<path>.
 _REPO_URL_RE = re.compile(
     r"^(?:https?://)?(?:www\.)?(?:"
-    r"(?:github\.com|bitbucket\.org)/[^/]+/[^/]+/(?:blob|tree|raw|src)/[^/]+/"
-    r"|[^/]*gitlab[^/]*/(?:[^/]+/)+-/(?:blob|tree|raw)/[^/]+/"
+    r"(?:github\.com|bitbucket\.org)/[^/]+/[^/]+/(?:blob|tree|raw|src|blame|edit|commits)/[^/]+/"
+    r"|[^/]*gitlab[^/]*/(?:[^/]+/)+-/(?:blob|tree|raw|blame|edit|commits)/[^/]+/"
     r"|raw\.githubusercontent\.com/[^/]+/[^/]+/[^/]+/)"
     r"([^?#]+)",
     re.I,
@@ -1038,7 +1043,7 @@ _FILE_HEADER_LINE_RE = compile_later(
 # the question (a version's ``cargo tree`` names the crates the issue is about).
 # (The heading's text as it runs to the line's end, its closing ``#``s stripped by
 # _is_environment_heading's word split: a lazy text before them was read once per ``#``.)
-_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*:?[ \t]*$)")
+_MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*(?::[ \t]*)?$)")
 ENV_HEADING_MAX_WORDS = 8
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
@@ -1047,9 +1052,14 @@ _ENVIRONMENT_HEADINGS = frozenset(_BOILERPLATE["environment_keys"]) | {"shell", 
 
 
 def _is_environment_heading(heading: str) -> bool:
+    """A question or a label about the reporter's machine: a key (``OS``, ``Library
+    version``), a question with ``version`` (``Which version ...?``, ``Output of `x
+    --version` ``), not a title that only holds the word (``Version.parse rejects ...``)."""
     words = re.findall(r"\w+", heading.lower())
+    asked = heading.rstrip(" \t*_:`").endswith("?") or words[:1] in (["which"], ["what"], ["output"])
     return len(words) <= ENV_HEADING_MAX_WORDS and (
-        " ".join(words) in _ENVIRONMENT_HEADINGS or "version" in words or "versions" in words
+        " ".join(words) in _ENVIRONMENT_HEADINGS
+        or ("version" in words or "versions" in words) and (asked or len(words) <= 3)
         or "operating" in words and "system" in words
         or "please complete the following information" in " ".join(words))
 
@@ -1060,8 +1070,11 @@ def _without_environment_options(lines: "list[str]") -> "list[str]":
         if line.lstrip(" \t>").startswith("```"):
             fenced = not fenced
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
+        if environment and not heading and (fenced or line.strip() and not _SHORT_ITEM_RE.match(line)):
+            environment = False  # (the section's list ends at prose or code: the issue's own)
         if heading:
-            environment = _is_environment_heading(heading.group(1) or heading.group(2))
+            environment = _is_environment_heading(heading.group(1) if heading.group(1) is not None
+                                                  else heading.group(2))
             if environment:
                 continue
         elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
@@ -1073,8 +1086,10 @@ def _without_environment_options(lines: "list[str]") -> "list[str]":
 
 # A path that starts ``path/to/`` is the docs' and reports' placeholder for "wherever it
 # is" (``path/to/cwd/isort_comments.py``): only its file's name is the reporter's; the
-# folders' words (``path``, ``cwd``) named a trial's CLI module first.
-_PLACEHOLDER_PATH_RE = compile_later(r"(?<![\w./-])/?path/to/(?:[\w.-]+/)*")
+# folders' words (``path``, ``cwd``) named a trial's CLI module first. (One that holds an
+# install directory is left to it: the path inside the package names the tree's file.)
+_PLACEHOLDER_PATH_RE = compile_later(
+    r"(?<![\w./-])/?path/to/(?![^\s\"'`]*(?:site|dist)-packages/|[^\s\"'`]*node_modules/)(?:[\w.-]+/)*")
 
 
 def strip_boilerplate(task: str) -> str:

@@ -248,14 +248,29 @@ def _without_urls(text: bytes) -> bytes:
 
 def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
     """Identifier parts on the lines of the texts that hold one of the query's needles:
-    the words the code uses where it speaks of the task."""
+    the words the code uses where it speaks of the task. (The needles are searched
+    together, once per line that holds one: each line against each needle took 90 s on
+    three files of 780,000 short lines.)"""
+    wanted = sorted({n for n in needles if n and b"\n" not in n and b"\r" not in n}, key=lambda n: (-len(n), n))
     out: set[str] = set()
+    if not wanted:
+        return out
+    found = re.compile(b"|".join(re.escape(n) for n in wanted))
     for text in texts:
-        for line in text.splitlines():
-            low = line.lower()
-            if any(n in low for n in needles):
-                for token in _WORD_IN_RAW_RE.findall(line):
-                    out.update(split_identifier(token.decode("ascii", "ignore")))
+        if b"\r" in text:  # (a line ends at either; one byte for one keeps the offsets)
+            text = text.replace(b"\r", b"\n")
+        low = text.lower()
+        pos = 0
+        while True:
+            m = found.search(low, pos)
+            if m is None:
+                break
+            start = low.rfind(b"\n", 0, m.start()) + 1
+            end = low.find(b"\n", m.end())
+            end = len(low) if end < 0 else end
+            for token in _WORD_IN_RAW_RE.findall(text[start:end]):
+                out.update(split_identifier(token.decode("ascii", "ignore")))
+            pos = end + 1
     return out
 
 
