@@ -706,22 +706,23 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
     assert {"json_sax_dom_parser", "handle_binary", "conflicts"} <= texts
 
 
-def test_the_options_checked_under_an_issue_forms_machine_questions_give_no_keyword():
-    task = ("Jumpy list with a flag\n\n### OS\n\n- [ ] Linux\n- [x] macOS\n\n### Shell\n\n- [ ] bash\n"
-            "- [x] zsh\n\n### Output of `tool --version`\n\n0.70.0\n\n### Component\n\n- [x] merger\n\n"
-            "### Problem\n\nThe listed items jump when the shell is slow.\n")
+@pytest.mark.parametrize("task, absent, present", [
+    # an issue form's machine questions and the options checked under them; another
+    # heading's option and the prose stay
+    ("Jumpy list with a flag\n\n### OS\n\n- [ ] Linux\n- [x] macOS\n\n### Shell\n\n- [ ] bash\n"
+     "- [x] zsh\n\n### Output of `tool --version`\n\n0.70.0\n\n### Component\n\n- [x] merger\n\n"
+     "### Problem\n\nThe listed items jump when the shell is slow.\n",
+     {"macos", "zsh", "os", "output"}, {"merger", "shell", "listed", "jump"}),
+    # the short items under a bold environment heading; another heading's item stays
+    ("The log tab does not update\n\n**To Reproduce**\n- Checkout a branch\n\n"
+     "**Context (please complete the following information):**\n - `macOS 13.5.1`\n - `0.24.1`\n"
+     " - `wezterm 20230712-072601-f4abf8fd`\n\n**Additional context**\nthe history appends\n",
+     {"macos", "wezterm", "f4abf8fd", "abf"}, {"checkout", "branch", "history", "appends"}),
+])
+def test_an_issue_forms_answers_about_the_machine_give_no_keyword(task, absent, present) -> None:
     texts = {normalize(k.text) for k in extract_keywords(task)}
-    assert not {"macos", "zsh", "os", "output"} & texts
-    assert {"merger", "shell", "listed", "jump"} <= texts  # another heading's option, the prose
-
-
-def test_the_short_items_under_a_bold_environment_heading_give_no_keyword() -> None:
-    task = ("The log tab does not update\n\n**To Reproduce**\n- Checkout a branch\n\n"
-            "**Context (please complete the following information):**\n - `macOS 13.5.1`\n - `0.24.1`\n"
-            " - `wezterm 20230712-072601-f4abf8fd`\n\n**Additional context**\nthe history appends\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
-    assert not {"macos", "wezterm", "f4abf8fd", "abf"} & texts
-    assert {"checkout", "branch", "history", "appends"} <= texts  # another heading's item, the prose
+    assert not absent & texts
+    assert present <= texts
 
 
 @pytest.mark.parametrize("task", ["parse_date fails\n### \n", "x:\n\n    def f():\n        # \n        return 1\n",
