@@ -79,26 +79,27 @@ def _only_yours(parent: str, *folders: str) -> bool:
     replace them (others may write it only with the sticky bit, as /tmp). A shared
     $XDG_CACHE_HOME would otherwise run another user's planted ``.pyc``. (Writable by
     your own group counts as yours: a umask of 002 makes the folders Python creates so.)"""
+    import stat
     geteuid = getattr(os, "geteuid", None)
     if geteuid is None:  # no owners to compare (Windows)
         return True
 
     def others_write(st: os.stat_result) -> bool:
-        return bool(st.st_mode & 0o002 or st.st_mode & 0o020 and st.st_gid != os.getegid())
+        return bool(st.st_mode & stat.S_IWOTH or st.st_mode & stat.S_IWGRP and st.st_gid != os.getegid())
 
     try:
         try:
             st = os.stat(parent)
         except FileNotFoundError:
             return True  # (made by this process, then: yours)
-        if others_write(st) and not st.st_mode & 0o1000:
+        if others_write(st) and not st.st_mode & stat.S_ISVTX:
             return False
         for folder in folders:
             try:
                 st = os.lstat(folder)
             except FileNotFoundError:
                 return True  # (made by this process, then: yours)
-            if (st.st_mode & 0o170000) != 0o040000 or st.st_uid != geteuid() or others_write(st):  # (a directory)
+            if not stat.S_ISDIR(st.st_mode) or st.st_uid != geteuid() or others_write(st):
                 return False
     except OSError:
         return False

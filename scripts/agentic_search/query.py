@@ -235,7 +235,7 @@ _PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" %
 # is a key the code resolves by its string, not a module path: the code spells it whole or
 # in pieces (a prefix constant ``"http.request.tls."`` and ``case "client.subject":``), so it
 # is searched as written, by its last two parts and by what precedes them (a trial's Go
-# fix: 19th -> 7th). No dev issue quotes one; ``{self.instance.pk}`` of an f-string is none.
+# fix: 19th -> 6th). No dev issue quotes one; ``{self.instance.pk}`` of an f-string is none.
 MAX_PLACEHOLDER_KEYS = 3
 _PLACEHOLDER_RE = compile_later(r"\{\{?[ \t]*\.?([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*){2,})[ \t]*\}")
 _DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
