@@ -99,6 +99,32 @@ def test_a_call_of_the_files_own_function_hands_nothing_on():
     assert find("view.py", own, ("render",), [("fmt.py", "def format_value(v):\n    return repr(v)\n")]) is None
 
 
+GO_FACADE = """package urls
+
+// RelURL makes s relative to the site's base URL.
+func (ns *Namespace) RelURL(s any) (string, error) {
+	ss, err := cast.ToStringE(s)
+	if err != nil {
+		return "", err
+	}
+	return ns.deps.PathSpec.RelURL(ss, false), nil
+}
+"""
+GO_PATHS = "package helpers\n\nfunc (p *PathSpec) RelURL(in string, addLanguage bool) string {\n\treturn in\n}\n"
+
+
+def test_a_method_passing_the_work_to_its_namesake_on_another_object_hands_it_on():
+    # (trial 34's hugo: the template function stopped on hands the work to PathSpec.RelURL)
+    h = find("tpl/urls/urls.go", GO_FACADE, ("relURL",), [("helpers/url.go", GO_PATHS)])
+    assert h == handoff.Handoff("helpers/url.go", ("RelURL",), ("relURL",))
+
+
+def test_a_method_calling_its_own_name_on_itself_is_a_recursion_not_a_handoff():
+    for own in ("self.walk(node.left)", "this.walk(node.left)", "walk(node.left)"):
+        body = f"def walk(node):\n    if node:\n        return {own}\n"
+        assert find("tree.py", body, ("walk",), [("other.py", "def walk(n):\n    return n\n")]) is None
+
+
 def test_a_name_every_candidate_defines_points_at_no_file():
     caller = "def render(x):\n    return format_value(x)\n"
     each = "def format_value(v):\n    return str(v)\n"

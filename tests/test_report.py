@@ -63,6 +63,26 @@ def test_a_definition_without_a_keyword_is_a_definition_line_in_java_and_c():
     assert "L11: CodeWriter emitAndIndent(String s) throws IOException {" not in summary_lines(java, kws)
 
 
+def test_a_go_method_with_a_receiver_is_a_definition_line():
+    calls = "".join(f"\tout{i} := p.RelURL(in{i})\n" for i in range(6))
+    go = ("package helpers\n\nfunc use() {\n" + calls + "}\n\n"
+          "func (p *PathSpec) RelURL(in string, addLanguage bool) string {\n\treturn in\n}\n")
+    assert "L12: func (p *PathSpec) RelURL(in string, addLanguage bool) string {" \
+        in summary_lines(go, keywords_from_list(["RelURL"]), rel="url.go")
+
+
+def test_a_licence_header_is_never_quoted():
+    licence = ("/*\n * Licensed under the Apache License, Version 2.0.\n"
+               " * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND.\n */\n")
+    java = licence + "package a;\n\npublic interface Context {\n    Context map(String conditions);\n}\n"
+    got = summary_lines(java, keywords_from_list(["conditions"]), rel="Context.java")
+    assert got == ["L8: Context map(String conditions);"]
+    # a head comment naming no licence is quoted as any comment is
+    plain = "// Holds the conditions of a match.\npackage a;\n"
+    assert summary_lines(plain, keywords_from_list(["conditions"]), rel="a.go") == \
+        ["L1: // Holds the conditions of a match."]
+
+
 def test_no_hit_no_summary_and_non_ascii_lines_keep_their_numbers():
     kws = keywords_from_list(["token"])
     assert summary_lines("nothing here\n", kws) == []

@@ -55,6 +55,12 @@ MAX_SITES = 50
 
 # A call or a construction: ``name(``, ``new Name(``, ``Name<T>(``, ``obj.name(``.
 _CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:<[^<>()\n]{0,80}>)?[ \t]*\(")
+# What stands before a called name that makes the call another object's: ``ns.deps.PathSpec.``,
+# ``inner->``, ``Parser::``. A method calling its namesake on another object passes the work on
+# (trial 34's hugo: the template function ``RelURL`` returns ``ns.deps.PathSpec.RelURL(s)``);
+# on its own receiver it recurses.
+_RECEIVER_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\.|::|->)[ \t]*$")
+_OWN_RECEIVERS = frozenset("self this cls Self".split())
 # Words that stand before ``(`` without being a call (any language).
 _NOT_CALLS = frozenset(
     "if for while switch catch return new sizeof typeof await yield throw assert elif and or not in "
@@ -126,14 +132,22 @@ def _defines_here(lines: Sequence[str], i: int, rel: str, key: str) -> bool:
     return any(n.lower() == key for n, _v in lang.defined_names(chunk, rel))
 
 
-def _called(body: Sequence[str]) -> dict[str, str]:
-    """The names a body calls, lower case -> as the call spells them (the first call)."""
+def _called(body: Sequence[str], own: str = "") -> dict[str, str]:
+    """The names a body calls, lower case -> as the call spells them (the first call). The
+    body's own name ``own`` (lower case) counts only as called on another object (a
+    delegation, not a recursion: _RECEIVER_RE)."""
     found: dict[str, str] = {}
     for line in body:
         for m in _CALL_RE.finditer(line):
             name = m.group(1)
-            if len(name) >= MIN_CALLED_LEN and name.lower() not in _NOT_CALLS:
-                found.setdefault(name.lower(), name)
+            low = name.lower()
+            if len(name) < MIN_CALLED_LEN or low in _NOT_CALLS:
+                continue
+            if low == own:
+                receiver = _RECEIVER_RE.search(line[max(0, m.start() - LONG_LINE):m.start()])
+                if receiver is None or receiver.group(1) in _OWN_RECEIVERS:
+                    continue
+            found.setdefault(low, name)
     return found
 
 
@@ -164,11 +178,14 @@ def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
         return None
     calls: dict[str, dict[str, str]] = {}
     for q, body in _bodies(top_text, top, quoted).items():
-        called = {k: v for k, v in _called(body).items() if k != q.lower()}
+        called = _called(body, q.lower())
         if called:
             calls[q] = called
     spelled = {k: v for c in calls.values() for k, v in c.items()}
-    wanted = [k for k in sorted(spelled) if not _defines(top_low, k, top)]
+    # The first file defines a name its definition passes to another object (the file's own
+    # ``RelURL`` calling ``PathSpec.RelURL``): that name is looked for elsewhere all the same.
+    delegated = {q.lower() for q, c in calls.items() if q.lower() in c}
+    wanted = [k for k in sorted(spelled) if k in delegated or not _defines(top_low, k, top)]
     if not wanted:
         return None
     defs: list[tuple[str, frozenset[str]]] = []

@@ -55,6 +55,13 @@ COMMENT_LINE_FACTOR = 0.5
 # bug far above). Quoted with the comment's factor.
 _RUST_TESTS_RE = re.compile(r"^[ \t]*#\[cfg\(test\)\]", re.M)
 _COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#(?![\w!\[])|/\*|\*(?!\*?[\w(])|--[ \t]|;;|<!--)")
+# A file's licence header: the comment at its head, when it names a licence or a copyright.
+# It is about the file's terms, not its code (a trial's Java interface quoted ``* WITHOUT
+# WARRANTIES OR CONDITIONS OF ANY KIND`` for the word ``conditions``): never quoted.
+# Only the first LICENCE_SCAN_LINES lines are read for it.
+LICENCE_SCAN_LINES = 80
+_LICENCE_WORD_RE = re.compile(r"licen[cs]|copyright|spdx-", re.I)
+_BLOCK_OPEN_RE = re.compile(r"^[ \t]*/\*")
 # A keyword is looked for on at most this many lines of a file: one on thousands of
 # lines points at no place (its worth there is below a tenth of a rare name's), and a
 # generated file must not cost a pass per occurrence.
@@ -76,7 +83,7 @@ MAX_MISSING = 5
 
 # A line that starts a definition (any language's keywords, lang.py): summaries prefer it.
 _DEF_NAME_RE = re.compile(
-    r"^[ \t]*(?:(?:%s)[ \t]+)*(?:%s)[ \t]+\*?([A-Za-z_][A-Za-z0-9_]*)" % (
+    r"^[ \t]*(?:(?:%s)[ \t]+)*(?:%s)[ \t]+(?:\([^()\n]{0,200}\)[ \t]*)?\*?([A-Za-z_][A-Za-z0-9_]*)" % (
         "|".join(re.escape(m.decode()) for m in sorted(lang.MODIFIERS, key=lambda m: (-len(m), m))),
         "|".join(re.escape(w.decode().rstrip()) for w in sorted(lang.ANY.words, key=lambda w: (-len(w), w)))),
     re.M,
@@ -176,6 +183,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         if m:
             tests_from = bisect_right(starts, m.start()) - 1
     docstrings = _docstring_spans(joined, starts) if rel.endswith((".py", ".pyi")) else []
+    licence = _licence_end(lines)
     pasted = _pasted_line(joined, starts, quoted)
     if pasted is not None:
         chosen.append(pasted)
@@ -187,7 +195,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             plain = -neg
             if best[1] >= 0 and max(2 * plain, plain + DEF_LINE_TIE) < best[0]:
                 break
-            if i in chosen or (texts and lines[i].strip() in texts):
+            if i in chosen or i < licence or (texts and lines[i].strip() in texts):
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
             worth = sum(value[k] * (COVERED_FACTOR if k in covered else 1.0) for k in hits[i])
             if i not in kinds:
@@ -236,6 +244,24 @@ def _window(line: str, needles: Sequence[str], head: int = 0) -> str:
 
 
 _STRING_PREFIX = frozenset("rRuUbB")
+
+
+def _licence_end(lines: Sequence[str]) -> int:
+    """The line after a licence header (0 when the file has none): the comment lines and
+    blank lines at the file's head (a ``#!`` line first allowed), inside a ``/* ... */`` block
+    or each a comment line, when they hold a licence word (_LICENCE_WORD_RE)."""
+    end = 0
+    in_block = False
+    licence = False
+    for i, line in enumerate(lines[:LICENCE_SCAN_LINES]):
+        code = line.strip()
+        if in_block or _BLOCK_OPEN_RE.match(line):
+            in_block = "*/" not in (code[2:] if not in_block else code)
+        elif code and not _COMMENT_LINE_RE.match(line) and not (i == 0 and code.startswith("#!")):
+            break
+        licence = licence or _LICENCE_WORD_RE.search(line) is not None
+        end = i + 1
+    return end if licence else 0
 
 
 def _docstring_spans(joined: str, starts: Sequence[int]) -> list[tuple[int, int]]:
