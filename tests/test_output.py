@@ -88,6 +88,13 @@ def test_text_escapes_terminal_control_sequences_from_names_and_contents(tmp_pat
     assert "txt.\\u202eyp.py" in text
 
 
+def test_text_shows_a_tab_in_a_name_as_an_escape_and_keeps_a_tab_in_quoted_code(tmp_path):
+    root = write_tree(tmp_path / "repo", {"a\tb.py": "widget\t= 1\n"})
+    text = run("--root", root, "--state", tmp_path / "s.json", "--keywords", "widget", "--text").stdout.decode()
+    assert "a\\x09b.py" in text and "a\tb.py" not in text
+    assert "L1: widget\t= 1" in text
+
+
 def test_json_survives_an_ascii_only_stdout(tmp_path):
     root = write_tree(tmp_path / "repo", {"caf\u00e9.py": "widget = 1  # \u2014 dash\n"})
     env = dict(os.environ, PYTHONIOENCODING="ascii", LC_ALL="C")

@@ -223,10 +223,12 @@ def render_json(out: Mapping[str, Any], ascii_only: bool = False) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _safe(text: str) -> str:
+def _safe(text: str, tabs: bool = True) -> str:
     """Text for a terminal: control characters (escape sequences) and bidirectional
-    controls shown as escapes."""
-    return "".join(ch if ch == "\t" or (unicodedata.category(ch) not in ("Cc", "Cs") and ch not in _BIDI_CONTROLS)
+    controls shown as escapes; a tab kept as it is when ``tabs`` (a quoted line of code),
+    else shown as ``\\x09`` (a tab in a file's name reads as a gap between two names)."""
+    return "".join(ch if (ch == "\t" and tabs) or (ch != "\t" and unicodedata.category(ch) not in ("Cc", "Cs")
+                                                and ch not in _BIDI_CONTROLS)
                    else ("\\x%02x" % ord(ch) if ord(ch) < 0x100 else "\\u%04x" % ord(ch)) for ch in text)
 
 
@@ -249,12 +251,14 @@ def render_text(out: Mapping[str, Any]) -> str:
         "",
         "ranking:",
     ]
+    code: set[int] = set()  # the lines quoting a file's code (their tabs kept)
     described = {r["id"]: r for r in out["results"][:TEXT_LINES]}
     for r in out["ranking"]:
         detail = described.get(r["id"])
         reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail else ""
         lines.append(f"  {_two_places(r['score'])}  {r['id']}{reason}")
         for quoted in (detail or {}).get("lines", [])[:TEXT_LINES_SHOWN]:
+            code.add(len(lines))
             lines.append(f"          {_cut(quoted, LINE_CHARS)}")
     if not out["ranking"]:
         lines.append("  (none)")
@@ -267,7 +271,7 @@ def render_text(out: Mapping[str, Any]) -> str:
         lines.append(f"no file matches: {', '.join(out['gaps'][:TEXT_KEYWORDS])}")
     if out.get("related"):
         lines.append(f"follow: {', '.join(out['related'])}")
-    return "\n".join(_safe(line) for line in lines) + "\n"
+    return "\n".join(_safe(line, i in code) for i, line in enumerate(lines)) + "\n"
 
 
 def render(out: Mapping[str, Any], as_text: bool, ascii_only: bool = False) -> str:
