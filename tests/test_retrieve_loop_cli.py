@@ -1295,6 +1295,18 @@ def test_a_root_through_a_links_parent_is_the_parent_the_system_reads(tmp_path):
     assert [r["id"] for r in json.loads(proc.stdout)["ranking"]] == ["sub/a.py"]
 
 
+def test_a_parent_of_what_is_no_directory_is_refused_as_the_system_refuses_it(tmp_path):
+    # ``missing/..`` and ``file/..`` lead nowhere for ls and grep: not to the folder they sit in.
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "a.py").write_text("def proj_marker():\n    pass\n")
+    for bad in ("missing", "a.py"):
+        proc = run_cli("--root", f"{tmp_path}/proj/{bad}/..", "--state", tmp_path / "s.json",
+                       "--keywords", "proj_marker", "--no-cache")
+        assert proc.returncode == 1 and not proc.stdout
+        assert proc.stderr.count("\n") == 1 and f"proj/{bad} is no directory" in proc.stderr
+    assert not (tmp_path / "s.json").exists()
+
+
 def test_a_task_of_one_giant_word_leaves_a_state_the_next_call_reads(tmp_path):
     # A word of 200,000 letters is no keyword: stored in every result, it made a state
     # of 72 MB that every later call refused.

@@ -228,9 +228,13 @@ def _decode_task(data: bytes) -> str:
 
 def _absolute(path: str, flag: str) -> str:
     """``path`` made absolute as the system reads it (:func:`fsafe.absolute`); a
-    RequestError when it is relative and the current directory no longer exists."""
+    RequestError when it is relative and the current directory no longer exists, or when
+    a ``..`` follows what is no directory."""
     try:
         return fsafe.absolute(path)
+    except NotADirectoryError as e:
+        raise RequestError(f"{flag} {path}: {e.filename} is no directory, so the '..' after it "
+                           "leads nowhere") from None
     except OSError:
         raise RequestError(f"{flag} {path}: a relative path, and the current directory no longer "
                            "exists; cd to an existing directory or pass an absolute path") from None
