@@ -256,8 +256,17 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # ``~/silesia.tar``): its pieces name the reporter's files, not the code, and are no
 # keywords - unless it ends in a source file (``/home/ci/.../dayjs/plugin/utc.js:1:1941``,
 # a stack frame whose tail may be the tree's own file: its words stay).
+# A Windows path from a drive (``C:/git/testcc/.``, ``-IC:\\src``, a compiler flag's too)
+# is the reporter's machine's as well.
 _MACHINE_PATH_RE = compile_later(
-    r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+@-]*")
+    r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+@-]*"
+    r"|(?:(?<![\w./~-])|(?<=-[A-Za-z]))[A-Za-z]:[\\/][\w.~/\\+@-]*")
+# A bare file name that labels the task's own code (``main.go``: then a fenced block): the
+# reporter's program, not a file of the tree (a trial's ``main.go`` ranked the tree's four
+# ``cmd/*/main.go`` 2nd to 5th). The label goes; the code stays.
+_CODE_LABEL_RE = compile_later(
+    r"^[ \t>*_]{0,10}`?[\w.-]{1,100}\.[A-Za-z]\w{0,9}`?[ \t*_]{0,10}:?[ \t]{0,10}(?=\n(?:[ \t]*\n)?[ \t]*(?:```|~~~))",
+    re.M)
 # A file name's extension in pasted code (``a.py``, ``--exclude-patterns "*.tmp"``) names
 # a kind of file, not the code: ``py`` named ``py.typed`` by its stem, ``tmp`` was searched.
 _FILE_SUFFIX_RE = compile_later(r"(?:(?<=\*)|(?<=\w))\.(?:%s)(?![\w(.])|\*\.\w+" % _EXT_ALT)
@@ -288,6 +297,10 @@ _IMPORTED_HEAD_RE = compile_later(r"^[ \t>]*(?:from|import)[ \t]+([A-Za-z_]\w*)"
 # frames, shell commands.
 _CODE_LINE_RE = compile_later(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
 _WORD_RE = re.compile(r"[^\W\d_]+")
+# A word of the title that ends in a number names a variant (``jline3`` beside ``jline2``,
+# ``http2``, ``base64``): kept whole as well as by its letters (a trial's ``jline3`` searched
+# as ``jline`` ranked the jline2 module level with the jline3 one the report named).
+_NUMBERED_WORD_RE = re.compile(r"(?<![\w.])([A-Za-z]{3,}[0-9]{1,3})(?!\w)")
 _PROMPT_RE = compile_later(r"^\s*(?:>>>|\.\.\.|In \[\d*\]:|Out\[\d*\]:|\$)\s?")
 _NAME_RUN_RE = compile_later(r"[a-z]{3}")
 # A package, import or include line (any language): it names what a file uses, not
@@ -855,6 +868,13 @@ def extract_keywords(task: str) -> list[Keyword]:
                 if not web_in_prose[w]:
                     continue
             words[w] = words.get(w, 0) + 1
+    # (Of the title only: in the body they are mostly the reporter's own names, ``app1``,
+    # ``expr2``, and their tools', ``python3``.)
+    for token in _NUMBERED_WORD_RE.findall(task.lstrip().split("\n", 1)[0]):
+        w = normalize(token)
+        letters = w.rstrip("0123456789")
+        if letters not in _STOP_WORDS and letters not in _ENVIRONMENT_WORDS:
+            words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
     seen: set[str] = set()
@@ -958,6 +978,12 @@ _BARE_HOST_RE = re.compile(r"(?<![\w./@+-])(?:[\w.+-]+@)?(?:[a-z0-9](?:[a-z0-9-]
                            r"(?:com|org|net|edu|gov|localhost)(?::\d+)?(?![\w-])", re.I)
 
 
+# A URL's fragment that holds a key, a value or a percent-escape is an app's state (a demo
+# page's ``#md3=%7B%22source%22%3A...``), not a section's name: its words are the state's
+# (``afalse``, ``bfoo``), not the tree's.
+_DATA_FRAGMENT_RE = re.compile(r"[=&]|%[0-9A-Fa-f]{2}")
+
+
 def strip_urls(task: str) -> tuple[str, list[str]]:
     """(the text with its URLs taken out, the repository paths they name).
 
@@ -965,7 +991,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
     path, as strong as a quoted path; the line anchor is dropped. Image and attachment
     links are dropped whole; any other URL leaves its path and fragment words (a
     documentation link's ``ref/models/querysets`` and ``#django.db.models.Q``), never its
-    host (``github.com``, ``githubusercontent``) or its query string. A host without a
+    host (``github.com``, ``githubusercontent``), its query string or a fragment that holds
+    an app's state (``#md3=%7B...``). A host without a
     scheme (``api.example.com``) and an e-mail address go too.
     """
     paths: dict[str, None] = {}  # (a dict: a task of 100,000 links checked each in a list took 92 s)
@@ -987,11 +1014,14 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             # (A README's section, ``github.com/nlohmann/json#arbitrary-types-conversions``,
             # names a feature; an ``#issuecomment-1553456643`` nothing.)
             fragment = url.partition("#")[2]
-            return " " + ("" if re.search(r"\d{3}", fragment) else fragment) + rest
+            return " " + ("" if re.search(r"\d{3}", fragment) or _DATA_FRAGMENT_RE.search(fragment)
+                          else fragment) + rest
         body = url[2:] if url.startswith("//") else url.split("://", 1)[-1]
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
         path = path.split("?", 1)[0]
+        if _DATA_FRAGMENT_RE.search(fragment):
+            fragment = ""
         if "." in path.rsplit("/", 1)[-1]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
@@ -1084,6 +1114,20 @@ def _without_environment_options(lines: "list[str]") -> "list[str]":
     return kept
 
 
+# A shell prompt that names its user and machine (``emily@yuyuko ~>``, ``me@box:~/app$``,
+# ``[root@host tmp]#``, ``(venv) me@mac proj %``): those names are the reporter's, not the
+# tree's (a trial's ``emily``, ``yuyuko`` were keywords). The command after it stays.
+_SHELL_PROMPT_RE = compile_later(
+    r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
+    r"[ \t]{0,5}[$#%>](?=[ \t]|$)", re.M)
+# A template's instruction to the reporter, left in the issue: a sentence that starts "If
+# applicable" or asks for a screenshot (``If it's a graphical error add a screenshot if
+# possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
+_INSTRUCTION_RE = compile_later(
+    r"(?:^|(?<=[.!?:]))[ \t>*_-]{0,20}(?:if applicable\b|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)"
+    r"[ \t]{1,5}(?:(?:an?|some|any|the)[ \t]{1,5})?screenshots?\b)[^.!?\n]{0,200}[.!?]?", re.I | re.M)
+
+
 # A path that starts ``path/to/`` is the docs' and reports' placeholder for "wherever it
 # is" (``path/to/cwd/isort_comments.py``): only its file's name is the reporter's; the
 # folders' words (``path``, ``cwd``) named a trial's CLI module first. (One that holds an
@@ -1096,8 +1140,10 @@ def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML comments and prose markup, template headings and
     instructions, ``OS: …`` / ``Version: …`` lines, short ``- Browser Chrome`` items,
-    the options checked under an issue form's ``### OS`` or ``### Shell``, and the
-    folders of a ``path/to/...`` placeholder."""
+    the options checked under an issue form's ``### OS`` or ``### Shell``, the
+    folders of a ``path/to/...`` placeholder, a template's "If applicable, ..." and
+    "add a screenshot" sentences, a shell prompt's user and machine names, and a bare
+    file name labelling the task's own code."""
     text = _DELIMITED_BLOCK_RE.sub(" ", task)
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
@@ -1105,6 +1151,7 @@ def strip_boilerplate(task: str) -> str:
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
+    text = _INSTRUCTION_RE.sub(" ", _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub("", text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
 
