@@ -149,6 +149,31 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     assert not found.get("legacy/frame_v1.c") or not found["legacy/frame_v1.c"].why.startswith("uses ")
 
 
+def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path):
+    # (trial 36: a Java package's classes use each other without an import line)
+    tree = {"src/org/md/internal/LinkDefinitionParser.java": "class LinkDefinitionParser { void parse() {} }\n",
+            "src/org/md/internal/ParagraphParser.java":
+                "class ParagraphParser { LinkDefinitionParser p = new LinkDefinitionParser(); }\n",
+            "src/org/md/internal/LinkDefinitionParserHelper.java": "class LinkDefinitionParserHelper {}\n",
+            "src/org/md/internal/Other.java": "class Other { }\n",
+            "src/org/md/internal/tools.py": "def tools():\n    return 1\n",
+            "src/org/md/internal/uses_tools.py": "x = tools()\n"}
+    root = write_tree(tmp_path / "repo", tree)
+    from agentic_search.match import read_document
+    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
+    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
+              for r in sorted(tree)]
+    judged = "src/org/md/internal/LinkDefinitionParser.java"
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({judged: 1.0, "src/org/md/internal/tools.py": 1.0}),
+                                              scored, docs, sorted(tree), [])}
+    assert found["src/org/md/internal/ParagraphParser.java"].why.startswith(
+        f"names judged {judged}'s LinkDefinitionParser")
+    # a longer name holding it is another type; a plain word is no type's name
+    for rel in ("src/org/md/internal/LinkDefinitionParserHelper.java", "src/org/md/internal/Other.java",
+                "src/org/md/internal/uses_tools.py"):
+        assert "names judged" not in found.get(rel, feedback.Lift(rel, 0.0, "")).why
+
+
 def test_a_judged_cycle_scores_the_files_the_loop_set_aside_on_its_own_scale(tmp_path):
     root = write_tree(tmp_path / "repo", TREE)
     first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)

@@ -10,7 +10,7 @@ of the files it moves:
   Every file is scored again with the shifted weights (no file is read again).
 - **structure** around a file judged relevant: files it imports or that import it,
   files beside it (less in a large directory), files that use a name the task quotes
-  and it defines (its callers), and code files sharing its rare names (identifiers
+  and it defines (its callers) or name its own type, and code files sharing its rare names (identifiers
   frequent in it and in few of the candidates) are lifted - only files of its role
   (source, test, ...) that match the task at all. A derived keyword (learned, synonym)
   that only files judged irrelevant hold is cut in full: it was learned from them.
@@ -33,7 +33,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 from . import imports as imports_mod
 from . import lang
 from .match import Document, FileMatch
-from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, normalize
+from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, is_code_identifier, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import MAX_RELEVANCE, Corpus, Scored, Signal, SignalKind, raw_evidence
 
@@ -73,6 +73,12 @@ LIFT_VOCAB = 0.4        # times the share of its rare names the file holds
 # A name the task quotes that a file judged relevant defines: the files that use it are
 # where a change to that definition lands next (its callers), as likely as an import.
 LIFT_USES = 0.5
+# A file that names a judged file's own type (its file name's stem, a code name of at least
+# STEM_MIN_LEN characters: ``LinkReferenceDefinitionParser`` in ``ParagraphParser.java``)
+# uses it, import or not - a Java or C# package's classes see each other without one: it
+# is lifted as an importer is (LIFT_IMPORTS). A trial's judged parser left its caller,
+# the fix's second file, 9th.
+STEM_MIN_LEN = 6
 # Lifts from several judged files add up to at most this.
 LIFT_MAX = 1.0
 # A lift amplifies a file's own evidence: it adds ``amount * score ** LIFT_DAMPING``, so a
@@ -333,6 +339,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if label != "judged":
             continue
         _offer_users(anchor, cands, matches, keywords, offer)
+        _offer_type_users(anchor, pool, offer)
         doc = docs[anchor]
         pos = anchor
         names = rare_names(doc, pool, known)
@@ -348,6 +355,18 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
                 offer(d.rel, LIFT_VOCAB * share,
                       f"shares {len(held)} rare names with judged {pos} ({held[0][0].decode('ascii', 'ignore')}, ...)")
     return _summed(best.values(), _shared_dependencies(positive, graph_of, docs, matched))
+
+
+def _offer_type_users(anchor: str, pool: Sequence[Document], offer) -> None:
+    """Lift the files that name the judged ``anchor``'s own type, its file name's stem
+    (STEM_MIN_LEN), sharing the lift when many do (:func:`_fan`)."""
+    stem = anchor.rpartition("/")[2].split(".", 1)[0]
+    if len(stem) < STEM_MIN_LEN or not is_code_identifier(stem) or not stem.isascii():
+        return
+    word = re.compile(rb"(?<![A-Za-z0-9_$])%s(?![A-Za-z0-9_$])" % re.escape(stem.lower().encode("ascii")))
+    users = [d.rel for d in pool if d.rel != anchor and word.search(d.low)]
+    for r in users:
+        offer(r, LIFT_IMPORTS * _fan(len(users)), f"names judged {anchor}'s {stem}")
 
 
 def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMatch],
