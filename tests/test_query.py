@@ -880,6 +880,9 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
      {"main.go"}, {"Unmarshal", "slices"}),
     # ... but a path in the prose stays
     ("Slices are not reset in `decode/main.go`:\n```go\nfunc decodeSlice() {}\n```", set(), {"decode/main.go"}),
+    # a version's head is no name (trial 36's git-cliff; a pytest header's plugins)
+    ('I set `skip_tags = "v0.0.1"`; `platform linux -- pytest-4.4.0, py-1.8.0`', {"v0", "pytest-4", "py-1"},
+     {"skip_tags"}),
     # a Windows path from a drive, a compiler flag's too (trial 36's ccache)
     ("base_dir not applied\n`ccache cl.exe -IC:/git/testcc/. -c x.cpp` in D:\\work\\build",
      {"git", "testcc", "work", "build"}, {"base_dir"}),

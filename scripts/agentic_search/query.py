@@ -398,7 +398,8 @@ _LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+
 # joined by hyphens (``ar-ly``, ``zh-cn``): a locale, a command, a module named by its
 # file. It names only a file whose stem it is (a stem_only keyword). Measured on the
 # other-language dev split: the locale files an issue names by their code.
-_STEM_NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-])")
+# (A version's head is none: ``v0`` of ``"v0.0.1"``.)
+_STEM_NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-]|\.\d)")
 # ... at least this long: a single letter is a variable of the prose's example.
 MIN_STEM_NAME_LEN = 2
 # A quoted hyphen-joined name this long or longer, its letters joined (``last-of-type``,
