@@ -61,6 +61,10 @@ ROLE_CASES = [
     ("guide/usage.rst", "docs"),
     ("CHANGELOG.md", "docs"),
     ("RELEASE_NOTES", "docs"),  # a bare README, RELEASE_NOTES, TODO, COPYING
+    ("dunstrc", "data"),  # a run-commands file and a .conf: a configuration, not its reader
+    (".npmrc", "data"),
+    ("etc/input.conf", "data"),
+    ("src/rc", "source"),
     ("COPYING", "docs"),
     ("src/todo.js", "source"),
     ("examples/demo.py", "example"),

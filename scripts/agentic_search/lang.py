@@ -923,7 +923,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # splits: 31 of the other-language split's top-10 slots, none gold (none on Python's).
     ("contrib", re.compile(r"^contrib/"), 0.4),
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
-    ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|csv|tsv|xml|svg|txt|html?|css|scss|less)$"), 0.6),
+    # (A run-commands file, ``dunstrc``, ``.npmrc``, and a ``.conf``: a configuration's sample
+    # or defaults, not the code that reads it; a trial's ``dunstrc`` led a config parser's fix.)
+    ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|conf|properties|csv|tsv|xml|svg|txt|html?|css|scss|less)$"
+                        r"|(^|/)(\.[\w-]+|[\w-]{3,})rc$"), 0.6),
 )
 def _human_languages() -> dict[str, str]:
     """{English name: ISO code} of the human languages in data/languages.json (small:
