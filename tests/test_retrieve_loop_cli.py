@@ -1295,6 +1295,25 @@ def test_a_root_through_a_links_parent_is_the_parent_the_system_reads(tmp_path):
     assert [r["id"] for r in json.loads(proc.stdout)["ranking"]] == ["sub/a.py"]
 
 
+def test_a_judged_files_ending_names_the_one_ranked_file_that_ends_so(tmp_path):
+    # (a trial agent judged ``event.rs=0.2`` for ``alacritty/src/event.rs``: refused)
+    tree = tmp_path / "tree"
+    for rel, text in {"a/src/event.py": "def event_loop():\n    pass\n",
+                      "b/src/event.py": "def event_loop2():\n    pass\n",
+                      "a/src/run.py": "def runner():\n    event_loop()\n"}.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    state = tmp_path / "s.json"
+    run_json("--root", tree, "--state", state, "--task", "event_loop hangs", "--max-cycles", "5")
+    out = run_json("--state", state, "--judge", "src/run.py=1.0")
+    assert out["why"].startswith("you judged a/src/run.py 1")
+    proc = run_cli("--state", state, "--judge", "event.py=0")
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1
+    assert "2 ranked files end so (a/src/event.py, b/src/event.py)" in proc.stderr
+    proc = run_cli("--state", state, "--judge", "nothere.py=0")
+    assert proc.returncode == 1 and "nothere.py: no such file under the root" in proc.stderr
+
+
 def test_a_parent_of_what_is_no_directory_is_refused_as_the_system_refuses_it(tmp_path):
     # ``missing/..`` and ``file/..`` lead nowhere for ls and grep: not to the folder they sit in.
     (tmp_path / "proj").mkdir()

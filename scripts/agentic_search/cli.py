@@ -180,7 +180,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         if state.root_real is None:  # a state written before the field: checked from now on
             state = state.with_(root_real=tree)
     own = _own_files(request)
-    judgements = resolve_judgements(root, request.judgements, own)
+    judgements = resolve_judgements(root, request.judgements, own,
+                                    tuple(state.scores) if state is not None else ())
     # A path copied from the ranking is that file, whatever characters it holds.
     request = replace(request, patterns=literal_paths(tree, request.patterns),
                       excludes=literal_paths(tree, request.excludes))

@@ -31,7 +31,7 @@ import re
 import stat as stat_mod
 import sys
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from . import fsafe
 from .fsafe import NotRegularError, read_regular
@@ -338,14 +338,25 @@ def _not_a_file(real: str) -> str:
 
 
 def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
-                       own_files: tuple[str, ...] = ()) -> dict[str, float]:
+                       own_files: tuple[str, ...] = (), ranked: Optional[Sequence[str]] = None) -> dict[str, float]:
     """Judged paths as POSIX paths relative to the root, each checked: inside the root
-    (after following links), an existing regular file, not one of the tool's own files."""
+    (after following links), an existing regular file, not one of the tool's own files.
+
+    A relative path no file of the tree has is read as the end of the one file of
+    ``ranked`` (the files the loop has scored) whose path ends so (``event.rs`` for
+    ``alacritty/src/event.rs``, as an agent writes what it read); two or more such files
+    are refused with their paths. With ``ranked`` None (the check made before the state
+    is read) such a path is left for the check that has it."""
     root_real = fsafe.resolved(root)
     own = {_identity(p) for p in own_files} - {None}
     out: dict[str, float] = {}
     for j in judgements:
         full = j.path if os.path.isabs(j.path) else os.path.join(root, j.path)
+        tail = _ranked_tail(j.path, full, ranked)
+        if tail == "":
+            continue  # (checked again once the state's files are known)
+        if tail is not None:
+            full = os.path.join(root, *tail.split("/"))
         if "\ufffd" in j.path and not os.path.lexists(full):
             full = _by_decoded_names(full) or full
         elif "\\" in j.path and not os.path.lexists(full):
@@ -371,6 +382,29 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
                                "give one score per file")
         out[rel] = j.score
     return out
+
+
+# Files a judged path's ending may name before it is refused as ambiguous (listed).
+AMBIGUOUS_SHOWN = 4
+
+
+def _ranked_tail(path: str, full: str, ranked: Optional[Sequence[str]]) -> Optional[str]:
+    """The ranked file a judged ``path`` names by its ending (:func:`resolve_judgements`):
+    its path, None when ``path`` is to be read as written, "" to leave it for later."""
+    if os.path.isabs(path) or os.path.lexists(full):
+        return None
+    parts = path.split("/")
+    if not parts[-1] or any(p in (".", "..") for p in parts):
+        return None
+    if ranked is None:
+        return ""
+    ending = "/".join(parts)
+    found = sorted(r for r in ranked if r.endswith("/" + ending))
+    if len(found) > 1:
+        shown = ", ".join(found[:AMBIGUOUS_SHOWN]) + (", ..." if len(found) > AMBIGUOUS_SHOWN else "")
+        raise RequestError(f"--judge {path}: no such file under the root, and {len(found)} ranked files end so "
+                           f"({shown}); give the path from the root")
+    return found[0] if found else None
 
 
 def _by_decoded_names(path: str) -> Optional[str]:
