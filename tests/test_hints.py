@@ -188,11 +188,13 @@ def test_seed_example_rate_limit_finds_nothing_then_broadens_to_throttle():
     assert any("throttle" in q for q in got["broaden_queries"])
 
 
-def test_a_broadened_word_gets_words_of_any_codebase_not_one_frameworks_name():
+def test_a_broadened_word_gets_words_of_any_codebase_not_a_frameworks_or_a_bug_reports():
     # (a trial's Rust CLI was offered ``express`` and ``flask`` for "application")
     got = compute_hints([], ["application"], round=1, max_rounds=3)
     assert got["broaden_queries"] and "server" in got["broaden_queries"]
     assert not {"express", "flask", "django", "fastapi"} & set(got["broaden_queries"])
+    # ... and the words of a bug report are no code's words ("regression": bug, defect, issue)
+    assert not {"bug", "defect", "issue"} & set(compute_hints([], ["regression"], round=1, max_rounds=3)["broaden_queries"])
 
 
 # --------------------------------------------------------------------------- new keys
