@@ -575,6 +575,13 @@ def test_unknown_chinese_text_is_searched_as_bigrams() -> None:
     assert texts == ["渲染", "染标", "标题", "题栏"]
 
 
+def test_cjk_in_a_fenced_block_is_the_reporters_data_and_indented_cjk_prose_stays() -> None:
+    # (trial 37: a nav entry ``测试1.md`` of the reporter's config became the keyword "test")
+    texts = _texts("Chinese page names give 404\n```\nnav:\n- 测试1: 测试1.md\n```\n")
+    assert not {"测试", "test"} & set(texts)
+    assert "认证" in _texts("Token bug\n    认证令牌过期\n")
+
+
 def test_translated_flag_round_trips_through_json() -> None:
     from agentic_search.query import Keyword
     for kw in extract_keywords("认证令牌过期"):

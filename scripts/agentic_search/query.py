@@ -925,7 +925,10 @@ def extract_keywords(task: str) -> list[Keyword]:
     ranked_words = sorted(words, key=lambda w: (not (title and w in title), -words[w]))
     for w in ranked_words[:MAX_WORDS]:
         add(w, "word")
-    for kw in cjk_keywords(task):
+    # (Not from a fenced block: CJK in pasted code or data names the reporter's files and
+    # values, a trial's ``测试1.md`` became the keyword "test". An indented line of CJK is
+    # the prose of a report indented whole.)
+    for kw in cjk_keywords(_FENCED_RE.sub(" ", task)):
         key = normalize(kw.text)
         if key not in seen:
             seen.add(key)
