@@ -157,6 +157,8 @@ def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path)
             "src/org/md/internal/LinkDefinitionParserHelper.java": "class LinkDefinitionParserHelper {}\n",
             "src/org/md/internal/Other.java": "class Other { }\n",
             "src/org/md/internal/tools.py": "def tools():\n    return 1\n",
+            "src/org/md/internal/__init__.py": "",
+            "src/org/md/internal/models.py": "class Widget:\n    def __init__(self):\n        pass\n",
             "src/org/md/internal/uses_tools.py": "x = tools()\n"}
     root = write_tree(tmp_path / "repo", tree)
     from agentic_search.match import read_document
@@ -164,13 +166,14 @@ def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path)
     scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
               for r in sorted(tree)]
     judged = "src/org/md/internal/LinkDefinitionParser.java"
-    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({judged: 1.0, "src/org/md/internal/tools.py": 1.0}),
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({judged: 1.0, "src/org/md/internal/tools.py": 1.0,
+                                                                 "src/org/md/internal/__init__.py": 1.0}),
                                               scored, docs, sorted(tree), [])}
     assert found["src/org/md/internal/ParagraphParser.java"].why.startswith(
         f"names judged {judged}'s LinkDefinitionParser")
     # a longer name holding it is another type; a plain word is no type's name
     for rel in ("src/org/md/internal/LinkDefinitionParserHelper.java", "src/org/md/internal/Other.java",
-                "src/org/md/internal/uses_tools.py"):
+                "src/org/md/internal/uses_tools.py", "src/org/md/internal/models.py"):
         assert "names judged" not in found.get(rel, feedback.Lift(rel, 0.0, "")).why
 
 

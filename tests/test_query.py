@@ -900,6 +900,28 @@ def test_a_reports_own_names_give_no_keywords(task, gone, kept) -> None:
     assert kept <= found, kept - found
 
 
+@pytest.mark.parametrize("task, kept", [
+    # a sentence asking for a screenshot that names code is the reporter's
+    ("Calling take_screenshot: the method should attach screenshots to the PDF but throws NullPointerException.",
+     {"take_screenshot", "NullPointerException"}),
+    ("ScreenshotService.capture should attach screenshots to the report but the file is empty.",
+     {"ScreenshotService", "capture"}),
+    ("Expected: the tool should add a screenshot of the failing test to the JUnit XML report.", {"JUnit", "xml"}),
+    # a code block's last line, or a label that names no file, is no file's label
+    ("Error:\n```\nTraceback (most recent call last):\nssl.SSLError\n```", {"SSLError"}),
+    ("**`torch.compile`**\n```\nx = 1\n```", {"torch/compile"}),
+    # a route's or a Javadoc anchor's leading name and an id= value stay
+    ("As documented at https://docsify.js.org/#/configuration?id=loadsidebar the option is ignored",
+     {"configuration", "loadsidebar"}),
+    ("see https://docs.oracle.com/HashMap.html#computeIfAbsent%28K%2Cjava.util.function.Function%29", {"computeIfAbsent"}),
+    # a man page's name is no version
+    ("The `git-rebase.1` man page renders wrong", {"git-rebase"}),
+])
+def test_a_reports_own_code_names_stay(task, kept) -> None:
+    found = {k.text for k in extract_keywords(task)}
+    assert kept <= found, kept - found
+
+
 def test_a_titles_numbered_name_is_searched_whole_and_the_bodys_are_not() -> None:
     found = [k.text for k in extract_keywords("AutoComplete with jline3 shows hidden commands\n"
                                               "app1 = make(); run with python3 and field1")]

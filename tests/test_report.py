@@ -1,5 +1,7 @@
 """report.py: the summary lines a result quotes, and the names it tags."""
 
+import pytest
+
 from agentic_search.query import keywords_from_list
 from agentic_search.report import SUMMARY_LINE_CHARS, defined_names, summary_lines
 
@@ -81,6 +83,30 @@ def test_a_licence_header_is_never_quoted():
     plain = "// Holds the conditions of a match.\npackage a;\n"
     assert summary_lines(plain, keywords_from_list(["conditions"]), rel="a.go") == \
         ["L1: // Holds the conditions of a match."]
+
+
+@pytest.mark.parametrize("rel, text, word, line", [
+    # a package's doc after the licence and a blank line is the file's own
+    ("gzip.go", "// Copyright 2009 The Go Authors.\n// license BSD\n\n// Package gzip reads gzip files.\npackage gzip\n",
+     "gzip", "L4: // Package gzip reads gzip files."),
+    # Markdown's headings and items are no comments
+    ("CHANGELOG.md", "# Changelog\n* Breaking: parse_args now raises\n* Relicensed\n", "parse_args",
+     "L2: * Breaking: parse_args now raises"),
+    # code after the comment's close, and C's ``# define``, are code
+    ("a.c", "/* SPDX-License-Identifier: MIT */ int parse_header(char *s) { return 0; }\n", "parse_header",
+     "L1: /* SPDX-License-Identifier: MIT */ int parse_header(char *s) { return 0; }"),
+    ("a.h", "/*\n * Copyright x\n */\n# define MAX_HEADER_LEN 4096\n", "MAX_HEADER_LEN",
+     "L4: # define MAX_HEADER_LEN 4096"),
+])
+def test_only_the_licence_itself_is_never_quoted(rel, text, word, line):
+    assert line in summary_lines(text, keywords_from_list([word]), rel=rel)
+
+
+def test_only_gos_func_takes_a_receiver_before_the_name():
+    from agentic_search.report import line_definitions
+    assert line_definitions(["func (p *PathSpec) RelURL(in string) string {"], 0, "url.go") == ["relurl"]
+    for line in ("extension (c: Circle) def circumference: Double = 1", "local function (x) return x end"):
+        assert line_definitions([line], 0, "a.scala") == []
 
 
 def test_no_hit_no_summary_and_non_ascii_lines_keep_their_numbers():

@@ -1322,8 +1322,18 @@ def test_a_parent_of_what_is_no_directory_is_refused_as_the_system_refuses_it(tm
         proc = run_cli("--root", f"{tmp_path}/proj/{bad}/..", "--state", tmp_path / "s.json",
                        "--keywords", "proj_marker", "--no-cache")
         assert proc.returncode == 1 and not proc.stdout
-        assert proc.stderr.count("\n") == 1 and f"proj/{bad} is no directory" in proc.stderr
+        assert proc.stderr.count("\n") == 1 and f"the '..' after {tmp_path}/proj/{bad} leads nowhere" in proc.stderr
     assert not (tmp_path / "s.json").exists()
+
+
+def test_an_index_directory_through_a_missing_folders_parent_says_so_once_and_the_default_is_used(tmp_path):
+    tree = write_tree(tmp_path / "tree", {"a.py": "def parse_widget():\n    pass\n"})
+    env = dict(os.environ, AGENTIC_SEARCH_INDEX_DIR=f"{tmp_path}/missing/..", XDG_CACHE_HOME=str(tmp_path / "xdg"))
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(tree), "--state", str(tmp_path / "s.json"),
+                           "--keywords", "parse_widget"], capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0 and json.loads(proc.stdout)["ranking"][0]["id"] == "a.py"
+    assert proc.stderr.count("\n") == 1 and f"the '..' after {tmp_path}/missing leads nowhere" in proc.stderr
+    assert (tmp_path / "xdg" / "agentic-search").is_dir() and not list(tmp_path.glob("*.json.idx*"))
 
 
 def test_a_task_of_one_giant_word_leaves_a_state_the_next_call_reads(tmp_path):

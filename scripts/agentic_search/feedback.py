@@ -359,9 +359,10 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
 
 def _offer_type_users(anchor: str, pool: Sequence[Document], offer) -> None:
     """Lift the files that name the judged ``anchor``'s own type, its file name's stem
-    (STEM_MIN_LEN), sharing the lift when many do (:func:`_fan`)."""
+    (STEM_MIN_LEN; not a private or special module's, ``__init__``), sharing the lift when
+    many do (:func:`_fan`)."""
     stem = anchor.rpartition("/")[2].split(".", 1)[0]
-    if len(stem) < STEM_MIN_LEN or not is_code_identifier(stem) or not stem.isascii():
+    if len(stem) < STEM_MIN_LEN or not is_code_identifier(stem) or not stem.isascii() or stem.startswith("_"):
         return
     word = re.compile(rb"(?<![A-Za-z0-9_$])%s(?![A-Za-z0-9_$])" % re.escape(stem.lower().encode("ascii")))
     users = [d.rel for d in pool if d.rel != anchor and word.search(d.low)]

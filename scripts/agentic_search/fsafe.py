@@ -67,17 +67,21 @@ def absolute(path: str) -> str:
     """``path`` made absolute, each ``..`` read as the system reads it: the parent of
     where the path got to, through links (``LINK/..`` is the parent of LINK's target, as
     for ls and grep, not the folder LINK sits in: a root named so searched another tree).
-    OSError when it is relative and the current directory no longer exists;
-    NotADirectoryError (its ``filename`` the path before the ``..``) when a ``..`` follows
-    what is no directory: ``missing/..`` leads nowhere for the system either."""
+    OSError when it is relative and the current directory no longer exists; an OSError
+    whose ``filename`` is the path before a ``..`` when the system cannot go through it
+    (``missing/..``, ``file/..``, a folder it may not enter, a loop of links): the
+    system's own error."""
     absolute_path = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
     parts = absolute_path.split(os.sep)
     if ".." not in parts:
         return os.path.normpath(absolute_path)
     for j, part in enumerate(parts):
-        before = os.sep.join(parts[:j]) or os.sep
-        if part == ".." and not os.path.isdir(before):
-            raise NotADirectoryError(errno.ENOTDIR, "no directory before '..'", before)
+        if part == "..":
+            before = os.sep.join(parts[:j]) or os.sep
+            try:
+                os.stat(os.path.join(before, "."))  # (entering it, as the system does for "..")
+            except OSError as exc:
+                raise OSError(exc.errno or errno.ENOENT, exc.strerror or "cannot be entered", before) from None
     last = len(parts) - 1 - parts[::-1].index("..")
     head = os.path.realpath(os.sep.join(parts[:last + 1]) or os.sep)
     return os.path.normpath(os.path.join(head, *parts[last + 1:]))

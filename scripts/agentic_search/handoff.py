@@ -54,13 +54,13 @@ LONG_LINE = 400
 MAX_SITES = 50
 
 # A call or a construction: ``name(``, ``new Name(``, ``Name<T>(``, ``obj.name(``.
-_CALL_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:<[^<>()\n]{0,80}>)?[ \t]*\(")
-# What stands before a called name that makes the call another object's: ``ns.deps.PathSpec.``,
-# ``inner->``, ``Parser::``. A method calling its namesake on another object passes the work on
+_CALL_RE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:<[^<>()\n]{0,80}>)?[ \t]*\(")
+# What stands before a called name that makes the call another type's: ``ns.deps.PathSpec.``,
+# ``Parser::``, ``super.``. A method calling its namesake on another type passes the work on
 # (trial 34's hugo: the template function ``RelURL`` returns ``ns.deps.PathSpec.RelURL(s)``);
-# on its own receiver it recurses.
-_RECEIVER_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\.|::|->)[ \t]*$")
-_OWN_RECEIVERS = frozenset("self this cls Self".split())
+# on its own receiver, or on a value of its own type (a tree's ``child.render(out)``), it
+# recurses: only a type's name (a capital) or ``super`` says it is another type.
+_RECEIVER_RE = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z_][A-Za-z0-9_]*)[ \t]*(?:\.|::|->)[ \t]*$")
 # Words that stand before ``(`` without being a call (any language).
 _NOT_CALLS = frozenset(
     "if for while switch catch return new sizeof typeof await yield throw assert elif and or not in "
@@ -134,7 +134,7 @@ def _defines_here(lines: Sequence[str], i: int, rel: str, key: str) -> bool:
 
 def _called(body: Sequence[str], own: str = "") -> dict[str, str]:
     """The names a body calls, lower case -> as the call spells them (the first call). The
-    body's own name ``own`` (lower case) counts only as called on another object (a
+    body's own name ``own`` (lower case) counts only as called on another type (a
     delegation, not a recursion: _RECEIVER_RE)."""
     found: dict[str, str] = {}
     for line in body:
@@ -145,7 +145,8 @@ def _called(body: Sequence[str], own: str = "") -> dict[str, str]:
                 continue
             if low == own:
                 receiver = _RECEIVER_RE.search(line[max(0, m.start() - LONG_LINE):m.start()])
-                if receiver is None or receiver.group(1) in _OWN_RECEIVERS:
+                if receiver is None or not (receiver.group(1)[0].isupper() or receiver.group(1) == "super") \
+                        or receiver.group(1) == "Self":
                     continue
             found.setdefault(low, name)
     return found

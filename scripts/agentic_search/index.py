@@ -64,6 +64,7 @@ Example::
 from __future__ import annotations
 
 import errno
+import functools
 import hashlib
 import json
 import os
@@ -195,8 +196,12 @@ def base_dir(override: Optional[str] = None) -> str:
     if env:
         try:
             return fsafe.absolute(env)
-        except OSError:  # relative, and the current directory is gone: the default instead
-            pass
+        except OSError as exc:
+            # (relative, and the current directory is gone: the default instead; a '..' the
+            # system cannot go through says so, once)
+            if exc.filename:
+                _said_once(f"retrieve_loop.py: ${ENV_DIR} {env}: the '..' after {exc.filename} leads nowhere "
+                           f"({exc.strerror}); the default directory is used")
     xdg = os.environ.get("XDG_CACHE_HOME")
     if xdg and os.path.isabs(xdg):
         return os.path.join(xdg, DIR_NAME)
@@ -210,6 +215,12 @@ def _max_bytes() -> int:
     except ValueError:
         mb = DEFAULT_MAX_MB
     return max(mb, 0) << 20
+
+
+@functools.lru_cache(maxsize=None)
+def _said_once(line: str) -> None:
+    """One line on stderr, once per process however often the same thing is found."""
+    notice(line)
 
 
 def _warn(what: str, why: str) -> None:

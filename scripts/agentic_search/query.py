@@ -265,8 +265,17 @@ _MACHINE_PATH_RE = compile_later(
 # reporter's program, not a file of the tree (a trial's ``main.go`` ranked the tree's four
 # ``cmd/*/main.go`` 2nd to 5th). The label goes; the code stays.
 _CODE_LABEL_RE = compile_later(
-    r"^[ \t>*_]{0,10}`?[\w.-]{1,100}\.[A-Za-z]\w{0,9}`?[ \t*_]{0,10}:?[ \t]{0,10}(?=\n(?:[ \t]*\n)?[ \t]*(?:```|~~~))",
+    r"^[ \t>]{0,10}(?P<open>\*\*|__)?(?P<tick>`)?(?P<name>[\w-]{1,100}(?:\.[\w-]{1,40})*\.(?P<ext>[A-Za-z]\w{0,9}))"
+    r"(?(tick)`)(?(open)(?:\*\*|__))(?P<colon>[ \t]{0,5}:)?[ \t]{0,10}(?=\n(?:[ \t]*\n)?[ \t]*(?:```|~~~)[ \t]*\w*[ \t]*\n)",
     re.M)
+
+
+def _unless_not_a_file(m: "re.Match[str]") -> str:
+    """A code block's label taken out when it is a file's name: decorated (backticks,
+    bold or a colon after it: the last line of a block before its closing fence is none)
+    and of a type of file the tree may hold (``torch.compile`` is no file)."""
+    decorated = m.group("tick") or m.group("open") or m.group("colon")
+    return "" if decorated and m.group("ext").lower() in _PATH_EXTENSIONS else m.group(0)
 # A file name's extension in pasted code (``a.py``, ``--exclude-patterns "*.tmp"``) names
 # a kind of file, not the code: ``py`` named ``py.typed`` by its stem, ``tmp`` was searched.
 _FILE_SUFFIX_RE = compile_later(r"(?:(?<=\*)|(?<=\w))\.(?:%s)(?![\w(.])|\*\.\w+" % _EXT_ALT)
@@ -398,8 +407,8 @@ _LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+
 # joined by hyphens (``ar-ly``, ``zh-cn``): a locale, a command, a module named by its
 # file. It names only a file whose stem it is (a stem_only keyword). Measured on the
 # other-language dev split: the locale files an issue names by their code.
-# (A version's head is none: ``v0`` of ``"v0.0.1"``.)
-_STEM_NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-]|\.\d)")
+# (A version's head is none: ``v0`` of ``"v0.0.1"``; a man page's ``git-rebase.1`` is.)
+_STEM_NAME_RE = re.compile(r"(?<![\w-])[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*(?![\w-]|(?<=\d)\.\d)")
 # ... at least this long: a single letter is a variable of the prose's example.
 MIN_STEM_NAME_LEN = 2
 # A quoted hyphen-joined name this long or longer, its letters joined (``last-of-type``,
@@ -986,6 +995,21 @@ _BARE_HOST_RE = re.compile(r"(?<![\w./@+-])(?:[\w.+-]+@)?(?:[a-z0-9](?:[a-z0-9-]
 # page's ``#md3=%7B%22source%22%3A...``), not a section's name: its words are the state's
 # (``afalse``, ``bfoo``), not the tree's.
 _DATA_FRAGMENT_RE = re.compile(r"[=&]|%[0-9A-Fa-f]{2}")
+# ... whose leading name (a route's ``/configuration``, a Javadoc anchor's ``computeIfAbsent``
+# before ``%28K%2C...``) and a route's ``id=`` value stay.
+_FRAGMENT_LEAD_RE = re.compile(r"[/\w.-]*")
+_FRAGMENT_ID_RE = re.compile(r"(?:^|[?&])id=([\w-]+)")
+
+
+def _fragment_words(fragment: str) -> str:
+    """What a URL's fragment says about the tree: all of it, or only its leading name and
+    an ``id=`` value when it holds an app's state (_DATA_FRAGMENT_RE)."""
+    if not _DATA_FRAGMENT_RE.search(fragment):
+        return fragment
+    lead = _FRAGMENT_LEAD_RE.match(fragment).group(0)
+    if "=" in fragment[len(lead):len(lead) + 1]:
+        lead = ""  # (``md3=...``: a key of the state, not a name)
+    return " ".join([lead] + _FRAGMENT_ID_RE.findall(fragment))
 
 
 def strip_urls(task: str) -> tuple[str, list[str]]:
@@ -1018,14 +1042,12 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
             # (A README's section, ``github.com/nlohmann/json#arbitrary-types-conversions``,
             # names a feature; an ``#issuecomment-1553456643`` nothing.)
             fragment = url.partition("#")[2]
-            return " " + ("" if re.search(r"\d{3}", fragment) or _DATA_FRAGMENT_RE.search(fragment)
-                          else fragment) + rest
+            return " " + ("" if re.search(r"\d{3}", fragment) else _fragment_words(fragment)) + rest
         body = url[2:] if url.startswith("//") else url.split("://", 1)[-1]
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
         path = path.split("?", 1)[0]
-        if _DATA_FRAGMENT_RE.search(fragment):
-            fragment = ""
+        fragment = _fragment_words(fragment)
         if "." in path.rsplit("/", 1)[-1]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
         return " " + " ".join(p for p in path.split("/") if p) + " " + fragment + rest
@@ -1125,11 +1147,23 @@ _SHELL_PROMPT_RE = compile_later(
     r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
     r"[ \t]{0,5}[$#%>](?=[ \t]|$)", re.M)
 # A template's instruction to the reporter, left in the issue: a sentence that starts "If
-# applicable" or asks for a screenshot (``If it's a graphical error add a screenshot if
-# possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
+# applicable", or starts "If" and asks for a screenshot (``If it's a graphical error add a
+# screenshot if possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
 _INSTRUCTION_RE = compile_later(
-    r"(?:^|(?<=[.!?:]))[ \t>*_-]{0,20}(?:if applicable\b|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)"
+    r"(?:^|(?<=[.!?:][ \t]))[ \t>*_-]{0,20}if\b(?:[ \t]+applicable\b|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)"
     r"[ \t]{1,5}(?:(?:an?|some|any|the)[ \t]{1,5})?screenshots?\b)[^.!?\n]{0,200}[.!?]?", re.I | re.M)
+# ... unless it names code (``If take_screenshot() fails, add a screenshot ...``: the reporter's).
+_CODE_NAME_IN_PROSE_RE = compile_later(r"`|\w_\w|[a-z][A-Z]|\w\(|\w\.\w")
+
+
+def _unless_code(m: "re.Match[str]") -> str:
+    """A template's instruction taken out: an "If applicable" sentence always (its
+    example command is the template's, ``\\ls -la``), one asking for a screenshot unless it
+    names code."""
+    text = m.group(0)
+    if re.match(r"[ \t>*_-]*if[ \t]+applicable\b", text, re.I):
+        return " "
+    return text if _CODE_NAME_IN_PROSE_RE.search(text) else " "
 
 
 # A path that starts ``path/to/`` is the docs' and reports' placeholder for "wherever it
@@ -1155,7 +1189,7 @@ def strip_boilerplate(task: str) -> str:
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
-    text = _INSTRUCTION_RE.sub(" ", _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub("", text)))
+    text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
 

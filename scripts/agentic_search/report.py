@@ -82,8 +82,9 @@ MAX_RELATED = 10
 MAX_MISSING = 5
 
 # A line that starts a definition (any language's keywords, lang.py): summaries prefer it.
+# (A Go method's receiver after ``func``: ``func (p *PathSpec) RelURL(``.)
 _DEF_NAME_RE = re.compile(
-    r"^[ \t]*(?:(?:%s)[ \t]+)*(?:%s)[ \t]+(?:\([^()\n]{0,200}\)[ \t]*)?\*?([A-Za-z_][A-Za-z0-9_]*)" % (
+    r"^[ \t]*(?:(?:%s)[ \t]+)*(?:%s)[ \t]+(?:(?<=func[ \t])\([^()\n]{0,200}\)[ \t]*)?\*?([A-Za-z_][A-Za-z0-9_]*)" % (
         "|".join(re.escape(m.decode()) for m in sorted(lang.MODIFIERS, key=lambda m: (-len(m), m))),
         "|".join(re.escape(w.decode().rstrip()) for w in sorted(lang.ANY.words, key=lambda w: (-len(w), w)))),
     re.M,
@@ -183,7 +184,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         if m:
             tests_from = bisect_right(starts, m.start()) - 1
     docstrings = _docstring_spans(joined, starts) if rel.endswith((".py", ".pyi")) else []
-    licence = _licence_end(lines)
+    licence = _licence_end(lines, rel)
     pasted = _pasted_line(joined, starts, quoted)
     if pasted is not None:
         chosen.append(pasted)
@@ -246,22 +247,38 @@ def _window(line: str, needles: Sequence[str], head: int = 0) -> str:
 _STRING_PREFIX = frozenset("rRuUbB")
 
 
-def _licence_end(lines: Sequence[str]) -> int:
-    """The line after a licence header (0 when the file has none): the comment lines and
-    blank lines at the file's head (a ``#!`` line first allowed), inside a ``/* ... */`` block
-    or each a comment line, when they hold a licence word (_LICENCE_WORD_RE)."""
-    end = 0
-    in_block = False
-    licence = False
-    for i, line in enumerate(lines[:LICENCE_SCAN_LINES]):
-        code = line.strip()
-        if in_block or _BLOCK_OPEN_RE.match(line):
-            in_block = "*/" not in (code[2:] if not in_block else code)
-        elif code and not _COMMENT_LINE_RE.match(line) and not (i == 0 and code.startswith("#!")):
-            break
-        licence = licence or _LICENCE_WORD_RE.search(line) is not None
-        end = i + 1
-    return end if licence else 0
+def _licence_end(lines: Sequence[str], rel: str = "") -> int:
+    """The line after a licence header (0 when the file has none): the file's first
+    comment (after blank lines and a ``#!`` line) - a ``/* ... */`` block, or a run of line
+    comments up to a blank line - when it holds a licence word (_LICENCE_WORD_RE). A
+    block's closing line with code after ``*/`` is not in it; prose files (Markdown, a
+    README) have none; ``#`` starts a comment only where it does (not C's ``# define``)."""
+    if lang.file_role(rel)[0] == "docs" or lang.language_of(rel) is lang.NONE:
+        return 0
+    hash_comments = lang.language_of(rel) not in (lang.C, lang.JVM, lang.JS, lang.GO, lang.RUST, lang.CSHARP)
+    i, n = 0, min(len(lines), LICENCE_SCAN_LINES)
+    while i < n and (not lines[i].strip() or (i == 0 and lines[i].startswith("#!"))):
+        i += 1
+    start = i
+    if i < n and _BLOCK_OPEN_RE.match(lines[i]):
+        first = lines[i].strip()[2:]
+        while i < n and "*/" not in (first if i == start else lines[i]):
+            i += 1
+        if i >= n:
+            return 0
+        closing = lines[i] if i > start else first
+        end = i if closing.split("*/", 1)[1].strip() else i + 1
+    else:
+        while i < n and _line_comment(lines[i], hash_comments):
+            i += 1
+        end = i
+    return end if any(_LICENCE_WORD_RE.search(line) for line in lines[start:end]) else 0
+
+
+def _line_comment(line: str, hash_comments: bool) -> bool:
+    """Whether ``line`` is a line comment (``//``, ``--``, ``;;``, and ``#`` where it is one)."""
+    code = line.lstrip()
+    return code.startswith(("//", "-- ", ";;")) or (hash_comments and code.startswith("#") and not code.startswith("#!"))
 
 
 def _docstring_spans(joined: str, starts: Sequence[int]) -> list[tuple[int, int]]:

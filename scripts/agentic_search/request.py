@@ -229,13 +229,13 @@ def _decode_task(data: bytes) -> str:
 def _absolute(path: str, flag: str) -> str:
     """``path`` made absolute as the system reads it (:func:`fsafe.absolute`); a
     RequestError when it is relative and the current directory no longer exists, or when
-    a ``..`` follows what is no directory."""
+    a ``..`` follows what the system cannot enter (its error said)."""
     try:
         return fsafe.absolute(path)
-    except NotADirectoryError as e:
-        raise RequestError(f"{flag} {path}: {e.filename} is no directory, so the '..' after it "
-                           "leads nowhere") from None
-    except OSError:
+    except OSError as e:
+        if e.filename:
+            raise RequestError(f"{flag} {path}: the '..' after {e.filename} leads nowhere "
+                               f"({e.strerror})") from None
         raise RequestError(f"{flag} {path}: a relative path, and the current directory no longer "
                            "exists; cd to an existing directory or pass an absolute path") from None
 
