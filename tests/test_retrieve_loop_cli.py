@@ -1295,6 +1295,22 @@ def test_a_root_through_a_links_parent_is_the_parent_the_system_reads(tmp_path):
     assert [r["id"] for r in json.loads(proc.stdout)["ranking"]] == ["sub/a.py"]
 
 
+def test_a_limit_given_once_holds_for_the_loops_later_rounds(tmp_path):
+    # (a trial agent's round 1 took --limit 10, its plain round 2 printed 20 files)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for i in range(12):
+        (tree / f"m{i}.py").write_text(f"def parse_token_{i}():\n    return 'token parse'\n")
+    state = tmp_path / "s.json"
+    assert len(run_json("--root", tree, "--state", state, "--task", "parse token fails", "--limit", "3",
+                        "--max-cycles", "5")["ranking"]) == 3
+    assert len(run_json("--state", state, "--keywords", "token")["ranking"]) == 3
+    assert len(run_json("--state", state, "--show", "--limit", "5")["ranking"]) == 5  # (this call only)
+    assert len(run_json("--state", state, "--show")["ranking"]) == 3
+    assert len(run_json("--state", state, "--keywords", "parse", "--limit", "4")["ranking"]) == 4
+    assert len(run_json("--state", state, "--show")["ranking"]) == 4
+
+
 def test_a_judged_files_ending_names_the_one_ranked_file_that_ends_so(tmp_path):
     # (a trial agent judged ``event.rs=0.2`` for ``alacritty/src/event.rs``: refused)
     tree = tmp_path / "tree"

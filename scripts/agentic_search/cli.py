@@ -20,8 +20,8 @@ from .cycle import CycleError, Env, rejudge, run_cycle, with_changes_marked, wit
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
 from .records import CycleView
-from .request import (DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root, check_state_outside,
-                      resolve_judgements)
+from .request import (DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root,
+                      check_state_outside, resolve_judgements)
 from .state import (InsideTree, LoopState, StateError, check_writable_target, load_state, lock_path_of, locked,
                     save_state)
 from .walk import MAX_FILE_BYTES, GlobError, literal_paths, prunes, unescaped
@@ -82,7 +82,7 @@ def _show(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
     if shown is not state:
         state = with_hints(shown, _hints_module().compute_hints)
     detail = FULL if request.full else COMPACT
-    out = to_output(state.last, state, request.limit, detail)
+    out = to_output(state.last, state, request.limit or state.limit or DEFAULT_LIMIT, detail)
     return out, _render_checked(out, request.text, ascii_only)
 
 
@@ -118,7 +118,7 @@ def _check_before_the_lock(request: Request) -> None:
     if request.root is not None:
         check_root(request.root, request.root)
         check_state_outside(request.state_path, request.state_shown, request.root)
-        resolve_judgements(request.root, request.judgements, _own_files(request))
+        resolve_judgements(request.root, request.judgements, _own_files(request), None)
     elif not fresh:
         # The state's own root, read without the lock (read again under it): a state
         # that names the tree it lies in is refused before a lock file is made there.
@@ -198,6 +198,9 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
         state = state.with_(max_cycles=request.max_cycles)
+    if request.limit is not None:
+        state = state.with_(limit=request.limit)
+    request = replace(request, limit=state.limit or DEFAULT_LIMIT)
     detail = FULL if request.full else COMPACT
     if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles) \
             and not _judged_on(state, judgements):

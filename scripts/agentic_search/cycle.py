@@ -214,7 +214,7 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
         query=Query(tuple(patterns or EVERY_FILE[:1]), tuple(keywords), tuple(excludes),
                     proposal.set_aside if proposal and not request.keywords else ()),
         judgements=merged,
-        limit=request.limit,
+        limit=request.limit or state.limit or DEFAULT_LIMIT,
     )
 
 

@@ -13,7 +13,7 @@ How each flag combines with the loop's own proposal on a later call:
 - ``--patterns`` *replace* the query's patterns (narrowing works on any call);
 - ``--exclude`` adds to the query's excludes;
 - ``--judge`` records the caller's relevance for files it read (kept for later calls);
-- ``--max-cycles``, ``--max-file-kb`` are kept for later calls; ``--limit``, ``--full``
+- ``--max-cycles``, ``--max-file-kb`` and ``--limit`` are kept for later calls; ``--full``
   and ``--text`` apply to this call's output only.
 
 Example::
@@ -92,7 +92,7 @@ class Request:
     excludes: tuple[str, ...] = ()
     judgements: tuple[Judgement, ...] = ()
     max_cycles: Optional[int] = None
-    limit: int = DEFAULT_LIMIT
+    limit: Optional[int] = None       # None: the loop's own (the last one given), else DEFAULT_LIMIT
     max_file_kb: Optional[int] = None
     reset: bool = False
     text: bool = False
@@ -282,7 +282,7 @@ def from_args(args: Any) -> Request:
         excludes=check_patterns(tuple(args.exclude), "--exclude"),
         judgements=tuple(parse_judge(v) for v in args.judge),
         max_cycles=_at_least_one("--max-cycles", args.max_cycles, MAX_MAX_CYCLES),
-        limit=_at_least_one("--limit", args.limit) or DEFAULT_LIMIT,
+        limit=_at_least_one("--limit", args.limit),
         max_file_kb=_at_least_one("--max-file-kb", args.max_file_kb, MAX_MAX_FILE_KB),
         reset=bool(args.reset),
         text=bool(args.text),
@@ -338,7 +338,7 @@ def _not_a_file(real: str) -> str:
 
 
 def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
-                       own_files: tuple[str, ...] = (), ranked: Optional[Sequence[str]] = None) -> dict[str, float]:
+                       own_files: tuple[str, ...] = (), ranked: Optional[Sequence[str]] = ()) -> dict[str, float]:
     """Judged paths as POSIX paths relative to the root, each checked: inside the root
     (after following links), an existing regular file, not one of the tool's own files.
 
@@ -346,7 +346,7 @@ def resolve_judgements(root: str, judgements: tuple[Judgement, ...],
     ``ranked`` (the files the loop has scored) whose path ends so (``event.rs`` for
     ``alacritty/src/event.rs``, as an agent writes what it read); two or more such files
     are refused with their paths. With ``ranked`` None (the check made before the state
-    is read) such a path is left for the check that has it."""
+    is read) such a path is left for the check that has it; with none ranked, refused."""
     root_real = fsafe.resolved(root)
     own = {_identity(p) for p in own_files} - {None}
     out: dict[str, float] = {}

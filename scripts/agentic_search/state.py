@@ -214,6 +214,7 @@ class LoopState:
     task: str = ""
     max_cycles: int = 3
     max_file_bytes: int = MAX_FILE_BYTES
+    limit: Optional[int] = None                 # the last --limit given (None: the default)
     cycle: int = 0
     done: bool = False
     proposal: Optional[Query] = None            # the query the last cycle proposed
@@ -248,6 +249,7 @@ class LoopState:
             "history": [h.to_json() for h in self.history],
             "last": self.last.to_json() if self.last is not None else None,
             **({"root_real": self.root_real} if self.root_real is not None else {}),
+            **({"limit": self.limit} if self.limit is not None else {}),
         }
 
     @classmethod
@@ -293,6 +295,7 @@ class LoopState:
             seen_ids=seen, pending_related=pending,
             history=_within("history", lambda: tuple(HistoryEntry.from_json(h) for h in get_list(data, "history"))),
             last=view, root_real=root_real,
+            limit=get_int(data, "limit", 1) if "limit" in data else None,
         )
 
 
