@@ -10,8 +10,8 @@ of the files it moves:
   Every file is scored again with the shifted weights (no file is read again).
 - **structure** around a file judged relevant: files it imports or that import it,
   files beside it (less in a large directory), files that use a name the task quotes
-  and it defines (its callers) or name its own type, and code files sharing its rare names (identifiers
-  frequent in it and in few of the candidates) are lifted - only files of its role
+  and it defines (its callers) or name its own type, and code files sharing its rare
+  names (identifiers frequent in it and in few of the candidates) are lifted - only files of its role
   (source, test, ...) that match the task at all. A derived keyword (learned, synonym)
   that only files judged irrelevant hold is cut in full: it was learned from them.
 
