@@ -396,6 +396,7 @@ def _ranked_tail(path: str, full: str, ranked: Optional[Sequence[str]]) -> Optio
     parts = path.split("/")
     if not parts[-1] or any(p in (".", "..") for p in parts):
         return None
+    parts = [p for p in parts if p]  # (``src//x.rs`` is ``src/x.rs``, as for the system)
     if ranked is None:
         return ""
     ending = "/".join(parts)
