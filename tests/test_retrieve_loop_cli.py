@@ -1323,7 +1323,7 @@ def test_a_judged_files_ending_names_the_one_ranked_file_that_ends_so(tmp_path):
     run_json("--root", tree, "--state", state, "--task", "event_loop hangs", "--max-cycles", "5")
     out = run_json("--state", state, "--judge", "src/run.py=1.0")
     assert out["why"].startswith("you judged a/src/run.py 1")
-    assert run_json("--state", state, "--judge", "src//run.py=1.0")["why"].startswith("you judged a/src/run.py 1")
+    assert "a/src/run.py" in run_json("--state", state, "--judge", "src//run.py=1.0")["why"]
     proc = run_cli("--state", state, "--judge", "event.py=0")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1
     assert "2 ranked files end so (a/src/event.py, b/src/event.py)" in proc.stderr
