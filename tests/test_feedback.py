@@ -123,23 +123,28 @@ def _fd(rel: str, counts: tuple[int, ...], defines: tuple[float, ...]) -> FileMa
     return FileMatch(rel=rel, size=100, counts=counts, in_path=(0.0,) * len(counts), defines=defines)
 
 
+def _docs_and_scored(tmp_path, tree: dict) -> tuple[dict, list]:
+    """The tree written, its documents, and every file scored alike (tests/ as tests)."""
+    from agentic_search.match import read_document
+    root = write_tree(tmp_path / "repo", tree)
+    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
+    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="test" if r.startswith("test/") else "source",
+                     signals=(), matched_keywords=()) for r in sorted(tree)]
+    return docs, scored
+
+
 def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path):
     tree = {"lib/frame.c": "size_t frame_header_size(void) { return 4; }\n",
             "app/io.c": "n = frame_header_size();\n",
             "app/other.c": "n = 1;\n",
             "legacy/frame_v1.c": "size_t frame_header_size(void) { return frame_header_size_v1(); }\n",
             "test/frame_test.c": "assert(frame_header_size() == 4);\n"}
-    root = write_tree(tmp_path / "repo", tree)
-    from agentic_search.match import read_document
-    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
+    docs, scored = _docs_and_scored(tmp_path, tree)
     kws = [make_keyword("frame_header_size", Kind.IDENTIFIER)]
     matches = {"lib/frame.c": _fd("lib/frame.c", (1,), (1.0,)), "app/io.c": _fd("app/io.c", (1,), (0.0,)),
                "app/other.c": _fd("app/other.c", (0,), (0.0,)),
                "legacy/frame_v1.c": _fd("legacy/frame_v1.c", (2,), (1.0,)),
                "test/frame_test.c": _fd("test/frame_test.c", (1,), (0.0,))}
-    from agentic_search.score import Scored
-    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="test" if r.startswith("test/") else "source",
-                     signals=(), matched_keywords=()) for r in sorted(tree)]
     found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"lib/frame.c": 1.0}), scored, docs,
                                               sorted(tree), kws, matches=matches)}
     assert found["app/io.c"].why.startswith("uses frame_header_size, defined by judged lib/frame.c")
@@ -160,11 +165,7 @@ def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path)
             "src/org/md/internal/__init__.py": "",
             "src/org/md/internal/models.py": "class Widget:\n    def __init__(self):\n        pass\n",
             "src/org/md/internal/uses_tools.py": "x = tools()\n"}
-    root = write_tree(tmp_path / "repo", tree)
-    from agentic_search.match import read_document
-    docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
-    scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
-              for r in sorted(tree)]
+    docs, scored = _docs_and_scored(tmp_path, tree)
     judged = "src/org/md/internal/LinkDefinitionParser.java"
     found = {x.rel: x for x in feedback.lifts(feedback.verdicts({judged: 1.0, "src/org/md/internal/tools.py": 1.0,
                                                                  "src/org/md/internal/__init__.py": 1.0}),

@@ -1150,8 +1150,8 @@ _SHELL_PROMPT_RE = compile_later(
 # applicable", or starts "If" and asks for a screenshot (``If it's a graphical error add a
 # screenshot if possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
 _INSTRUCTION_RE = compile_later(
-    r"(?:^|(?<=[.!?:][ \t]))[ \t>*_-]{0,20}if\b(?:[ \t]+applicable\b|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)"
-    r"[ \t]{1,5}(?:(?:an?|some|any|the)[ \t]{1,5})?screenshots?\b)[^.!?\n]{0,200}[.!?]?", re.I | re.M)
+    r"(?:^|(?<=[.!?:][ \t]))[ \t>*_-]{0,20}if\b(?:(?P<applicable>[ \t]+applicable\b)"
+    r"|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)[ \t]{1,5}(?:(?:an?|some|any|the)[ \t]{1,5})?screenshots?\b)[^.!?\n]{0,200}[.!?]?", re.I | re.M)
 # ... unless it names code (``If take_screenshot() fails, add a screenshot ...``: the reporter's).
 _CODE_NAME_IN_PROSE_RE = compile_later(r"`|\w_\w|[a-z][A-Z]|\w\(|\w\.\w")
 
@@ -1160,10 +1160,9 @@ def _unless_code(m: "re.Match[str]") -> str:
     """A template's instruction taken out: an "If applicable" sentence always (its
     example command is the template's, ``\\ls -la``), one asking for a screenshot unless it
     names code."""
-    text = m.group(0)
-    if re.match(r"[ \t>*_-]*if[ \t]+applicable\b", text, re.I):
+    if m.group("applicable"):
         return " "
-    return text if _CODE_NAME_IN_PROSE_RE.search(text) else " "
+    return m.group(0) if _CODE_NAME_IN_PROSE_RE.search(m.group(0)) else " "
 
 
 # A path that starts ``path/to/`` is the docs' and reports' placeholder for "wherever it

@@ -253,9 +253,10 @@ def _licence_end(lines: Sequence[str], rel: str = "") -> int:
     comments up to a blank line - when it holds a licence word (_LICENCE_WORD_RE). A
     block's closing line with code after ``*/`` is not in it; prose files (Markdown, a
     README) have none; ``#`` starts a comment only where it does (not C's ``# define``)."""
-    if lang.file_role(rel)[0] == "docs" or lang.language_of(rel) is lang.NONE:
+    language = lang.language_of(rel)
+    if language is lang.NONE or lang.file_role(rel)[0] == "docs":
         return 0
-    hash_comments = lang.language_of(rel) not in (lang.C, lang.JVM, lang.JS, lang.GO, lang.RUST, lang.CSHARP)
+    hash_comments = language not in (lang.C, lang.JVM, lang.JS, lang.GO, lang.RUST, lang.CSHARP)
     i, n = 0, min(len(lines), LICENCE_SCAN_LINES)
     while i < n and (not lines[i].strip() or (i == 0 and lines[i].startswith("#!"))):
         i += 1
