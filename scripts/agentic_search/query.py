@@ -1151,7 +1151,8 @@ _SHELL_PROMPT_RE = compile_later(
 # screenshot if possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
 _INSTRUCTION_RE = compile_later(
     r"(?:^|(?<=[.!?:][ \t]))[ \t>*_-]{0,20}if\b(?:(?P<applicable>[ \t]+applicable\b)"
-    r"|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)[ \t]{1,5}(?:(?:an?|some|any|the)[ \t]{1,5})?screenshots?\b)[^.!?\n]{0,200}[.!?]?", re.I | re.M)
+    r"|[^.!?:\n]{0,120}\b(?:add|attach|include|paste|provide)[ \t]{1,5}(?:(?:an?|some|any|the)[ \t]{1,5})?"
+    r"screenshots?\b)[^.!?\n]{0,200}[.!?]?", re.I | re.M)
 # ... unless it names code (``If take_screenshot() fails, add a screenshot ...``: the reporter's).
 _CODE_NAME_IN_PROSE_RE = compile_later(r"`|\w_\w|[a-z][A-Z]|\w\(|\w\.\w")
 
