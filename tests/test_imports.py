@@ -154,6 +154,16 @@ JS_CASES = [
     ("missing file", "src/app.ts", b"import x from './nope';\n", ()),
     ("outside the root", "src/app.ts", b"import x from '../../x';\n", ()),
     ("self import dropped", "src/util.ts", b"import u from './util';\n", ()),
+    # A file loaded by a path built from the script's own directory: a worker, a child.
+    ("join(__dirname, file)", "web/main.js", b"const w = join(__dirname, 'helper.js')\n", ("web/helper.js",)),
+    ("path.resolve(__dirname, parts...)", "web/main.js",
+     b"const w = path.resolve( __dirname, '..', \"src\", 'util.js' )\n", ("src/util.js",)),
+    ("new URL(rel, import.meta.url)", "web/mod.mjs", b"new Worker(new URL('./main.js', import.meta.url))\n",
+     ("web/main.js",)),
+    ("__dirname path outside the root", "web/main.js", b"join(__dirname, '..', '..', 'x.js')\n", ()),
+    ("__dirname with a variable part", "web/main.js", b"join(__dirname, name, 'helper.js')\n", ()),
+    ("__dirname to an absolute part", "web/main.js", b"join(__dirname, '/etc/helper.js')\n", ()),
+    ("__dirname to a directory", "web/main.js", b"join(__dirname, '..', 'src')\n", ()),
 ]
 
 
@@ -257,6 +267,47 @@ def rs_index() -> ModuleIndex:
 @pytest.mark.parametrize("name,rel,source,expected", RS_CASES, ids=[c[0] for c in RS_CASES])
 def test_rust(rs_index, name, rel, source, expected):
     assert imports_of(rel, source, rs_index) == expected
+
+
+# A Cargo workspace: each crate's directory names it (``-`` read as ``_``).
+WORKSPACE_TREE = (
+    "Cargo.toml",
+    "app-cli/src/main.rs",
+    "app-cli/src/cli.rs",
+    "app-config/src/lib.rs",
+    "app-config/src/color.rs",
+    "app-config/src/ui/mod.rs",
+    "core/src/lib.rs",
+    "core/src/event.rs",
+    "core/src/config.rs",
+    "vendor/a/core/src/lib.rs",
+    "vendor/b/core/src/lib.rs",
+)
+
+WORKSPACE_CASES = [
+    ("another crate's module", "app-cli/src/cli.rs", b"use app_config::color::Rgb;\n", ("app-config/src/color.rs",)),
+    ("another crate's nested module", "app-cli/src/cli.rs", b"use app_config::ui::Window;\n",
+     ("app-config/src/ui/mod.rs",)),
+    ("a name at another crate's root", "app-cli/src/cli.rs", b"use app_config::SerdeReplace;\n",
+     ("app-config/src/lib.rs",)),
+    ("a use tree across crates", "app-cli/src/cli.rs", b"use app_config::{color::Rgb, SerdeReplace};\n",
+     ("app-config/src/color.rs", "app-config/src/lib.rs")),
+    ("a local module first", "app-cli/src/main.rs", b"mod cli;\nuse cli::Options;\n", ("app-cli/src/cli.rs",)),
+    ("a crate two directories name is not guessed", "app-cli/src/cli.rs", b"use core::event::Event;\n", ()),
+    ("external crates still ignored", "app-cli/src/cli.rs", b"use serde::Deserialize;\n", ()),
+]
+
+
+@pytest.mark.parametrize("name,rel,source,expected", WORKSPACE_CASES, ids=[c[0] for c in WORKSPACE_CASES])
+def test_rust_workspace(name, rel, source, expected):
+    assert imports_of(rel, source, build_index(WORKSPACE_TREE)) == expected
+
+
+def test_rust_integration_test_reaches_its_crate_by_name():
+    index = build_index(WORKSPACE_TREE + ("app-config/tests/parse.rs",))
+    # A crate's tests/ are crates of their own: they name it as any other crate does.
+    assert imports_of("app-config/tests/parse.rs", b"use app_config::color::Rgb;\n", index) == (
+        "app-config/src/color.rs",)
 
 
 # --- Java / Kotlin ---------------------------------------------------------------------

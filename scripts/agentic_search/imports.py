@@ -19,12 +19,16 @@ Languages, chosen by file extension:
    ``export ... from``, ``require('./x')``, ``import('./x')``; relative
    specifiers with extension and ``/index.*`` resolution; ``@/`` and ``~/``
    aliases, and bare specifiers with a ``/`` in them (``src/x``), only when
-   they name a tree path; package names (``react``) never.
+   they name a tree path; package names (``react``) never; and a file loaded
+   by a path built from the script's own directory (``join(__dirname,
+   'worker.js')``, ``new URL('./worker.js', import.meta.url)``).
 3. Go -- ``import "x/y/pkg"`` and import blocks: the directory of the tree
    that matches the longest suffix of the import path, then every non-test
    ``.go`` file in it.
 4. Rust -- ``mod foo;`` and ``use crate::/self::/super::`` paths, including
-   brace trees, resolved to ``foo.rs`` or ``foo/mod.rs``.
+   brace trees, resolved to ``foo.rs`` or ``foo/mod.rs``; ``use other_crate::``
+   paths to another crate of the workspace (``other-crate/src/``), its module
+   or else its ``lib.rs``.
 5. Java / Kotlin -- ``import a.b.C;``, ``import static a.b.C.m;`` and
    ``import a.b.*;`` by path suffix anywhere in the tree.
 6. C / C++ / Objective-C -- ``#include "x.h"`` relative to the file first,
@@ -90,6 +94,16 @@ _PY_IMPORT_MODULE = re.compile(rb"""\bimport_module\(\s*['"]([\w.]+)['"]""")
 _JS_SPEC = compile_later(
     rb"""(?:\b(?:from|import)\s*|\b(?:require|import)\s*\(\s*)(['"])([^'"\\\n]{1,%d})\1""" % MAX_SPEC_CHARS
 )
+# A file a script loads by a path built from its own directory, at run time: a worker, a
+# child process, a plugin (``join(__dirname, 'worker.js')``, ``path.resolve(__dirname, '..',
+# 'lib', 'x.js')``, ``new URL('./worker.js', import.meta.url)``): group 1 the string
+# arguments after ``__dirname``, group 4 the URL's path. A trial's transport module started its
+# worker so (``join(__dirname, 'worker.js')``), the fix's second file, with no import line.
+_JS_DIRNAME_PATH = compile_later(
+    rb"""\b(?:join|resolve)\(\s*__dirname\s*((?:,\s*(['"])[^'"\\\n]{1,200}\2\s*){1,8})\)"""
+    rb"""|\bnew\s+URL\(\s*(['"])(\.{1,2}/[^'"\\\n]{1,%d})\3\s*,\s*import\.meta\.url""" % MAX_SPEC_CHARS
+)
+_JS_PATH_PART = re.compile(rb"""(['"])([^'"\\\n]*)\1""")
 _GO_SINGLE = compile_later(rb'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"', re.M)
 _GO_BLOCK_HEAD = compile_later(rb"^[ \t]*import[ \t]*\(", re.M)  # the block runs to the next `)`
 _GO_BLOCK_PATH = compile_later(rb'"([^"\n]+)"')
@@ -215,6 +229,20 @@ class ModuleIndex:
         first use: only Go and JVM package imports ask for it (a third of the build on a
         large tree)."""
         return _freeze(_dirs_by_name(self.dir_files))
+
+    @cached_property
+    def rust_crates(self) -> Mapping[str, str]:
+        """A workspace's library crates: crate name -> its ``src`` directory, for every
+        ``NAME/src/lib.rs`` (Cargo's layout; the name is the directory's, ``-`` read as
+        ``_`` as Cargo does). A name two directories give is left out: which one a
+        ``use`` means is not known. Made on first use: only Rust imports ask for it."""
+        found: Dict[str, List[str]] = defaultdict(list)
+        for path in self.files_by_name.get("lib.rs", ()):
+            src, _, _ = path.rpartition("/")
+            crate_dir, _, last = src.rpartition("/")
+            if last == "src" and crate_dir:
+                found[crate_dir.rpartition("/")[2].replace("-", "_")].append(src)
+        return MappingProxyType({name: dirs[0] for name, dirs in found.items() if len(dirs) == 1})
 
 
 def build_index(rels: Iterable[str]) -> ModuleIndex:
@@ -558,6 +586,17 @@ def _js_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
         target = _js_resolve(_text(match.group(2)), here, order, index)
         if target:
             found.add(target)
+    for match in _JS_DIRNAME_PATH.finditer(data):
+        if match.group(1) is not None:
+            parts = [_text(m.group(2)) for m in _JS_PATH_PART.finditer(match.group(1))]
+            spec = posixpath.join(here, *parts) if all(parts) and not any(p.startswith("/") for p in parts) else ""
+        else:
+            spec = posixpath.join(here, _text(match.group(4)))
+        base = posixpath.normpath(spec) if spec else ""
+        if base and base != "." and base != ".." and not base.startswith("../"):
+            target = _js_file(base, order, index)
+            if target:
+                found.add(target)
     return found
 
 
@@ -796,11 +835,18 @@ def _rust_use(path: List[str], crate_root: str, current: List[str], index: Modul
         here_dir = _join(crate_root, "/".join(current)) if current else crate_root
         # why: 2018 paths start at the current module; 2015 paths at the crate root
         bases = [(here_dir, path), (crate_root, path)]
+        other = index.rust_crates.get(head)
+        if other is not None and other != crate_root:
+            # Another crate of the workspace (ModuleIndex.rust_crates): the module its path
+            # names, else its root, which defines or re-exports the name imported.
+            bases.append((other, path[1:]))
     for base, rest in bases:
         for length in range(len(rest), 0, -1):
             target = _rust_module_file(_join(base, "/".join(rest[:length])), index)
             if target:
                 return target
+    if len(bases) == 3:
+        return _join(bases[2][0], "lib.rs")
     return None
 
 
