@@ -280,8 +280,8 @@ WORKSPACE_TREE = (
     "core/src/lib.rs",
     "core/src/event.rs",
     "core/src/config.rs",
-    "vendor/a/core/src/lib.rs",
-    "vendor/b/core/src/lib.rs",
+    "vendor/a/shared/src/lib.rs",
+    "vendor/b/shared/src/lib.rs",
 )
 
 WORKSPACE_CASES = [
@@ -293,7 +293,8 @@ WORKSPACE_CASES = [
     ("a use tree across crates", "app-cli/src/cli.rs", b"use app_config::{color::Rgb, SerdeReplace};\n",
      ("app-config/src/color.rs", "app-config/src/lib.rs")),
     ("a local module first", "app-cli/src/main.rs", b"mod cli;\nuse cli::Options;\n", ("app-cli/src/cli.rs",)),
-    ("a crate two directories name is not guessed", "app-cli/src/cli.rs", b"use core::event::Event;\n", ()),
+    ("a crate two directories name is not guessed", "app-cli/src/cli.rs", b"use shared::event::Event;\n", ()),
+    ("a directory named as a builtin crate is not it", "app-cli/src/cli.rs", b"use core::fmt;\nuse core::event;\n", ()),
     ("external crates still ignored", "app-cli/src/cli.rs", b"use serde::Deserialize;\n", ()),
 ]
 

@@ -75,7 +75,10 @@ JS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", "
 JS_FIRST_FOR_JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".d.ts", ".json")
 JS_ALIAS_ROOTS = ("src/", "")  # where `@/x` and `~/x` usually point (bundler aliases)
 JS_BASE_ROOTS = ("", "src/")  # where a bare `dir/x` may point (tsconfig baseUrl)
-RUST_ROOT_FILES = ("lib.rs", "main.rs", "mod.rs")  # files whose `mod foo;` children sit beside them
+RUST_ROOT_FILES = ("lib.rs", "main.rs", "mod.rs")
+# The crates every Rust program has: ``use core::fmt`` is never a workspace's ``core/`` crate
+# (whose package is named otherwise: ``app-core``).
+RUST_BUILTIN_CRATES = frozenset(("std", "core", "alloc", "proc_macro", "test"))  # files whose `mod foo;` children sit beside them
 JVM_EXTENSIONS = (".java", ".kt", ".scala", ".groovy")
 GO_TEST_SUFFIX = "_test.go"  # test files are never part of an imported package
 
@@ -819,6 +822,7 @@ def _expand_use_tree(tree: str, depth: int = 0) -> List[List[str]]:
 def _rust_use(path: List[str], crate_root: str, current: List[str], index: ModuleIndex) -> Optional[str]:
     """The file of the deepest module named by a `use` path, or None."""
     head = path[0]
+    other_root: Optional[str] = None
     if head == "crate":
         bases = [(crate_root, path[1:])]
     elif head in ("self", "super"):
@@ -835,19 +839,18 @@ def _rust_use(path: List[str], crate_root: str, current: List[str], index: Modul
         here_dir = _join(crate_root, "/".join(current)) if current else crate_root
         # why: 2018 paths start at the current module; 2015 paths at the crate root
         bases = [(here_dir, path), (crate_root, path)]
-        other = index.rust_crates.get(head)
+        other = index.rust_crates.get(head) if head not in RUST_BUILTIN_CRATES else None
         if other is not None and other != crate_root:
             # Another crate of the workspace (ModuleIndex.rust_crates): the module its path
             # names, else its root, which defines or re-exports the name imported.
             bases.append((other, path[1:]))
+            other_root = _join(other, "lib.rs")
     for base, rest in bases:
         for length in range(len(rest), 0, -1):
             target = _rust_module_file(_join(base, "/".join(rest[:length])), index)
             if target:
                 return target
-    if len(bases) == 3:
-        return _join(bases[2][0], "lib.rs")
-    return None
+    return other_root
 
 
 # --- Java / Kotlin ---------------------------------------------------------------------
