@@ -205,6 +205,7 @@ EXTRACT_CASES = [
     ("a built-in read-only field", "built-in"),                    # prose compounds
     ("a well-known --- rule", "well-known"),
     ("run it with --verbose", "verbose"),                            # one word: the word already
+    ("```\n\u2502 ID \u2502 DIALER \u2502 STATE \u2502\n```", "DIALER"),   # a drawn table's column header
 ])
 def test_prose_is_not_taken_for_code_names(task, word) -> None:
     got = [(k.text, k.kind) for k in extract_keywords(task)]
@@ -1197,3 +1198,12 @@ def test_an_escaped_newline_before_a_name_is_no_part_of_it() -> None:
     texts = {k.text for k in extract_keywords('from_str("Some(\\nNoneSelected)\\tWireMode") fails\n'
                                               '..\\new_dir\\Tool.exe')}
     assert {"NoneSelected", "WireMode", "new_dir"} <= texts and not {"nNoneSelected", "tWireMode"} & texts
+
+
+def test_a_drawn_tables_header_counts_as_words_and_constants_elsewhere_stay() -> None:
+    task = ("Empty tables lose their bottom border with DEBUG on\n```\n"
+            "\u256d\u2500\u2500\u252c\u2500\u2500\u256e\n\u2502 ID \u2502 DIALER \u2502 STATUS \u2502\n```")
+    got = {(k.text, k.kind) for k in extract_keywords(task)}
+    assert ("DEBUG", "identifier") in got
+    assert ("dialer", "word") in got and ("DIALER", "identifier") not in got
+
