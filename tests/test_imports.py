@@ -164,6 +164,11 @@ JS_CASES = [
     ("__dirname with a variable part", "web/main.js", b"join(__dirname, name, 'helper.js')\n", ()),
     ("__dirname to an absolute part", "web/main.js", b"join(__dirname, '/etc/helper.js')\n", ()),
     ("__dirname to a directory", "web/main.js", b"join(__dirname, '..', 'src')\n", ()),
+    ("__dirname to a directory holding an index", "web/main.js", b"join(__dirname, '../src/lib')\n", ()),
+    ("__dirname to a name without its extension", "web/main.js", b"join(__dirname, 'helper')\n", ()),
+    ("__dirname + a file", "web/main.js", b"new Worker(__dirname + '/helper.js')\n", ("web/helper.js",)),
+    ("a trailing comma", "web/main.js", b"join(\n  __dirname,\n  'helper.js',\n)\n", ("web/helper.js",)),
+    ("a .js path of a .ts source", "src/app.ts", b"new URL('./lib/esm.js', import.meta.url)\n", ("src/lib/esm.ts",)),
 ]
 
 
@@ -272,16 +277,29 @@ def test_rust(rs_index, name, rel, source, expected):
 # A Cargo workspace: each crate's directory names it (``-`` read as ``_``).
 WORKSPACE_TREE = (
     "Cargo.toml",
+    "app-cli/Cargo.toml",
     "app-cli/src/main.rs",
     "app-cli/src/cli.rs",
+    "app-config/Cargo.toml",
     "app-config/src/lib.rs",
     "app-config/src/color.rs",
     "app-config/src/ui/mod.rs",
+    "core/Cargo.toml",
     "core/src/lib.rs",
     "core/src/event.rs",
     "core/src/config.rs",
-    "vendor/a/shared/src/lib.rs",
-    "vendor/b/shared/src/lib.rs",
+    "libs/a/shared/Cargo.toml",
+    "libs/a/shared/src/lib.rs",
+    "libs/b/shared/Cargo.toml",
+    "libs/b/shared/src/lib.rs",
+    "app-config/tests/fixtures/log/Cargo.toml",
+    "app-config/tests/fixtures/log/src/lib.rs",
+    "nocargo/src/lib.rs",
+    "tool/Cargo.toml",
+    "tool/src/lib.rs",
+    "tool/src/config.rs",
+    "tool/src/main.rs",
+    "tool/src/bin/extra.rs",
 )
 
 WORKSPACE_CASES = [
@@ -296,6 +314,12 @@ WORKSPACE_CASES = [
     ("a crate two directories name is not guessed", "app-cli/src/cli.rs", b"use shared::event::Event;\n", ()),
     ("a directory named as a builtin crate is not it", "app-cli/src/cli.rs", b"use core::fmt;\nuse core::event;\n", ()),
     ("external crates still ignored", "app-cli/src/cli.rs", b"use serde::Deserialize;\n", ()),
+    ("a test's fixture crate is no member", "app-cli/src/cli.rs", b"use log::info;\n", ()),
+    ("a directory without Cargo.toml is no crate", "app-cli/src/cli.rs", b"use nocargo::x;\n", ()),
+    ("a binary names its own package's library", "tool/src/main.rs", b"use tool::config::Config;\n",
+     ("tool/src/config.rs",)),
+    ("... from src/bin too", "tool/src/bin/extra.rs", b"use tool::config::Config;\n", ("tool/src/config.rs",)),
+    ("the library does not name itself", "tool/src/config.rs", b"use tool::x;\n", ()),
 ]
 
 
@@ -501,3 +525,11 @@ def test_line_matches_equal_finditer():
                           (imports._GO_SINGLE, b"import"), (imports._C_INCLUDE, b"#")):
         want = [m.span() for m in pattern.finditer(data)]
         assert want and [m.span() for m in imports._line_matches(pattern, data, word)] == want
+
+
+def test_rust_use_path_of_hundreds_of_parts_names_the_crate_root():
+    # Only the first MAX_USE_PATH_PARTS modules are looked at (a crafted path of hundreds
+    # took seconds a file): no module ``a`` exists, so the crate's root is what it names.
+    index = build_index(WORKSPACE_TREE)
+    line = b"use app_config" + b"::a" * 660 + b";\n"
+    assert imports_of("app-cli/src/cli.rs", line * 3, index) == ("app-config/src/lib.rs",)

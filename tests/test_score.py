@@ -79,6 +79,7 @@ ROLE_CASES = [
     ("third_party/zlib/a.c", "vendored"),
     ("src/third-party/rapidyaml/ryml_all.hpp", "vendored"),
     ("3rdparty/zlib/a.c", "vendored"),
+    ("Source/ThirdParty/zlib/a.c", "vendored"),
     ("src/partyline/a.c", "source"),
     ("node_modules/x/index.js", "vendored"),
     ("src/pip/_vendor/pkg_resources/__init__.py", "vendored"),

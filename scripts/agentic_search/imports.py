@@ -75,10 +75,16 @@ JS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs", "
 JS_FIRST_FOR_JS = (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts", ".d.ts", ".json")
 JS_ALIAS_ROOTS = ("src/", "")  # where `@/x` and `~/x` usually point (bundler aliases)
 JS_BASE_ROOTS = ("", "src/")  # where a bare `dir/x` may point (tsconfig baseUrl)
-RUST_ROOT_FILES = ("lib.rs", "main.rs", "mod.rs")
+RUST_ROOT_FILES = ("lib.rs", "main.rs", "mod.rs")  # files whose `mod foo;` children sit beside them
 # The crates every Rust program has: ``use core::fmt`` is never a workspace's ``core/`` crate
 # (whose package is named otherwise: ``app-core``).
-RUST_BUILTIN_CRATES = frozenset(("std", "core", "alloc", "proc_macro", "test"))  # files whose `mod foo;` children sit beside them
+RUST_BUILTIN_CRATES = frozenset(("std", "core", "alloc", "proc_macro", "test"))
+# A crate under a directory of these names is a test's or an example's, not the workspace's
+# (``tests/fixtures/log/`` must not stand for the crates.io ``log``).
+RUST_NOT_MEMBER_DIRS = frozenset(("test", "tests", "testdata", "fixtures", "examples", "benches", "vendor", "third_party"))
+# A `use` path's modules looked at, at most: module trees are a few levels deep, and the
+# lookup stays linear on a crafted path of hundreds (`use c::a::a::a::...;`).
+MAX_USE_PATH_PARTS = 16
 JVM_EXTENSIONS = (".java", ".kt", ".scala", ".groovy")
 GO_TEST_SUFFIX = "_test.go"  # test files are never part of an imported package
 
@@ -99,13 +105,17 @@ _JS_SPEC = compile_later(
 )
 # A file a script loads by a path built from its own directory, at run time: a worker, a
 # child process, a plugin (``join(__dirname, 'worker.js')``, ``path.resolve(__dirname, '..',
-# 'lib', 'x.js')``, ``new URL('./worker.js', import.meta.url)``): group 1 the string
-# arguments after ``__dirname``, group 4 the URL's path. A trial's transport module started its
-# worker so (``join(__dirname, 'worker.js')``), the fix's second file, with no import line.
+# 'lib', 'x.js')``, ``__dirname + '/worker.js'``, ``new URL('./worker.js', import.meta.url)``):
+# group 1 the string arguments after ``__dirname``, group 4 the URL's path, group 6 the
+# added one's. A trial's transport module started its worker so (``join(__dirname,
+# 'worker.js')``), the fix's second file, with no import line. Only a file's name counts
+# (``x.js``, not ``public``: a directory served or searched is no file it loads).
 _JS_DIRNAME_PATH = compile_later(
-    rb"""\b(?:join|resolve)\(\s*__dirname\s*((?:,\s*(['"])[^'"\\\n]{1,200}\2\s*){1,8})\)"""
-    rb"""|\bnew\s+URL\(\s*(['"])(\.{1,2}/[^'"\\\n]{1,%d})\3\s*,\s*import\.meta\.url""" % MAX_SPEC_CHARS
+    rb"""\b(?:join|resolve)\(\s*__dirname\s*((?:,\s*(['"])[^'"\\\n]{1,200}\2\s*){1,8})(?:,\s*)?\)"""
+    rb"""|\bnew\s+URL\(\s*(['"])(\.{1,2}/[^'"\\\n]{1,%d})\3\s*,\s*import\.meta\.url"""
+    rb"""|\b__dirname\s*\+\s*(['"])(/[^'"\\\n]{1,%d})\5""" % (MAX_SPEC_CHARS, MAX_SPEC_CHARS)
 )
+_JS_FILE_NAME = re.compile(r"[^/]+\.[A-Za-z0-9]{1,5}\Z")
 _JS_PATH_PART = re.compile(rb"""(['"])([^'"\\\n]*)\1""")
 _GO_SINGLE = compile_later(rb'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"', re.M)
 _GO_BLOCK_HEAD = compile_later(rb"^[ \t]*import[ \t]*\(", re.M)  # the block runs to the next `)`
@@ -236,14 +246,17 @@ class ModuleIndex:
     @cached_property
     def rust_crates(self) -> Mapping[str, str]:
         """A workspace's library crates: crate name -> its ``src`` directory, for every
-        ``NAME/src/lib.rs`` (Cargo's layout; the name is the directory's, ``-`` read as
-        ``_`` as Cargo does). A name two directories give is left out: which one a
-        ``use`` means is not known. Made on first use: only Rust imports ask for it."""
+        ``NAME/src/lib.rs`` beside a ``NAME/Cargo.toml`` (Cargo's layout; the name is the
+        directory's, ``-`` read as ``_`` as Cargo does), not under a test's, an example's
+        or a vendored directory (RUST_NOT_MEMBER_DIRS). A name two directories give is left
+        out: which one a ``use`` means is not known. Made on first use: only Rust imports
+        ask for it."""
         found: Dict[str, List[str]] = defaultdict(list)
         for path in self.files_by_name.get("lib.rs", ()):
             src, _, _ = path.rpartition("/")
             crate_dir, _, last = src.rpartition("/")
-            if last == "src" and crate_dir:
+            if last == "src" and crate_dir and _join(crate_dir, "Cargo.toml") in self.files \
+                    and not RUST_NOT_MEMBER_DIRS.intersection(crate_dir.split("/")):
                 found[crate_dir.rpartition("/")[2].replace("-", "_")].append(src)
         return MappingProxyType({name: dirs[0] for name, dirs in found.items() if len(dirs) == 1})
 
@@ -593,11 +606,13 @@ def _js_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
         if match.group(1) is not None:
             parts = [_text(m.group(2)) for m in _JS_PATH_PART.finditer(match.group(1))]
             spec = posixpath.join(here, *parts) if all(parts) and not any(p.startswith("/") for p in parts) else ""
-        else:
+        elif match.group(4) is not None:
             spec = posixpath.join(here, _text(match.group(4)))
+        else:
+            spec = _join(here, _text(match.group(6)).lstrip("/"))
         base = posixpath.normpath(spec) if spec else ""
-        if base and base != "." and base != ".." and not base.startswith("../"):
-            target = _js_file(base, order, index)
+        if base and _JS_FILE_NAME.search(base) and not (base == ".." or base.startswith("../")):
+            target = base if base in index.files else _js_source_of(base, index)
             if target:
                 found.add(target)
     return found
@@ -629,16 +644,23 @@ def _js_resolve(spec: str, here: str, order: Sequence[str], index: ModuleIndex) 
     return None
 
 
+def _js_source_of(base: str, index: ModuleIndex) -> Optional[str]:
+    """The TypeScript source of a ``.js`` path (``x.ts`` for ``x.js``), when the tree has it."""
+    stem, dot, ext = base.rpartition(".")
+    if dot and "/" not in ext and ext in ("js", "jsx", "mjs", "cjs"):
+        for swap in (".ts", ".tsx", ".mts", ".cts"):
+            if stem + swap in index.files:
+                return stem + swap
+    return None
+
+
 def _js_file(base: str, order: Sequence[str], index: ModuleIndex) -> Optional[str]:
     files = index.files
     if base in files:
         return base
-    stem, dot, ext = base.rpartition(".")
-    if dot and "/" not in ext and ext in ("js", "jsx", "mjs", "cjs"):
-        # why: ESM TypeScript writes `./x.js` for the source file x.ts
-        for swap in (".ts", ".tsx", ".mts", ".cts"):
-            if stem + swap in files:
-                return stem + swap
+    source = _js_source_of(base, index)  # why: ESM TypeScript writes `./x.js` for the source file x.ts
+    if source:
+        return source
     for ext_ in order:
         if base + ext_ in files:
             return base + ext_
@@ -737,9 +759,12 @@ def _rust_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
             found.add(target)
     crate_root = _rust_crate_root(here, index)
     current = _rust_module_path(rel, crate_root)
+    # A binary (``src/main.rs``, ``src/bin/x.rs``) is a crate of its own beside the library
+    # in the same ``src``: it names that library as any other crate does.
+    binary = rel == _join(crate_root, "main.rs") or rel.startswith(_join(crate_root, "bin") + "/")
     for tree in _rust_use_trees(data):
         for path in _expand_use_tree(_text(tree)):
-            target = _rust_use(path, crate_root, current, index)
+            target = _rust_use(path, crate_root, current, index, binary)
             if target:
                 found.add(target)
     return found
@@ -819,8 +844,11 @@ def _expand_use_tree(tree: str, depth: int = 0) -> List[List[str]]:
     return paths
 
 
-def _rust_use(path: List[str], crate_root: str, current: List[str], index: ModuleIndex) -> Optional[str]:
-    """The file of the deepest module named by a `use` path, or None."""
+def _rust_use(path: List[str], crate_root: str, current: List[str], index: ModuleIndex,
+              binary: bool = False) -> Optional[str]:
+    """The file of the deepest module named by a `use` path, or None. ``binary``: the
+    importing file is a binary crate's, which names its package's library by name."""
+    path = path[:MAX_USE_PATH_PARTS]
     head = path[0]
     other_root: Optional[str] = None
     if head == "crate":
@@ -840,10 +868,11 @@ def _rust_use(path: List[str], crate_root: str, current: List[str], index: Modul
         # why: 2018 paths start at the current module; 2015 paths at the crate root
         bases = [(here_dir, path), (crate_root, path)]
         other = index.rust_crates.get(head) if head not in RUST_BUILTIN_CRATES else None
-        if other is not None and other != crate_root:
+        if other is not None and (other != crate_root or binary):
             # Another crate of the workspace (ModuleIndex.rust_crates): the module its path
-            # names, else its root, which defines or re-exports the name imported.
-            bases.append((other, path[1:]))
+            # names, else its root, which defines or re-exports the name imported. (In a
+            # submodule, a 2018 path names that crate before a module at the crate's root.)
+            bases.insert(1 if current else 2, (other, path[1:]))
             other_root = _join(other, "lib.rs")
     for base, rest in bases:
         for length in range(len(rest), 0, -1):
