@@ -165,7 +165,7 @@ JS_CASES = [
     ("__dirname to an absolute part", "web/main.js", b"join(__dirname, '/etc/helper.js')\n", ()),
     ("__dirname to a directory", "web/main.js", b"join(__dirname, '..', 'src')\n", ()),
     ("__dirname to a directory holding an index", "web/main.js", b"join(__dirname, '../src/lib')\n", ()),
-    ("__dirname to a name without its extension", "web/main.js", b"join(__dirname, 'helper')\n", ()),
+    ("__dirname to a name without its extension", "web/main.js", b"join(__dirname, 'helper')\n", ("web/helper.js",)),
     ("__dirname + a file", "web/main.js", b"new Worker(__dirname + '/helper.js')\n", ("web/helper.js",)),
     ("a trailing comma", "web/main.js", b"join(\n  __dirname,\n  'helper.js',\n)\n", ("web/helper.js",)),
     ("a .js path of a .ts source", "src/app.ts", b"new URL('./lib/esm.js', import.meta.url)\n", ("src/lib/esm.ts",)),
@@ -180,6 +180,12 @@ def js_index() -> ModuleIndex:
 @pytest.mark.parametrize("name,rel,source,expected", JS_CASES, ids=[c[0] for c in JS_CASES])
 def test_javascript(js_index, name, rel, source, expected):
     assert imports_of(rel, source, js_index) == expected
+
+
+def test_javascript_dirname_to_a_directory_names_no_file_beside_it():
+    index = build_index(("lib/cli.js", "lib/templates.js", "lib/templates/page.html", "lib/run.js"))
+    source = b"app.set('views', path.join(__dirname, 'templates'))\nfork(join(__dirname, 'run'))\n"
+    assert imports_of("lib/cli.js", source, index) == ("lib/run.js",)
 
 
 # --- Go ---------------------------------------------------------------------------
@@ -326,6 +332,32 @@ WORKSPACE_CASES = [
 @pytest.mark.parametrize("name,rel,source,expected", WORKSPACE_CASES, ids=[c[0] for c in WORKSPACE_CASES])
 def test_rust_workspace(name, rel, source, expected):
     assert imports_of(rel, source, build_index(WORKSPACE_TREE)) == expected
+
+
+def test_rust_workspace_without_manifests_walked():
+    # A search of ``**/*.rs`` walks no Cargo.toml: a ``NAME/src/lib.rs`` is then enough.
+    index = build_index(("app/src/lib.rs", "app/src/net/mod.rs", "log/src/lib.rs", "log/src/info.rs"))
+    assert imports_of("app/src/net/mod.rs", b"use log::info;\n", index) == ("log/src/info.rs",)
+
+
+def test_rust_submodule_names_the_workspace_crate_before_a_root_module():
+    index = build_index(("app/Cargo.toml", "app/src/lib.rs", "app/src/log.rs", "app/src/net/mod.rs",
+                         "log/Cargo.toml", "log/src/lib.rs"))
+    assert imports_of("app/src/net/mod.rs", b"use log::info;\n", index) == ("log/src/lib.rs",)
+
+
+def test_rust_use_tree_of_repeated_items_is_read_once():
+    index = build_index(WORKSPACE_TREE)
+    line = b"use app_config" + b"::a" * 300 + b"::{" + b"a, " * 300 + b"color};\n"
+    assert imports_of("app-cli/src/cli.rs", line * 3, index) == ("app-config/src/lib.rs",)
+
+
+def test_rust_super_chain_beyond_the_module_cap():
+    rels = ["c/Cargo.toml", "c/src/lib.rs", "c/src/m.rs"] + ["c/src/" + "/".join("d%d" % i for i in range(k + 1)) + ".rs"
+                                                             for k in range(20)]
+    deep = rels[-1]
+    source = b"use " + b"super::" * 20 + b"m::X;\n"
+    assert imports_of(deep, source, build_index(rels)) == ("c/src/m.rs",)
 
 
 def test_rust_integration_test_reaches_its_crate_by_name():

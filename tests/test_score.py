@@ -80,6 +80,8 @@ ROLE_CASES = [
     ("src/third-party/rapidyaml/ryml_all.hpp", "vendored"),
     ("3rdparty/zlib/a.c", "vendored"),
     ("Source/ThirdParty/zlib/a.c", "vendored"),
+    ("src/Vendor/Controller/SecurityController.php", "source"),
+    ("src/Infrastructure/External/PaymentClient.cs", "source"),
     ("src/partyline/a.c", "source"),
     ("node_modules/x/index.js", "vendored"),
     ("src/pip/_vendor/pkg_resources/__init__.py", "vendored"),

@@ -60,6 +60,7 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import accumulate
 from types import MappingProxyType
 from typing import Callable, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Set, Tuple
 
@@ -82,9 +83,14 @@ RUST_BUILTIN_CRATES = frozenset(("std", "core", "alloc", "proc_macro", "test"))
 # A crate under a directory of these names is a test's or an example's, not the workspace's
 # (``tests/fixtures/log/`` must not stand for the crates.io ``log``).
 RUST_NOT_MEMBER_DIRS = frozenset(("test", "tests", "testdata", "fixtures", "examples", "benches", "vendor", "third_party"))
-# A `use` path's modules looked at, at most: module trees are a few levels deep, and the
-# lookup stays linear on a crafted path of hundreds (`use c::a::a::a::...;`).
+# A `use` path's modules looked at, at most (after its ``self``/``super``s): module trees are
+# a few levels deep, and the lookup stays linear on a crafted path of hundreds
+# (`use c::a::a::a::...;`). A path keeps twice as many parts when read, for the ``super``s.
 MAX_USE_PATH_PARTS = 16
+MAX_USE_PARTS_KEPT = 2 * MAX_USE_PATH_PARTS
+# A file's distinct `use` paths resolved, at most: hand-written code has a few hundred; a
+# crafted megabyte of distinct ones must not cost seconds.
+MAX_USE_PATHS = 4096
 JVM_EXTENSIONS = (".java", ".kt", ".scala", ".groovy")
 GO_TEST_SUFFIX = "_test.go"  # test files are never part of an imported package
 
@@ -108,14 +114,13 @@ _JS_SPEC = compile_later(
 # 'lib', 'x.js')``, ``__dirname + '/worker.js'``, ``new URL('./worker.js', import.meta.url)``):
 # group 1 the string arguments after ``__dirname``, group 4 the URL's path, group 6 the
 # added one's. A trial's transport module started its worker so (``join(__dirname,
-# 'worker.js')``), the fix's second file, with no import line. Only a file's name counts
-# (``x.js``, not ``public``: a directory served or searched is no file it loads).
+# 'worker.js')``), the fix's second file, with no import line. A directory of the tree names
+# no file (``join(__dirname, 'public')`` serves it: no ``public/index.js``, no ``public.js``).
 _JS_DIRNAME_PATH = compile_later(
     rb"""\b(?:join|resolve)\(\s*__dirname\s*((?:,\s*(['"])[^'"\\\n]{1,200}\2\s*){1,8})(?:,\s*)?\)"""
     rb"""|\bnew\s+URL\(\s*(['"])(\.{1,2}/[^'"\\\n]{1,%d})\3\s*,\s*import\.meta\.url"""
     rb"""|\b__dirname\s*\+\s*(['"])(/[^'"\\\n]{1,%d})\5""" % (MAX_SPEC_CHARS, MAX_SPEC_CHARS)
 )
-_JS_FILE_NAME = re.compile(r"[^/]+\.[A-Za-z0-9]{1,5}\Z")
 _JS_PATH_PART = re.compile(rb"""(['"])([^'"\\\n]*)\1""")
 _GO_SINGLE = compile_later(rb'^[ \t]*import[ \t]+(?:[\w.]+[ \t]+)?"([^"\n]+)"', re.M)
 _GO_BLOCK_HEAD = compile_later(rb"^[ \t]*import[ \t]*\(", re.M)  # the block runs to the next `)`
@@ -246,16 +251,19 @@ class ModuleIndex:
     @cached_property
     def rust_crates(self) -> Mapping[str, str]:
         """A workspace's library crates: crate name -> its ``src`` directory, for every
-        ``NAME/src/lib.rs`` beside a ``NAME/Cargo.toml`` (Cargo's layout; the name is the
+        ``NAME/src/lib.rs`` beside a ``NAME/Cargo.toml`` when the paths hold manifests at all
+        (Cargo's layout; the name is the
         directory's, ``-`` read as ``_`` as Cargo does), not under a test's, an example's
         or a vendored directory (RUST_NOT_MEMBER_DIRS). A name two directories give is left
         out: which one a ``use`` means is not known. Made on first use: only Rust imports
         ask for it."""
         found: Dict[str, List[str]] = defaultdict(list)
+        # (A search of ``**/*.rs`` walks no manifest: then a ``src/lib.rs`` is enough.)
+        manifests = "Cargo.toml" in self.files_by_name
         for path in self.files_by_name.get("lib.rs", ()):
             src, _, _ = path.rpartition("/")
             crate_dir, _, last = src.rpartition("/")
-            if last == "src" and crate_dir and _join(crate_dir, "Cargo.toml") in self.files \
+            if last == "src" and crate_dir and (not manifests or _join(crate_dir, "Cargo.toml") in self.files) \
                     and not RUST_NOT_MEMBER_DIRS.intersection(crate_dir.split("/")):
                 found[crate_dir.rpartition("/")[2].replace("-", "_")].append(src)
         return MappingProxyType({name: dirs[0] for name, dirs in found.items() if len(dirs) == 1})
@@ -611,8 +619,9 @@ def _js_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
         else:
             spec = _join(here, _text(match.group(6)).lstrip("/"))
         base = posixpath.normpath(spec) if spec else ""
-        if base and _JS_FILE_NAME.search(base) and not (base == ".." or base.startswith("../")):
-            target = base if base in index.files else _js_source_of(base, index)
+        if base and base != "." and not (base == ".." or base.startswith("../")) \
+                and base not in index.dirs_by_name.get(base.rpartition("/")[2], ()):
+            target = _js_file(base, order, index, directory_index=False)
             if target:
                 found.add(target)
     return found
@@ -654,7 +663,9 @@ def _js_source_of(base: str, index: ModuleIndex) -> Optional[str]:
     return None
 
 
-def _js_file(base: str, order: Sequence[str], index: ModuleIndex) -> Optional[str]:
+def _js_file(base: str, order: Sequence[str], index: ModuleIndex, directory_index: bool = True) -> Optional[str]:
+    """The file a specifier's path names: itself, its TypeScript source, itself with an
+    extension, or (``directory_index``) its ``index.*``."""
     files = index.files
     if base in files:
         return base
@@ -664,6 +675,8 @@ def _js_file(base: str, order: Sequence[str], index: ModuleIndex) -> Optional[st
     for ext_ in order:
         if base + ext_ in files:
             return base + ext_
+    if not directory_index:
+        return None
     index_base = _join(base, "index")
     for ext_ in order:
         if index_base + ext_ in files:
@@ -762,8 +775,14 @@ def _rust_imports(rel: str, data: bytes, index: ModuleIndex) -> Set[str]:
     # A binary (``src/main.rs``, ``src/bin/x.rs``) is a crate of its own beside the library
     # in the same ``src``: it names that library as any other crate does.
     binary = rel == _join(crate_root, "main.rs") or rel.startswith(_join(crate_root, "bin") + "/")
+    seen: Set[Tuple[str, ...]] = set()
     for tree in _rust_use_trees(data):
         for path in _expand_use_tree(_text(tree)):
+            if tuple(path) in seen:
+                continue  # (a path the file imports twice resolves as it did)
+            if len(seen) >= MAX_USE_PATHS:
+                return found
+            seen.add(tuple(path))
             target = _rust_use(path, crate_root, current, index, binary)
             if target:
                 found.add(target)
@@ -818,10 +837,12 @@ def _split_top(text: str) -> List[str]:
     return [item.strip() for item in items if item.strip()]
 
 
-def _expand_use_tree(tree: str, depth: int = 0) -> List[List[str]]:
+def _expand_use_tree(tree: str, depth: int = 0, prefix: Tuple[str, ...] = ()) -> List[List[str]]:
     """``crate::a::{b::C, d as e, self}`` -> [[crate,a,b,C], [crate,a,d], [crate,a]].
 
-    Braces nested deeper than MAX_USE_TREE_DEPTH give nothing.
+    Braces nested deeper than MAX_USE_TREE_DEPTH give nothing; a path keeps its first
+    MAX_USE_PARTS_KEPT parts, and one a tree spells twice is given once: the work stays
+    linear in the tree (a crafted ``use c::a::a::...::{a, a, ...};`` of 1 MB took 21 s).
     """
     if depth > MAX_USE_TREE_DEPTH:
         return []
@@ -829,18 +850,22 @@ def _expand_use_tree(tree: str, depth: int = 0) -> List[List[str]]:
     brace = tree.find("{")
     if brace < 0:
         head = tree.split(" as ")[0].strip()
-        parts = [part.strip() for part in head.split("::")]
-        parts = [part for part in parts if part]  # a leading `::` (extern crate)
-        if parts and parts[-1] in ("self", "*"):
+        parts = list(prefix) + [part for part in (p.strip() for p in head.split("::")) if part]
+        if parts and parts[-1] in ("self", "*"):  # (an empty part: a leading `::`, an extern crate)
             parts.pop()
+        parts = parts[:MAX_USE_PARTS_KEPT]
         return [parts] if parts and all(_IDENT.match(part) for part in parts) else []
     if not tree.endswith("}"):
         return []
-    prefix = tree[:brace].rstrip(": ")
-    paths = []
-    for item in _split_top(tree[brace + 1 : -1]):
-        for path in _expand_use_tree(f"{prefix}::{item}" if prefix else item, depth + 1):
-            paths.append(path)
+    head = tuple(part for part in (p.strip() for p in tree[:brace].rstrip(": ").split("::")) if part)
+    joined = (prefix + head)[:MAX_USE_PARTS_KEPT]
+    paths: List[List[str]] = []
+    seen: Set[Tuple[str, ...]] = set()
+    for item in dict.fromkeys(_split_top(tree[brace + 1 : -1])):
+        for path in _expand_use_tree(item, depth + 1, joined):
+            if tuple(path) not in seen:
+                seen.add(tuple(path))
+                paths.append(path)
     return paths
 
 
@@ -848,7 +873,6 @@ def _rust_use(path: List[str], crate_root: str, current: List[str], index: Modul
               binary: bool = False) -> Optional[str]:
     """The file of the deepest module named by a `use` path, or None. ``binary``: the
     importing file is a binary crate's, which names its package's library by name."""
-    path = path[:MAX_USE_PATH_PARTS]
     head = path[0]
     other_root: Optional[str] = None
     if head == "crate":
@@ -870,13 +894,19 @@ def _rust_use(path: List[str], crate_root: str, current: List[str], index: Modul
         other = index.rust_crates.get(head) if head not in RUST_BUILTIN_CRATES else None
         if other is not None and (other != crate_root or binary):
             # Another crate of the workspace (ModuleIndex.rust_crates): the module its path
-            # names, else its root, which defines or re-exports the name imported. (In a
-            # submodule, a 2018 path names that crate before a module at the crate's root.)
-            bases.insert(1 if current else 2, (other, path[1:]))
+            # names, else its root, which defines or re-exports the name imported. In a
+            # submodule a 2018 path names that crate, not a module at the crate's root: it
+            # comes before that one, its root included.
             other_root = _join(other, "lib.rs")
+            if current:
+                bases = [(here_dir, path), (other, path[1:])]
+            else:
+                bases.append((other, path[1:]))
     for base, rest in bases:
-        for length in range(len(rest), 0, -1):
-            target = _rust_module_file(_join(base, "/".join(rest[:length])), index)
+        # Every prefix of the path under ``base``, built once (deepest looked at first).
+        prefixes = list(accumulate(rest[:MAX_USE_PATH_PARTS], lambda a, b: a + "/" + b))
+        for module in reversed(prefixes):
+            target = _rust_module_file(_join(base, module), index)
             if target:
                 return target
     return other_root

@@ -911,9 +911,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
     # package that ships its dependencies inside it (pip, setuptools), and a bundled copy
     # (spdlog's ``fmt/bundled/``: a trial's ranking put its ``core.h`` first). Spelled
-    # ``third-party/``, ``3rdparty/`` and in capitals (``Source/ThirdParty/``) too (a trial's
+    # ``third-party/``, ``3rdparty/`` and in capitals (``Source/ThirdParty/``; not ``Vendor/``
+    # or ``External/``, a project's own namespaces in PHP and C#) too (a trial's
     # lnav: rapidyaml's one-file copy in ``src/third-party/`` led its ranking).
-    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|third[-_]?party|3rd[-_]?party|node_modules|external|extern|_?bundled)/", re.I), 0.3),
+    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|(?i:third[-_]?party|3rd[-_]?party)|node_modules|external|extern|_?bundled)/"), 0.3),
     # Generated files, and patches (a copy of code in another form); a release's detached
     # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
     # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.
