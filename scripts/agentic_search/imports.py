@@ -251,12 +251,11 @@ class ModuleIndex:
     @cached_property
     def rust_crates(self) -> Mapping[str, str]:
         """A workspace's library crates: crate name -> its ``src`` directory, for every
-        ``NAME/src/lib.rs`` beside a ``NAME/Cargo.toml`` when the paths hold manifests at all
-        (Cargo's layout; the name is the
-        directory's, ``-`` read as ``_`` as Cargo does), not under a test's, an example's
-        or a vendored directory (RUST_NOT_MEMBER_DIRS). A name two directories give is left
-        out: which one a ``use`` means is not known. Made on first use: only Rust imports
-        ask for it."""
+        ``NAME/src/lib.rs`` beside a ``NAME/Cargo.toml`` when the paths hold manifests at
+        all (Cargo's layout; the name is the directory's, ``-`` read as ``_`` as Cargo
+        does), not under a test's, an example's or a vendored directory
+        (RUST_NOT_MEMBER_DIRS). A name two directories give is left out: which one a
+        ``use`` means is not known. Made on first use: only Rust imports ask for it."""
         found: Dict[str, List[str]] = defaultdict(list)
         # (A search of ``**/*.rs`` walks no manifest: then a ``src/lib.rs`` is enough.)
         manifests = "Cargo.toml" in self.files_by_name
@@ -842,7 +841,7 @@ def _expand_use_tree(tree: str, depth: int = 0, prefix: Tuple[str, ...] = ()) ->
 
     Braces nested deeper than MAX_USE_TREE_DEPTH give nothing; a path keeps its first
     MAX_USE_PARTS_KEPT parts, and one a tree spells twice is given once: the work stays
-    linear in the tree (a crafted ``use c::a::a::...::{a, a, ...};`` of 1 MB took 21 s).
+    linear in the tree (a crafted megabyte of ``use c::a::a::...::{a, a, ...};`` took minutes).
     """
     if depth > MAX_USE_TREE_DEPTH:
         return []
