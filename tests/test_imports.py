@@ -346,7 +346,7 @@ def test_rust_submodule_names_the_workspace_crate_before_a_root_module():
     assert imports_of("app/src/net/mod.rs", b"use log::info;\n", index) == ("log/src/lib.rs",)
 
 
-def test_rust_use_tree_of_repeated_items_is_read_once():
+def test_rust_use_tree_of_repeated_items_names_what_it_imports():
     index = build_index(WORKSPACE_TREE)
     line = b"use app_config" + b"::a" * 300 + b"::{" + b"a, " * 300 + b"color};\n"
     assert imports_of("app-cli/src/cli.rs", line * 3, index) == ("app-config/src/lib.rs",)
@@ -560,8 +560,8 @@ def test_line_matches_equal_finditer():
 
 
 def test_rust_use_path_of_hundreds_of_parts_names_the_crate_root():
-    # Only the first MAX_USE_PATH_PARTS modules are looked at (a crafted path of hundreds
-    # took seconds a file): no module ``a`` exists, so the crate's root is what it names.
+    # Only the first MAX_USE_PATH_PARTS modules are looked at (a crafted megabyte of such
+    # paths took seconds): no module ``a`` exists, so the crate's root is what it names.
     index = build_index(WORKSPACE_TREE)
     line = b"use app_config" + b"::a" * 660 + b";\n"
     assert imports_of("app-cli/src/cli.rs", line * 3, index) == ("app-config/src/lib.rs",)
