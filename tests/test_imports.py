@@ -329,9 +329,14 @@ WORKSPACE_CASES = [
 ]
 
 
+@pytest.fixture(scope="module")
+def ws_index() -> ModuleIndex:
+    return build_index(WORKSPACE_TREE)
+
+
 @pytest.mark.parametrize("name,rel,source,expected", WORKSPACE_CASES, ids=[c[0] for c in WORKSPACE_CASES])
-def test_rust_workspace(name, rel, source, expected):
-    assert imports_of(rel, source, build_index(WORKSPACE_TREE)) == expected
+def test_rust_workspace(ws_index, name, rel, source, expected):
+    assert imports_of(rel, source, ws_index) == expected
 
 
 def test_rust_workspace_without_manifests_walked():
@@ -346,10 +351,9 @@ def test_rust_submodule_names_the_workspace_crate_before_a_root_module():
     assert imports_of("app/src/net/mod.rs", b"use log::info;\n", index) == ("log/src/lib.rs",)
 
 
-def test_rust_use_tree_of_repeated_items_names_what_it_imports():
-    index = build_index(WORKSPACE_TREE)
+def test_rust_use_tree_of_repeated_items_names_what_it_imports(ws_index):
     line = b"use app_config" + b"::a" * 300 + b"::{" + b"a, " * 300 + b"color};\n"
-    assert imports_of("app-cli/src/cli.rs", line * 3, index) == ("app-config/src/lib.rs",)
+    assert imports_of("app-cli/src/cli.rs", line * 3, ws_index) == ("app-config/src/lib.rs",)
 
 
 def test_rust_super_chain_beyond_the_module_cap():
@@ -559,9 +563,8 @@ def test_line_matches_equal_finditer():
         assert want and [m.span() for m in imports._line_matches(pattern, data, word)] == want
 
 
-def test_rust_use_path_of_hundreds_of_parts_names_the_crate_root():
+def test_rust_use_path_of_hundreds_of_parts_names_the_crate_root(ws_index):
     # Only the first MAX_USE_PATH_PARTS modules are looked at (a crafted megabyte of such
     # paths took seconds): no module ``a`` exists, so the crate's root is what it names.
-    index = build_index(WORKSPACE_TREE)
     line = b"use app_config" + b"::a" * 660 + b";\n"
-    assert imports_of("app-cli/src/cli.rs", line * 3, index) == ("app-config/src/lib.rs",)
+    assert imports_of("app-cli/src/cli.rs", line * 3, ws_index) == ("app-config/src/lib.rs",)

@@ -244,8 +244,8 @@ class ModuleIndex:
     @cached_property
     def dirs_by_name(self) -> Mapping[str, Tuple[str, ...]]:
         """Last component -> every directory holding a file, directly or below. Made on
-        first use: only Go and JVM package imports ask for it (a third of the build on a
-        large tree)."""
+        first use: only Go and JVM package imports, and a JavaScript path built from
+        ``__dirname``, ask for it (a third of the build on a large tree)."""
         return _freeze(_dirs_by_name(self.dir_files))
 
     @cached_property
@@ -840,7 +840,7 @@ def _expand_use_tree(tree: str, depth: int = 0, prefix: Tuple[str, ...] = ()) ->
     """``crate::a::{b::C, d as e, self}`` -> [[crate,a,b,C], [crate,a,d], [crate,a]].
 
     Braces nested deeper than MAX_USE_TREE_DEPTH give nothing; a path keeps its first
-    MAX_USE_PARTS_KEPT parts, and one a tree spells twice is given once: the work stays
+    MAX_USE_PARTS_KEPT parts, and an item a brace repeats is read once: the work stays
     linear in the tree (a crafted megabyte of ``use c::a::a::...::{a, a, ...};`` took minutes).
     """
     if depth > MAX_USE_TREE_DEPTH:
@@ -859,12 +859,8 @@ def _expand_use_tree(tree: str, depth: int = 0, prefix: Tuple[str, ...] = ()) ->
     head = tuple(part for part in (p.strip() for p in tree[:brace].rstrip(": ").split("::")) if part)
     joined = (prefix + head)[:MAX_USE_PARTS_KEPT]
     paths: List[List[str]] = []
-    seen: Set[Tuple[str, ...]] = set()
     for item in dict.fromkeys(_split_top(tree[brace + 1 : -1])):
-        for path in _expand_use_tree(item, depth + 1, joined):
-            if tuple(path) not in seen:
-                seen.add(tuple(path))
-                paths.append(path)
+        paths.extend(_expand_use_tree(item, depth + 1, joined))
     return paths
 
 
