@@ -534,6 +534,21 @@ def test_issue_template_words_are_no_keywords() -> None:
     assert {"parser", "drops", "fields", "nested", "json_sax_parser"} <= set(texts)  # a checklist item is content
 
 
+def test_a_templates_markdown_comments_give_no_keyword() -> None:
+    task = ("Import CSV changes all groups to Root\n\n## Overview\n"
+            "[TIP]:  # ( DO NOT include screenshots of your actual database! )\n"
+            "[NOTE]: # ( Give a BRIEF summary about your problem )\n"
+            "Importing a CSV changes every group name to Root\n"
+            "[//]: # (Tell us what you expected)\n[comment]: <> (Provide simple steps)\n"
+            "## Context\nDesktop Env: Cinnamon\nWindowing System: X11\n"
+            "See [the docs]: https://example.org/csv-import\n")
+    texts = {t.lower() for t in _texts(task)}
+    for junk in ("tip", "note", "brief", "summary", "screenshots", "give", "tell", "provide", "simple",
+                 "overview", "context", "cinnamon", "x11", "windowing"):
+        assert junk not in texts, junk
+    assert {"csv", "groups", "root", "importing"} <= texts
+
+
 def test_the_feature_request_templates_words_are_no_keywords() -> None:
     task = ("Unmarshal lacks uuid.UUID\n\n**Is your feature request related to a problem? Please describe.**\n"
             "A clear and concise description of what the problem is. Ex. I'm always frustrated when [...]\n"
@@ -1207,3 +1222,28 @@ def test_a_drawn_tables_header_counts_as_words_and_constants_elsewhere_stay() ->
     assert ("DEBUG", "identifier") in got
     assert ("dialer", "word") in got and ("DIALER", "identifier") not in got
 
+
+
+def test_a_string_the_tasks_own_code_prints_is_no_message() -> None:
+    task = ("Switch and var\n\n`var` is not allowed in this case:\n```\ncase Circle(var radius) -> {\n"
+            "    System.out.println(\"Area of Circle: \" + area);\n    print('Area of the square')\n"
+            "    fmt.Fprintf(os.Stderr, \"could not read the shape\")\n}\n```\n"
+            "The compiler says \"var is not allowed here\".\n")
+    texts = _texts(task)
+    for printed in ("Area of Circle", "Area of the square", "could not read the shape"):
+        assert printed not in texts, printed
+    assert "var is not allowed here" in texts
+
+
+def test_an_envinfo_report_and_an_apps_saved_state_link_give_no_keyword() -> None:
+    task = ("onintrostart does not respect delay\n\n### Reproduction\n\n"
+            "https://svelte.dev/playground/9e45fd9f78974bb6a4b7714b1eed5417?version=5.1.3\n\n"
+            "### System Info\n\n```shell\nSystem:\n    OS: macOS 14.6.1\n    Memory: 107.25 MB / 8.00 GB\n"
+            "    Shell: 5.9 - /bin/zsh\n  Binaries:\n    Node: 20.10.0 - ~/bin/node\n    pnpm: 9.4.0 - ~/pnpm\n"
+            "  Browsers:\n    Chrome: 130.0.6723.70\n    Safari: 17.6\n```\n\n### Severity\n\nannoyance\n"
+            "See https://svelte.dev/docs/svelte/transition for the delay option.\n")
+    texts = {t.lower() for t in _texts(task)}
+    for junk in ("playground", "reproduction", "system", "memory", "zsh", "binaries", "pnpm", "browsers",
+                 "chrome", "safari", "severity", "info"):
+        assert junk not in texts, junk
+    assert {"onintrostart", "delay", "transition"} <= texts  # a documentation link's words stay

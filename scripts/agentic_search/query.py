@@ -213,6 +213,12 @@ _DELIMITED_BLOCK_RE = compile_later(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*--
 # HTML comments (a template's instructions). Checklist items stay: reporters list the
 # issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
 _HTML_COMMENT_RE = compile_later(r"<!--.*?(?:-->|$)", re.S)
+# Markdown's comment idiom: a link reference definition that points nowhere (``[NOTE]: #
+# ( Give a BRIEF summary )``, ``[//]: # (...)``, ``[comment]: <> (...)``) renders as
+# nothing, so a template writes its instructions so (a trial's KeePassXC form: ``BRIEF``,
+# ``tip``, ``screenshots`` were keywords).
+_MARKDOWN_COMMENT_RE = compile_later(
+    r"^[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*(?:#|//|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\"|'[^\n]*')?[ \t]*$", re.M)
 _MARKDOWN_IMAGE_RE = compile_later(r"!\[[^\]\n]*\]\([^)\n]*\)")
 # Markup of an issue's prose that forges render: images, links, collapsible sections,
 # line breaks. Its tag and attribute names (img, alt, src, width) are not the issue's
@@ -250,6 +256,15 @@ _QUOTED_STRING_RE = compile_later(
     r"(?<!\w)'(?=\S)([^'\n]{%d,160})'(?!\w)|(?<!\w)\"(?=\S)([^\"\n]{%d,160})\"(?!\w)"
     r"|\u201c([^\u201c\u201d\n]{%d,160})\u201d"
     % ((QUOTED_LINE_MIN_CHARS,) * 3))
+# A string the task's own code prints (``System.out.println("Area of Circle: " + a)``,
+# ``print("done")``, ``console.log('step 2')``) is the reporter's text, not the tree's: a
+# trial's javaparser keywords led with two such labels. (On the dev splits no message
+# comes from one.)
+PRINT_CALL_MAX = 48  # (characters before the quote: the call and a first argument)
+_PRINTED_BY_RE = compile_later(
+    r"(?:\b(?:print|println|printf|eprintln|puts|Print|Println|Printf|Fprintf|Fprintln)!?"
+    r"|\bconsole\.(?:log|error|warn|info|debug)|\bSystem\.(?:out|err)\.print(?:ln|f)?)"
+    r"\s*\(\s*(?:[A-Za-z_][\w.]*\s*,\s*)?[fFbBrR]?\Z")
 _PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A path of the reporter's machine (``/dev/null``, ``/tmp/x``, ``/usr/share``,
@@ -634,9 +649,10 @@ _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
 def messages(task: str) -> tuple[str, ...]:
     """The messages the task quotes (see MESSAGE_MIN_WORDS), longest first, at most
-    MAX_MESSAGES: each quoted string and each error or panic line's message that reads
-    as a sentence."""
-    pieces = ["".join(groups) for groups in _QUOTED_STRING_RE.findall(task)]
+    MAX_MESSAGES: each quoted string (not one the task's own code prints) and each error
+    or panic line's message that reads as a sentence."""
+    pieces = ["".join(g or "" for g in m.groups()) for m in _QUOTED_STRING_RE.finditer(task)
+              if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
     pieces += _TRAILING_ERROR_RE.findall(task)
     found: dict[str, int] = {}
@@ -983,6 +999,11 @@ _NO_WORDS_URL_RE = re.compile(
     r"^(?:https?://)?(?:www\.)?(?:(?:github\.com|gitlab\.com|bitbucket\.org|codeberg\.org)(?=[/?#]|$)"
     r"|(?:[\w-]+\.)*(?:stackblitz\.com|codesandbox\.io|jsfiddle\.net|codepen\.io|godbolt\.org|jsbin\.com"
     r"|gist\.github\.com|play\.golang\.org|play\.rust-lang\.org|replit\.com)(?=[/?#]|$))", re.I)
+# ... and any other app's link to a saved state: a path segment that is an opaque id (at
+# least 8 letters and digits, two of each: ``svelte.dev/playground/9e45fd9f78974bb6...``,
+# ``jsfiddle.net/qy2tx8za``): the rest of its path is the app's (a trial's svelte task had
+# ``playground`` as a keyword, which named the repository's own ``playgrounds/`` first).
+_OPAQUE_ID_SEGMENT_RE = re.compile(r"^(?=(?:[a-z]*\d){2})(?=(?:\d*[a-z]){2})[a-z\d]{8,}$", re.I)
 # Trailing punctuation of the sentence a URL ends.
 _URL_TAIL = ".,;:!?)]}>'\""
 # A host name without a scheme (``api.example.com``, ``pypi.org:443``) or an e-mail
@@ -1052,6 +1073,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
         path = path.split("?", 1)[0]
+        if any(_OPAQUE_ID_SEGMENT_RE.match(p) for p in path.split("/")):
+            return " " + rest
         fragment = _fragment_words(fragment)
         if "." in path.rsplit("/", 1)[-1]:
             path = path.rsplit(".", 1)[0]  # a page's .html / .php says nothing
@@ -1125,6 +1148,34 @@ def _is_environment_heading(heading: str) -> bool:
         or "please complete the following information" in " ".join(words))
 
 
+# The report ``npx envinfo`` prints (``System:`` / ``Binaries:`` / ``Browsers:`` /
+# ``npmPackages:``, each over indented ``Name: version`` lines): the reporter's machine
+# (a trial's svelte task had ``memory``, ``zsh``, ``pnpm``, ``chrome``, ``safari`` as keywords).
+_ENVINFO_SECTION_RE = compile_later(
+    r"^([ \t]*)(?:System|Binaries|Browsers|npmPackages|npmGlobalPackages|Utilities|Languages|IDEs|SDKs"
+    r"|Managers|Monorepos|Virtualization|Databases):[ \t]*$")
+_ENVINFO_ITEM_RE = compile_later(r"^([ \t]+)[^:\n]{1,60}:[ \t]")
+
+
+def _without_envinfo(lines: "list[str]") -> "list[str]":
+    """The lines without an envinfo report's sections (_ENVINFO_SECTION_RE): a section's
+    name and the ``key: value`` lines indented below it."""
+    kept, depth = [], -1
+    for line in lines:
+        section = _ENVINFO_SECTION_RE.match(line)
+        if section:
+            depth = len(section.group(1).expandtabs())
+            continue
+        item = _ENVINFO_ITEM_RE.match(line) if depth >= 0 else None
+        if item and len(item.group(1).expandtabs()) > depth:
+            continue
+        if depth >= 0 and not line.strip():
+            continue  # (a line whose item went before it: ``OS: ...`` is an environment line)
+        depth = -1
+        kept.append(line)
+    return kept
+
+
 def _without_environment_options(lines: "list[str]") -> "list[str]":
     kept, environment, fenced = [], False, False
     for line in lines:
@@ -1181,16 +1232,17 @@ _PLACEHOLDER_PATH_RE = compile_later(
 
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
-    between a pair of comments, HTML comments and prose markup, template headings and
-    instructions, ``OS: …`` / ``Version: …`` lines, short ``- Browser Chrome`` items,
+    between a pair of comments, HTML and Markdown comments and prose markup, template headings and
+    instructions, ``OS: …`` / ``Version: …`` lines and an envinfo report, short ``- Browser Chrome`` items,
     the options checked under an issue form's ``### OS`` or ``### Shell``, the
     folders of a ``path/to/...`` placeholder, a template's "If applicable, ..." and
     "add a screenshot" sentences, a shell prompt's user and machine names, and a bare
     file name labelling the task's own code."""
     text = _DELIMITED_BLOCK_RE.sub(" ", task)
-    text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", _HTML_COMMENT_RE.sub(" ", text)))
+    text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
+    text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    text = "\n".join(line for line in _without_environment_options(text.split("\n"))
+    text = "\n".join(line for line in _without_environment_options(_without_envinfo(text.split("\n")))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
