@@ -139,6 +139,19 @@ ROLE_CASES = [
     ("templates/README.md.template", "docs"),
     ("views/index.tpl", "source"),
     ("src/tpl.py", "source"),
+    # Translation catalogues: Qt's .ts XML is no TypeScript; Django's translation package is code.
+    ("share/translations/keepassxc_fi.ts", "locale"),
+    ("src/i18n/app_de.qm", "locale"),
+    ("res/messages.fr.xlf", "locale"),
+    ("django/utils/translation/trans_real.py", "source"),
+    ("src/translation.ts", "source"),
+    # Python stubs declare what lives elsewhere, as .d.ts files do.
+    ("mypy/typeshed/stdlib/ast.pyi", "declarations"),
+    ("src/pkg/__init__.pyi", "declarations"),
+    # A module named tests is one; a module named test may be a command's (Django's test.py).
+    ("compiler-core/src/type_/tests.rs", "test"),
+    ("app/tests.py", "test"),
+    ("django/core/management/commands/test.py", "source"),
 ]
 
 

@@ -872,13 +872,16 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``installation_tests/``). And as the JVM, .NET, Swift and
     # Ruby name them: ``Tests/``, ``androidTest/``, ``App.Tests/``, ``UnitTests/``,
     # ``SessionTests.cs``, ``FooTest.java``, ``user_spec.rb``, ``UserSpec.scala``; Perl's
-    # ``t/*.t`` and a ``testcases/`` folder (a trial's C project: its .t tests led).
-    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
+    # ``t/*.t`` and a ``testcases/`` folder (a trial's C project: its .t tests led); a module
+    # named ``tests`` (Rust's ``mod tests;`` in ``src/type_/tests.rs``: a trial's gleam
+    # ranking led with one; a Django app's ``tests.py``).
+    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Tests?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
-    # TypeScript declaration files (``types/index.d.ts``): the types of code that lives
-    # elsewhere; a fix lands in the implementation and changes its declaration only when
-    # it changes the API. DECLARATION_FACTOR says how much less they count.
-    ("declarations", re.compile(r"\.d\.[mc]?ts$", re.I), DECLARATION_FACTOR),
+    # TypeScript declaration files (``types/index.d.ts``) and Python stubs (``.pyi``): the
+    # types of code that lives elsewhere; a fix lands in the implementation and changes its
+    # declaration only when it changes the API (a trial's mypy ranking led with its bundled
+    # typeshed's ``ast.pyi``). DECLARATION_FACTOR says how much less they count.
+    ("declarations", re.compile(r"\.d\.[mc]?ts$|\.pyi$", re.I), DECLARATION_FACTOR),
     # Build and tool set-up: Makefiles, CMake, Meson, Go's module files, IDE projects,
     # bundler/test-runner configs, and package manifests (``package.json``, ``Cargo.toml``,
     # ``pyproject.toml``, ``setup.py``: measured on the dev splits, 9 of the top-10 slots,
@@ -904,8 +907,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``obsolete/``): a fix lands in the current code. Measured on the dev splits: 32 of
     # the top-10 slots on the other-language split, none gold (none on Python's).
     ("legacy", re.compile(r"(^|/)(legacy|deprecated|obsolete)/"), 0.4),
-    # Examples and benchmarks (Rust's benches/ too).
-    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench|benches)/"), 0.4),
+    # Examples and benchmarks (Rust's benches/ too), and the scratch apps a project tries
+    # itself out in (``playgrounds/sandbox/``: a trial's svelte ranking led with one).
+    ("example", re.compile(r"(^|/)(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
@@ -925,7 +929,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # at the root: a package's own ``contrib`` module is its code. Measured on the dev
     # splits: 31 of the other-language split's top-10 slots, none gold (none on Python's).
     ("contrib", re.compile(r"^contrib/"), 0.4),
-    ("locale", re.compile(r"(^|/)(locale|i18n|l10n)/|\.(po|mo)$"), 0.3),
+    # Translations: gettext's catalogues, Qt's (``.ts`` XML, compiled ``.qm``: a trial's
+    # KeePassXC ranking led with 30 ``share/translations/*.ts``, every UI string in each),
+    # XLIFF; and what lives under ``translations/`` (plural: Django's ``utils/translation/``
+    # is code).
+    ("locale", re.compile(r"(^|/)(locale|i18n|l10n|translations)/|\.(po|mo|qm|xliff|xlf)$"), 0.3),
     # (A run-commands file, ``dunstrc``, ``.npmrc``, and a ``.conf``: a configuration's sample
     # or defaults, not the code that reads it; a trial's ``dunstrc`` led a config parser's fix.)
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|conf|properties|csv|tsv|xml|svg|txt|html?|css|scss|less)$"
