@@ -540,11 +540,11 @@ def test_a_templates_markdown_comments_give_no_keyword() -> None:
             "[NOTE]: # ( Give a BRIEF summary about your problem )\n"
             "Importing a CSV changes every group name to Root\n"
             "[//]: # (Tell us what you expected)\n[comment]: <> (Provide simple steps)\n"
-            "## Context\nDesktop Env: Cinnamon\nWindowing System: X11\n"
+            "## Context\nDesktop Env: Cinnamon\nWindowing System: X11\n### Configuration\n"
             "See [the docs]: https://example.org/csv-import\n")
     texts = {t.lower() for t in _texts(task)}
     for junk in ("tip", "note", "brief", "summary", "screenshots", "give", "tell", "provide", "simple",
-                 "overview", "context", "cinnamon", "x11", "windowing"):
+                 "overview", "context", "cinnamon", "x11", "windowing", "configuration"):
         assert junk not in texts, junk
     assert {"csv", "groups", "root", "importing"} <= texts
 
