@@ -316,3 +316,55 @@ def test_an_unsure_loops_best_file_lifts_what_it_imports_but_not_its_package_ind
 
 def test_a_best_file_the_rubric_calls_unrelated_leads_nothing(tmp_path):
     assert _leader_lifts(tmp_path, 0.15) == {}
+
+
+JS_TASK = ("cleanData skips an element. When a remove handler removes its own element, cleanData "
+           "skips the next element of the list: the iteration runs over a live list.")
+JS_TREE = {
+    "src/manipulation.js": "import { jQuery } from './core.js';\n"
+                           + "".join(f"import {{ helper{i} }} from './manipulation/helper{i}.js';\n" for i in range(8))
+                           + "import { getAll } from './manipulation/getAll.js';\n"
+                           "jQuery.extend({ cleanData: function (elems) {\n"
+                           "  for (var i = 0; i < elems.length; i++) { remove(elems[i]); }\n} });\n"
+                           + "".join(f"helper{i}(element);\n" for i in range(8))
+                           + "export function empty(elem) { jQuery.cleanData( getAll( elem ) ); }\n",
+    "src/core.js": "export var jQuery = {};\njQuery.extend = function () {};\n",
+    "src/manipulation/getAll.js": "export function getAll(context, tag) {\n"
+                                  "  return context.getElementsByTagName(tag || '*');\n}\n",
+}
+for _i in range(8):
+    JS_TREE[f"src/manipulation/helper{_i}.js"] = (f"export function helper{_i}(element) {{\n"
+                                                  f"  return element.list && element.remove;\n}}\n")
+for _i in range(20):
+    JS_TREE[f"src/other{_i}.js"] = f"export function other{_i}(element) {{ return element.handler; }}\n"
+
+
+def test_a_module_a_judged_file_calls_beside_the_tasks_name_is_lifted_in_full(tmp_path):
+    """A relevant file hands the task's work on where it calls an import on the line that
+    holds the task's name: that import is the next file to read, whatever its own words."""
+    root = write_tree(tmp_path / "repo", JS_TREE)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=JS_TASK), {}, ENV)
+    before = _ranking(first.state)
+    assert before[0] == "src/manipulation.js" and before.index("src/manipulation/getAll.js") > 3
+    second = run_cycle(str(root), first.state, _req(tmp_path), {"src/manipulation.js": 1.0}, ENV)
+    after = _ranking(second.state)
+    assert after[1] == "src/manipulation/getAll.js"
+    assert second.state.scores["src/manipulation/getAll.js"].reason.startswith(
+        "called by judged src/manipulation.js beside cleanData")
+    # the other imports share the import lift as before, and none is said to be called
+    assert all(not second.state.scores[f"src/manipulation/helper{i}.js"].reason.startswith("called")
+               for i in range(8) if f"src/manipulation/helper{i}.js" in second.state.scores)
+
+
+def test_the_files_a_stop_on_a_judgement_names_next_are_of_the_judged_files_role_first(tmp_path):
+    tree = dict(JS_TREE)
+    tree["test/data/jquery-copy.js"] = ("var jQuery = {}; jQuery.cleanData = function (elems) {\n"
+                                        "  // cleanData skips the next element of a live list when an element removes itself\n"
+                                        "  for (var i = 0; i < elems.length; i++) { remove(elems[i]); }\n};\n")
+    root = write_tree(tmp_path / "repo", tree)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=JS_TASK), {}, ENV)
+    second = run_cycle(str(root), first.state, _req(tmp_path), {"src/manipulation.js": 1.0}, ENV)
+    ranking = _ranking(second.state)
+    assert ranking.index("test/data/jquery-copy.js") < ranking.index("src/other0.js")  # the copy ranks high
+    nxt = second.view.decision.why.split("judge the next: ")[1].split(", ")
+    assert "src/manipulation/getAll.js" in nxt and all(not n.startswith("test/") for n in nxt)

@@ -73,6 +73,7 @@ MAX_EXPAND = 5
 EXPAND_ROLES = LEARN_ROLES
 # Unjudged files a stop on the caller's judgement names: where a fix of several files goes on.
 NEXT_UNJUDGED = 2
+NEXT_ROLE_WINDOW = 20
 # Files the loop's memory (the state file) keeps scores of: the best by the ranking's
 # order, and every file the caller judged. Output shows the first 20 and later cycles
 # score every matching file again, so a file beyond these only ever showed as a weak
@@ -692,7 +693,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
                 scores[s.rel] = replace(prev, stamp=stamp)  # (an entry of an older state: seen from now on)
             continue
         cap = prev.score if prev is not None else best_so_far
-        shown = s.score if cap is None or s.rel in judgements or not ev.calibrated or steered \
+        shown = s.score if cap is None or s.rel in judgements or not ev.calibrated or steered or informed \
             else min(s.score, cap)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing, stamp=stamp)
     return apply_judgements(scores, judgements, cycle_no)
@@ -875,7 +876,14 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The files to judge next: the best of the ranking the caller has not judged. A file
     # the loop set aside (shown weak in an earlier cycle) keeps its place in the ranking:
     # when it stands among the next best, it is the next to read.
-    unjudged = tuple(islice((rel for rel, _s, e in ranked_shown if not e.judged), NEXT_UNJUDGED))
+    # Of the role of the files judged relevant first (a fix's next file plays the part of
+    # its first: a trial's judged ``src/manipulation.js`` named a test copy of the library
+    # next), then the others, among the NEXT_ROLE_WINDOW best.
+    window = list(islice((rel for rel, _s, e in ranked_shown if not e.judged), NEXT_ROLE_WINDOW))
+    roles = {file_role(rel)[0] for rel, _s, e in ranked_shown if e.judged and e.score >= HIGH_RELEVANCE}
+    if roles:
+        window.sort(key=lambda rel: file_role(rel)[0] not in roles)  # (stable: rank order kept)
+    unjudged = tuple(window[:NEXT_UNJUDGED])
     # (A cycle informed by judgements scores every file it read, the caller's exact
     # excludes too: the file the decision names is never one the caller left out.)
     top = next((s.rel for s in ev.scored if s.rel in shown), "")

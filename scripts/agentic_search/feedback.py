@@ -79,6 +79,20 @@ LIFT_USES = 0.5
 # is lifted as an importer is (LIFT_IMPORTS). A trial's judged parser left its caller,
 # the fix's second file, 9th.
 STEM_MIN_LEN = 6
+# A module a judged file imports and calls on a line that holds a name the task quotes
+# (``jQuery.cleanData( getAll( node ) )`` for a task about ``cleanData``) is where that
+# line hands the work on: it gets the import lift in full, not shared among the judged
+# file's other imports (a trial's jQuery fix was in ``getAll.js``, 73rd, which the judged
+# ``manipulation.js`` imports among 13 others). Known by its file's stem, at least this
+# long, called (``getAll(``) or used as a module (``getall.x``) on such a line.
+# The lift is added whatever the file's own evidence (the module may hold none of the
+# task's words: ``getAll.js``), to the rubric's "related" at most.
+LIFT_CALLED = 0.3
+CALLED_STEM_MIN_LEN = 4
+MAX_TASK_LINES = 64
+# ... a name held by at most this share of the matched files (or CALLED_NAME_MIN_HOLDERS).
+CALLED_NAME_MAX_SHARE = 0.05
+CALLED_NAME_MIN_HOLDERS = 3
 # Lifts from several judged files add up to at most this.
 LIFT_MAX = 1.0
 # A lift amplifies a file's own evidence: it adds ``amount * score ** LIFT_DAMPING``, so a
@@ -115,6 +129,7 @@ NAME_MIN_SHARED = 2
 SHIFT_SHOWN = 0.1
 
 _IDENT_RE = re.compile(rb"[A-Za-z_][A-Za-z0-9_]{%d,}" % (NAME_MIN_LEN - 1))
+_STEM_RE = re.compile(r"[a-z][a-z0-9_]*")
 
 
 @dataclass(frozen=True)
@@ -148,6 +163,7 @@ class Lift:
     why: str
     ceiling: float = MAX_RELEVANCE  # a lift from the loop's own best file never passes that file
     shared: bool = False            # every file taken as relevant imports it (SHARED_DAMPING)
+    fixed: float = 0.0              # added whatever the file's own evidence (LIFT_CALLED)
 
 
 @dataclass(frozen=True)
@@ -291,7 +307,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     own = {s.rel: s.score for s in scored}
     roles = {s.rel: s.role for s in scored}
 
-    def offer(rel: str, amount: float, why: str) -> None:
+    def offer(rel: str, amount: float, why: str, fixed: float = 0.0) -> None:
         key = (rel, anchor)
         # A judgement lifts files of the judged file's own role (source to source, test
         # to test): the rest of a fix plays the part of the file judged, and a test or
@@ -300,7 +316,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
             return
         if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
-            best[key] = Lift(rel, round(amount, 4), why, ceiling)
+            best[key] = Lift(rel, round(amount, 4), why, ceiling, fixed=fixed)
 
     graph = {r: graph_of(r, docs[r].head) for r in cands if r in docs}
     sizes: dict[str, int] = {}
@@ -322,7 +338,12 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         targets = [r for r in graph_of(anchor, doc.head) if r in matched]
         # (Go imports a package, a directory: the edge is to every file of it.)
         go = lang.language_of(anchor) is lang.GO
+        called = _called_on_task_lines(anchor, doc, targets, matches, keywords) if label == "judged" else {}
         for r in targets:
+            if r in called:
+                offer(r, strength * LIFT_IMPORTED, f"called by {label} {anchor} beside {called[r]}",
+                      fixed=strength * LIFT_CALLED)
+                continue
             offer(r, strength * LIFT_IMPORTED * _fan(len(targets)),
                   f"in a package {label} {anchor} imports" if go else f"imported by {label} {anchor}")
         importers = [r for r, out in graph.items() if anchor in out]
@@ -355,6 +376,40 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
                 offer(d.rel, LIFT_VOCAB * share,
                       f"shares {len(held)} rare names with judged {pos} ({held[0][0].decode('ascii', 'ignore')}, ...)")
     return _summed(best.values(), _shared_dependencies(positive, graph_of, docs, matched))
+
+
+def _called_on_task_lines(anchor: str, doc: Document, targets: Sequence[str],
+                          matches: Mapping[str, FileMatch], keywords: Sequence[Keyword]) -> dict[str, str]:
+    """{imported file: the task's name it is called beside} for the ``targets`` of the
+    judged ``anchor`` whose stem (CALLED_STEM_MIN_LEN) is called or used as a module on a
+    line of ``anchor`` holding a name the task quotes (its first MAX_TASK_LINES such lines)."""
+    m = matches.get(anchor)
+    if m is None or not targets:
+        return {}
+    # (Only the task's rarer names: the project's own, ``jQuery`` in every file, says nothing.)
+    most = max(CALLED_NAME_MIN_HOLDERS, int(CALLED_NAME_MAX_SHARE * len(matches)))
+    names = {kw.text.lower().encode("utf-8", "ignore"): kw.text for i, kw in enumerate(keywords)
+             if kw.kind in NAMED_KINDS and m.counts[i] > 0
+             and sum(1 for x in matches.values() if x.counts[i] > 0) <= most}
+    if not names:
+        return {}
+    lines: list[tuple[bytes, bytes]] = []
+    for line in doc.low.split(b"\n"):
+        name = next((n for n in names if n and n in line), None)
+        if name is not None:
+            lines.append((line, name))
+            if len(lines) >= MAX_TASK_LINES:
+                break
+    out: dict[str, str] = {}
+    for r in targets:
+        stem = r.rpartition("/")[2].split(".", 1)[0].lower()
+        if len(stem) < CALLED_STEM_MIN_LEN or stem in lang.PACKAGE_STEMS or not _STEM_RE.fullmatch(stem):
+            continue  # (``index``, ``__init__``, ``mod``: a package's, named by its directory)
+        use = re.compile(rb"(?<![A-Za-z0-9_$.])%s\s*[(.]" % re.escape(stem.encode("ascii")))
+        hit = next((name for line, name in lines if name != stem.encode("ascii") and use.search(line)), None)
+        if hit is not None:
+            out[r] = names[hit]
+    return out
 
 
 def _offer_type_users(anchor: str, pool: Sequence[Document], offer) -> None:
@@ -414,7 +469,8 @@ def _summed(found: Iterable[Lift], shared: frozenset[str] = frozenset()) -> tupl
         xs = sorted(per[rel], key=lambda x: (-x.amount, x.why))
         more = f" (+{len(xs) - 1} more)" if len(xs) > 1 else ""
         out.append(Lift(rel, round(min(LIFT_MAX, sum(x.amount for x in xs)), 4), xs[0].why + more,
-                        max(x.ceiling for x in xs), rel in shared))
+                        max(x.ceiling for x in xs), rel in shared,
+                        round(min(LIFT_CALLED, sum(x.fixed for x in xs)), 4)))
     return tuple(out)
 
 
@@ -450,7 +506,10 @@ def apply_lifts(scored: Sequence[Scored], found: Sequence[Lift]) -> list[Scored]
         x = by_rel.get(s.rel)
         if x is not None:
             damping = SHARED_DAMPING if x.shared else LIFT_DAMPING
-            s = replace(s, score=round(_capped(s.score, lifted(s.score, x.amount, damping), x.ceiling), 4),
+            new = lifted(s.score, x.amount, damping)
+            if x.fixed:
+                new = max(new, min(RELATED, s.score + x.fixed))
+            s = replace(s, score=round(_capped(s.score, new, x.ceiling), 4),
                         signals=(Signal(SignalKind.FEEDBACK, x.why, x.amount),) + s.signals)
         out.append(s)
     out.sort(key=lambda s: (-s.score, -s.raw, s.rel))
