@@ -203,14 +203,24 @@ def _id_text(value: object, where: str, expected: str = "a string or a finite nu
 
 
 def _as_text(value: object) -> str:
-    """A free-text field as a string (a list is joined with spaces)."""
-    if value is None:
-        return ""
+    """A free-text field as a string: a number as written, a list's strings and numbers
+    joined with spaces; nothing for a boolean, an object or a nested list (Python's
+    spelling of them, ``True`` or ``{'k': None}``, is no text of the result: it made the
+    keywords ``true`` and ``none`` look found)."""
     if isinstance(value, str):
         return value
     if isinstance(value, (list, tuple)):
-        return " ".join(str(v) for v in value if v is not None)
-    return str(value)
+        return " ".join(_scalar_text(v) for v in value if _scalar_text(v))
+    return _scalar_text(value)
+
+
+def _scalar_text(value: object) -> str:
+    """A string, or a number as written; '' for anything else."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return ""
 
 
 # A number as JSON and people write it: ASCII digits, one point, an exponent. float()
@@ -433,7 +443,8 @@ def suggest_followup_queries(results: list[dict], keywords: list[str],
     ranked by how often they occur, ties in first-seen order, and each becomes
     ``"<keywords joined by spaces> <tag>"``; at most ``max_queries``, no repeats.
     """
-    return _suggest(_parse_results(results), _parse_keywords(keywords), min_score, max_queries)
+    return _suggest(_parse_results(results), _parse_keywords(keywords),
+                    MIN_SUGGEST_SCORE if min_score is None else _as_score(min_score, "min_score"), max_queries)
 
 
 def gap_keywords(keywords: list[str], results: list[dict]) -> list[str]:
@@ -456,7 +467,7 @@ def suggest_broaden_queries(keywords: list[str], gaps: list[str],
     words = _parse_keywords(keywords)
     gap_set = {_norm(g) for g in _parse_keywords(gaps)}
     is_gap = [_norm(w) in gap_set for w in words]
-    if not any(is_gap):
+    if not any(is_gap) or max_queries < 1:
         return []
     out: list[str] = []
     folded_seen = {_norm(" ".join(words))}
@@ -498,7 +509,11 @@ def synonym_runs(words: Sequence[str], eligible: Optional[Sequence[bool]] = None
     where it did not). ``fallback`` maps a phrase the table does not know to a second
     form to try (the retriever passes its base form: "limiting" -> "limit").
     """
-    flags = [True] * len(words) if eligible is None else list(eligible)
+    # (A word that is no string is never looked up; flags missing for the last words
+    # leave them out, surplus ones are ignored.)
+    flags = [True] * len(words) if eligible is None else list(eligible)[:len(words)]
+    flags += [False] * (len(words) - len(flags))
+    flags = [bool(f) and isinstance(w, str) for f, w in zip(flags, words)]
     found = []
     i = 0
     while i < len(words):
@@ -738,23 +753,31 @@ def format_hints(hints: dict) -> str:
     if not isinstance(hints, dict):
         raise TypeError(f"format_hints: expected the dict compute_hints returns, got {_describe(hints)}")
     sufficient = "true" if hints.get("sufficient") else "false"
-    action = _printable(str(hints.get("next_action", "")))
+    action = _printable(_str(hints.get("next_action", "")))
     lines = [
         "agentic search hints",
-        f"  sufficient: {sufficient} (max_score={hints.get('max_score', 0.0)}, "
-        f"results={hints.get('result_count', 0)})",
+        f"  sufficient: {sufficient} (max_score={_str(hints.get('max_score', 0.0))}, "
+        f"results={_str(hints.get('result_count', 0))})",
         f"  next_action: {_ACTION_LABELS.get(action, action)}",
     ]
     if hints.get("stop_reason"):
-        lines.append(f"  stop_reason: {_printable(str(hints['stop_reason']))}")
+        lines.append(f"  stop_reason: {_printable(_str(hints['stop_reason']))}")
     for key in ("suggested_queries", "broaden_queries"):
         if hints.get(key):
             lines.append(f"  {key}:")
-            lines.extend(f"    - {_printable(str(query))}" for query in _items(hints[key]))
+            lines.extend(f"    - {_printable(_str(query))}" for query in _items(hints[key]))
     for key in ("related_ids", "gap_keywords", "new_ids"):
         if hints.get(key):
-            lines.append(f"  {key}: {_printable(', '.join(str(v) for v in _items(hints[key])))}")
+            lines.append(f"  {key}: {_printable(', '.join(_str(v) for v in _items(hints[key])))}")
     return "\n".join(lines)
+
+
+def _str(value: object) -> str:
+    """``str(value)``, or a note for an integer past Python's digit limit (str() refuses it)."""
+    try:
+        return str(value)
+    except ValueError:
+        return "(an integer too long to print)"
 
 
 def _items(value: object) -> list:

@@ -177,8 +177,8 @@ def _build_parser():
     p.add_argument("--judge", nargs="+", action="extend", default=[], metavar="PATH=SCORE", help="your relevance for files you read")
     p.add_argument("--max-cycles", type=count, default=None, help="cycle limit (default 3, at most 1000)")
     p.add_argument("--limit", type=count, default=None,
-                   help="at most this many entries in results, ranking and context (default 20; "
-                        "kept for the loop's later rounds)")
+                   help="at most this many entries in results, ranking and context (default 20, "
+                        "at most 1000000; kept for the loop's later rounds)")
     p.add_argument("--max-file-kb", type=count, default=None, metavar="KB",
                    help="skip files larger than this (default 2048, at most 1048576; kept for later calls)")
     p.add_argument("--reset", action="store_true", help="start over, discarding the state file")

@@ -753,3 +753,19 @@ def test_a_lone_number_for_a_list_is_read_as_an_id_is():
     assert seen["related_ids"] == [] and seen["next_action"] != "expand"
     own = compute_hints([item(1e23, 1.0), item("b", 1.0, related=1e23)], ["x"])
     assert own["related_ids"] == []
+
+
+def test_the_library_keeps_its_limits_and_reads_only_text_as_text() -> None:
+    import hints as h
+    assert h.suggest_broaden_queries(["a", "b"], ["a"], max_queries=0) == []
+    results = [{"id": "a", "score": 0.9, "tags": ["x"]}]
+    assert h.suggest_followup_queries(results, ["k"], min_score="0.1") == ["k x"]
+    assert h.suggest_followup_queries(results, ["k"], min_score=None) == ["k x"]
+    assert h.synonym_runs(["rate", "limit", "x"], [True]) == []  # flags missing: not looked up
+    assert h.synonym_runs([1, 2]) == []
+    text = h.format_hints({"max_score": 10 ** 5000, "suggested_queries": [10 ** 5000]})
+    assert "max_score=" in text
+    # Python's spelling of a boolean or an object is no text of the result: the keywords are gaps
+    got = h.compute_hints([{"id": "a", "title": {"k": None}, "summary": True, "score": 0.9}], ["none", "true"])
+    assert got["gap_keywords"] == ["none", "true"]
+    assert h.compute_hints([{"id": "a", "title": [7, "x"], "score": 0.9}], ["7"])["gap_keywords"] == []

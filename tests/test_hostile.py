@@ -334,6 +334,29 @@ def test_task_texts_of_blank_runs_and_modifier_lines_read_in_linear_time() -> No
         assert time.monotonic() - started < 20
 
 
+def test_task_markup_and_files_of_long_runs_read_in_linear_time() -> None:
+    """Unclosed tags, images and comment pairs in a task, and a file's long run of host or
+    scheme characters beside a link (learned vocabulary), were quadratic: minutes at 40 KB
+    of ``<a b=`` and for a 250 KB string of ``a.b.c.``."""
+    from agentic_search.query import extract_keywords, strip_boilerplate
+    from agentic_search.refine import _without_urls
+    tasks = ["token expiry " + "<a b=" * 40_000, "x " + "<!-- a -->" * 40_000, "y " + "![a](" * 80_000,
+             "z " + '<img src="' * 30_000]
+    files = [b'DATA = "' + b"a.b.c.d.e.f.g.h." * 15_625 + b'"\n',
+             b"// see https://example.com\n" + b"A" * 250_000, b'x = "' + b"token-expiry" * 20_000 + b'" https://x.org/a']
+    with deadline(60):
+        started = time.monotonic()
+        for task in tasks:
+            extract_keywords(task)
+        for data in files:
+            _without_urls(data)
+        assert time.monotonic() - started < 20
+    # what they take out is as before: a bot's delimited block, an image, a tag; a link, a module host
+    assert strip_boilerplate("q <!-- Bounty -->paid<!-- /bounty --> kept ![x](y.png) <b>bold</b>").split() == [
+        "q", "kept", "bold"]
+    assert _without_urls(b"see https://x.org/a and github.com/google/uuid").split() == [b"see", b"and", b"/uuid"]
+
+
 # --------------------------------------------------------------------------- 3./4. cache
 
 TREE = {

@@ -17,7 +17,7 @@ import pytest
 
 import hints
 import retrieve_loop
-from agentic_search.request import MAX_KEYWORDS, MAX_MAX_CYCLES, MAX_MAX_FILE_KB
+from agentic_search.request import MAX_KEYWORDS, MAX_LIMIT, MAX_MAX_CYCLES, MAX_MAX_FILE_KB
 from agentic_search.state import LOCK_SUFFIX, StateError, locked
 from _trees import write_tree
 
@@ -70,6 +70,7 @@ def tree(tmp_path: Path) -> Path:
     ("--max-cycles", "9007199254740993", MAX_MAX_CYCLES),
     ("--max-cycles", str(MAX_MAX_CYCLES + 1), MAX_MAX_CYCLES),
     ("--max-file-kb", "9999999999999999999", MAX_MAX_FILE_KB),
+    ("--limit", "9007199254740993", MAX_LIMIT),  # (kept in the state: a later call refused it)
 ])
 def test_a_flag_beyond_its_bound_is_a_usage_error_and_writes_no_state(tmp_path, tree, flag, value, most, loop_refuses):
     loop_refuses("--root", tree, "--state", tmp_path / "s.json", "--task", "token", flag, value,
@@ -415,3 +416,10 @@ def test_a_literal_path_with_glob_characters_is_that_path_everywhere(tmp_path):
     assert "pages/{a,b}.tsx" not in got and "pages/a.tsx" in got
     # the all-files patterns keep their meaning when a directory bears their name
     assert len(ids("--task", "page user", "--patterns", "**")["ranking"]) == 8
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self"), reason="no /proc")
+def test_a_state_in_a_folder_that_takes_no_new_file_is_refused_at_once(tmp_path, tree, loop_refuses):
+    """/proc says ENOENT to a new file: read as a lock that vanished, the call spun 60 s."""
+    loop_refuses("--root", tree, "--state", "/proc/self/new.json", "--task", "token",
+                 needle="cannot create the state's lock", code=1)

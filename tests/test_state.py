@@ -239,7 +239,7 @@ MALFORMED = [
     ("judgements", []), ("judgements", {"a.py": None}), ("judgements", {"a.py": 2.0}),
     ("seen_ids", "a.py"), ("seen_ids", [None]), ("pending_related", None), ("pending_related", [3]),
     ("history", None), ("last", []), ("last", {"cycle": 1}),
-    ("root", "relative/tree"), ("root", ""),
+    ("root", "relative/tree"), ("root", ""), ("root", "/tree\u0000x"), ("root_real", "/tree\u0000"),
     ("next_query", {"patterns": ["../**"], "keywords": []}), ("next_query", {"patterns": ["/etc/**"], "keywords": []}),
     ("next_query", {"patterns": ["**"], "keywords": [], "excludes": ["a/../../b"]}),
     ("next_query", {"patterns": [""], "keywords": []}),

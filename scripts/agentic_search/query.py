@@ -21,6 +21,7 @@ Example::
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 import re
@@ -208,8 +209,11 @@ _ENVIRONMENT_WORDS = frozenset(_BOILERPLATE["environment_words"])
 # A region a pair of comments delimits (``<!-- Issuehunt content --> … <!-- /Issuehunt
 # content -->``) is what a bot or a template tool wrote into the issue (badges, bounty
 # summaries, sponsors), not the reporter's text.
-_DELIMITED_BLOCK_RE = compile_later(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->.*?<!--[ \t]*/[ \t]*\1[ \t]*-->",
-                                 re.S | re.I)
+# (Each opening is paired with the first closing of its label after it, found among the
+# closings listed once: a pattern searching on from every opening to a closing read the
+# text once per opening, minutes on a task of 40,000 unclosed ones.)
+_COMMENT_OPEN_RE = compile_later(r"<!--[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->")
+_COMMENT_CLOSE_RE = compile_later(r"<!--[ \t]*/[ \t]*([A-Za-z][\w .-]{0,40}?)[ \t]*-->")
 # HTML comments (a template's instructions). Checklist items stay: reporters list the
 # issue's own content that way too ("- [x] In `json_sax_dom_parser`, ...").
 _HTML_COMMENT_RE = compile_later(r"<!--.*?(?:-->|$)", re.S)
@@ -219,14 +223,18 @@ _HTML_COMMENT_RE = compile_later(r"<!--.*?(?:-->|$)", re.S)
 # ``tip``, ``screenshots`` were keywords).
 _MARKDOWN_COMMENT_RE = compile_later(
     r"^[ \t]{0,3}\[[^\]\n]{1,80}\]:[ \t]*(?:#|//|<>)[ \t]*(?:\([^\n]*\)|\"[^\n]*\"|'[^\n]*')?[ \t]*$", re.M)
-_MARKDOWN_IMAGE_RE = compile_later(r"!\[[^\]\n]*\]\([^)\n]*\)")
+# (Neither part holds its own opener, so a search from one ``![`` stops at the next: a
+# task of ``![a](`` repeated was read once per repeat.)
+_MARKDOWN_IMAGE_RE = compile_later(r"!\[[^\[\]\n]*\]\([^()\n]*\)")
 # Markup of an issue's prose that forges render: images, links, collapsible sections,
 # line breaks. Its tag and attribute names (img, alt, src, width) are not the issue's
 # words; a link's or image's address is kept for the URL pass. Lower-case names only, and
 # never inside code: ``vector<A>`` and a template's ``<select>`` are the task's own text.
+# (An unquoted value holds no ``<``: a search from one tag stops at the next one; it read
+# the rest of a task of ``<a b=`` repeated from every repeat.)
 _HTML_TAG_RE = compile_later(
     r"</?(?:a|img|details|summary|br|hr|p|div|span|sub|sup|kbd|b|i|em|strong|center|picture|source|video|h[1-6])"
-    r"(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s>]+))?)*\s*/?>")
+    r"(?:\s+[\w:-]+(?:\s*=\s*(?:\"[^\"\n]*\"|'[^'\n]*'|[^\s<>]+))?)*\s*/?>")
 _HTML_LINK_RE = compile_later(r"\b(?:href|src|srcset)\s*=\s*[\"']?([^\"'\s>]+)")
 # Code first (group 1): a tag inside a code span or fenced block is the task's own text.
 _CODE_OR_TAG_RE = compile_later(r"(```.*?(?:```|$)|`[^`\n]*`)|" + _HTML_TAG_RE.pattern, re.S)
@@ -1230,6 +1238,28 @@ _PLACEHOLDER_PATH_RE = compile_later(
     r"(?<![\w./-])/?path/to/(?![^\s\"'`]*(?:site|dist)-packages/|[^\s\"'`]*node_modules/)(?:[\w.-]+/)*")
 
 
+def _without_delimited_blocks(text: str) -> str:
+    """The text without the regions a pair of comments delimits (``<!-- x -->`` ...
+    ``<!-- /x -->``, the label's case aside), each opening paired with the first closing
+    of its label after it."""
+    closes: dict[str, list[tuple[int, int]]] = {}
+    for m in _COMMENT_CLOSE_RE.finditer(text):
+        closes.setdefault(m.group(1).lower(), []).append((m.start(), m.end()))
+    if not closes:
+        return text
+    out, pos = [], 0
+    for m in _COMMENT_OPEN_RE.finditer(text):
+        ends = closes.get(m.group(1).lower())
+        if m.start() < pos or not ends:
+            continue
+        i = bisect.bisect_left(ends, (m.end(), -1))
+        if i < len(ends):
+            out += [text[pos:m.start()], " "]
+            pos = ends[i][1]
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template headings and
@@ -1238,7 +1268,7 @@ def strip_boilerplate(task: str) -> str:
     folders of a ``path/to/...`` placeholder, a template's "If applicable, ..." and
     "add a screenshot" sentences, a shell prompt's user and machine names, and a bare
     file name labelling the task's own code."""
-    text = _DELIMITED_BLOCK_RE.sub(" ", task)
+    text = _without_delimited_blocks(task)
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))

@@ -49,6 +49,10 @@ MAX_MAX_CYCLES = 1000
 # A file beyond 1 GiB is not source to search (a disk image, a dump), and each file
 # read is held in memory whole: the largest --max-file-kb accepted.
 MAX_MAX_FILE_KB = 1024 * 1024
+# The most entries --limit shows: any more than a tree holds shows them all, and the state
+# keeps the limit, whose integers must stay exact in JSON (a larger one was kept, then
+# refused by every later call).
+MAX_LIMIT = 1_000_000
 # The most --keywords one call takes (a task gives about 40).
 MAX_KEYWORDS = 100
 # The brace alternatives one flag's globs may expand to in all: every file walked is
@@ -282,7 +286,7 @@ def from_args(args: Any) -> Request:
         excludes=check_patterns(tuple(args.exclude), "--exclude"),
         judgements=tuple(parse_judge(v) for v in args.judge),
         max_cycles=_at_least_one("--max-cycles", args.max_cycles, MAX_MAX_CYCLES),
-        limit=_at_least_one("--limit", args.limit),
+        limit=_at_least_one("--limit", args.limit, MAX_LIMIT),
         max_file_kb=_at_least_one("--max-file-kb", args.max_file_kb, MAX_MAX_FILE_KB),
         reset=bool(args.reset),
         text=bool(args.text),

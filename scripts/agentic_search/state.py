@@ -280,10 +280,12 @@ class LoopState:
         if view is not None and not all(_tree_path(x) for x in view.related):
             raise FormatError("last.related")
         root = get_str(data, "root")
-        if not os.path.isabs(root):  # (the tool writes the root resolved: one relative to
-            raise FormatError("root")  # wherever the next call runs names another tree)
+        # (The tool writes the root resolved: one relative to wherever the next call runs
+        # names another tree; and no path holds a NUL.)
+        if not os.path.isabs(root) or "\0" in root:
+            raise FormatError("root")
         root_real = get_str(data, "root_real") if "root_real" in data else None
-        if root_real is not None and not os.path.isabs(root_real):
+        if root_real is not None and (not os.path.isabs(root_real) or "\0" in root_real):
             raise FormatError("root_real")
         return cls(
             root=root, task=get_str(data, "task"),
@@ -615,6 +617,10 @@ def _open_lock(lock_path: str, shown: str) -> tuple[int, bool]:
     except FileExistsError:
         pass
     except FileNotFoundError:
+        if os.path.isdir(os.path.dirname(os.path.abspath(lock_path))):
+            # (A folder that takes no new file and says ENOENT: /proc. Looking again would
+            # spin until the wait ran out.)
+            raise StateError(f"{shown}{LOCK_SUFFIX}: cannot create the state's lock in its folder") from None
         return -1, False
     except OSError as exc:
         raise StateError(f"{shown}{LOCK_SUFFIX}: cannot open the state's lock: {exc.strerror or exc}") from None
