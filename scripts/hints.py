@@ -443,8 +443,8 @@ def suggest_followup_queries(results: list[dict], keywords: list[str],
     ranked by how often they occur, ties in first-seen order, and each becomes
     ``"<keywords joined by spaces> <tag>"``; at most ``max_queries``, no repeats.
     """
-    return _suggest(_parse_results(results), _parse_keywords(keywords),
-                    MIN_SUGGEST_SCORE if min_score is None else _as_score(min_score, "min_score"), max_queries)
+    threshold = MIN_SUGGEST_SCORE if min_score is None else _as_score(min_score, "min_score")
+    return _suggest(_parse_results(results), _parse_keywords(keywords), threshold, max_queries)
 
 
 def gap_keywords(keywords: list[str], results: list[dict]) -> list[str]:

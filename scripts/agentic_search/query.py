@@ -1262,12 +1262,12 @@ def _without_delimited_blocks(text: str) -> str:
 
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
-    between a pair of comments, HTML and Markdown comments and prose markup, template headings and
-    instructions, ``OS: …`` / ``Version: …`` lines and an envinfo report, short ``- Browser Chrome`` items,
-    the options checked under an issue form's ``### OS`` or ``### Shell``, the
-    folders of a ``path/to/...`` placeholder, a template's "If applicable, ..." and
-    "add a screenshot" sentences, a shell prompt's user and machine names, and a bare
-    file name labelling the task's own code."""
+    between a pair of comments, HTML and Markdown comments and prose markup, template
+    headings and instructions, ``OS: …`` / ``Version: …`` lines and an envinfo report,
+    short ``- Browser Chrome`` items, the options checked under an issue form's ``### OS``
+    or ``### Shell``, the folders of a ``path/to/...`` placeholder, a template's "If
+    applicable, ..." and "add a screenshot" sentences, a shell prompt's user and machine
+    names, and a bare file name labelling the task's own code."""
     text = _without_delimited_blocks(task)
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
