@@ -368,3 +368,17 @@ def test_the_files_a_stop_on_a_judgement_names_next_are_of_the_judged_files_role
     assert ranking.index("test/data/jquery-copy.js") < ranking.index("src/other0.js")  # the copy ranks high
     nxt = second.view.decision.why.split("judge the next: ")[1].split(", ")
     assert "src/manipulation/getAll.js" in nxt and all(not n.startswith("test/") for n in nxt)
+
+
+def test_a_minified_line_of_a_judged_file_names_no_called_module(tmp_path):
+    """A line past MAX_TASK_LINE_BYTES (minified code) is not read for calls: each import
+    would be searched along all of it."""
+    tree = dict(JS_TREE)
+    tree["src/manipulation.js"] = tree["src/manipulation.js"].replace(
+        "export function empty(elem) { jQuery.cleanData( getAll( elem ) ); }\n",
+        "export function empty(elem) { jQuery.cleanData( getAll( elem ) ); }" + " " * feedback.MAX_TASK_LINE_BYTES + "\n")
+    root = write_tree(tmp_path / "repo", tree)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=JS_TASK), {}, ENV)
+    second = run_cycle(str(root), first.state, _req(tmp_path), {"src/manipulation.js": 1.0}, ENV)
+    entry = second.state.scores.get("src/manipulation/getAll.js")
+    assert entry is None or not entry.reason.startswith("called")

@@ -90,6 +90,9 @@ STEM_MIN_LEN = 6
 LIFT_CALLED = 0.3
 CALLED_STEM_MIN_LEN = 4
 MAX_TASK_LINES = 64
+# ... of at most this many bytes (a longer one is minified code: each of the judged file's
+# imports would be searched for along all of it).
+MAX_TASK_LINE_BYTES = 4096
 # ... a name held by at most this share of the matched files (or CALLED_NAME_MIN_HOLDERS).
 CALLED_NAME_MAX_SHARE = 0.05
 CALLED_NAME_MIN_HOLDERS = 3
@@ -395,6 +398,8 @@ def _called_on_task_lines(anchor: str, doc: Document, targets: Sequence[str],
         return {}
     lines: list[tuple[bytes, bytes]] = []
     for line in doc.low.split(b"\n"):
+        if len(line) > MAX_TASK_LINE_BYTES:
+            continue
         name = next((n for n in names if n and n in line), None)
         if name is not None:
             lines.append((line, name))
