@@ -929,10 +929,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # at the root: a package's own ``contrib`` module is its code. Measured on the dev
     # splits: 31 of the other-language split's top-10 slots, none gold (none on Python's).
     ("contrib", re.compile(r"^contrib/"), 0.4),
-    # Translations: gettext's catalogues, Qt's (``.ts`` XML, compiled ``.qm``: a trial's
-    # KeePassXC ranking led with 30 ``share/translations/*.ts``, every UI string in each),
-    # XLIFF; and what lives under ``translations/`` (plural: Django's ``utils/translation/``
-    # is code).
+    # Translations: gettext's catalogues, Qt's compiled ``.qm``, XLIFF; and what lives under
+    # ``translations/`` (plural: Django's ``utils/translation/`` is code), Qt's ``.ts`` XML
+    # catalogues among them (nine of a trial's KeePassXC top 10 were
+    # ``share/translations/*.ts``, every UI string in each).
     ("locale", re.compile(r"(^|/)(locale|i18n|l10n|translations)/|\.(po|mo|qm|xliff|xlf)$"), 0.3),
     # (A run-commands file, ``dunstrc``, ``.npmrc``, and a ``.conf``: a configuration's sample
     # or defaults, not the code that reads it; a trial's ``dunstrc`` led a config parser's fix.)
