@@ -210,7 +210,7 @@ def _as_text(value: object) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, (list, tuple)):
-        return " ".join(_scalar_text(v) for v in value if _scalar_text(v))
+        return " ".join(filter(None, map(_scalar_text, value)))
     return _scalar_text(value)
 
 

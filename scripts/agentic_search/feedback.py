@@ -332,6 +332,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "near-miss")
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
+    rare: Optional[tuple[tuple[int, str], ...]] = None
     for anchor, strength, label in anchors:
         doc = docs.get(anchor)
         if doc is None:
@@ -341,7 +342,9 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         targets = [r for r in graph_of(anchor, doc.head) if r in matched]
         # (Go imports a package, a directory: the edge is to every file of it.)
         go = lang.language_of(anchor) is lang.GO
-        called = _called_on_task_lines(anchor, doc, targets, matches, keywords) if label == "judged" else {}
+        if label == "judged" and rare is None:
+            rare = _rare_named(keywords, matches)  # (once: every judged file reads the same names)
+        called = _called_on_task_lines(anchor, doc, targets, matches, rare) if label == "judged" else {}
         for r in targets:
             if r in called:
                 offer(r, strength * LIFT_IMPORTED, f"called by {label} {anchor} beside {called[r]}",
@@ -381,19 +384,25 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
     return _summed(best.values(), _shared_dependencies(positive, graph_of, docs, matched))
 
 
+def _rare_named(keywords: Sequence[Keyword], matches: Mapping[str, FileMatch]) -> tuple[tuple[int, str], ...]:
+    """(index, text) of the names the task quotes that few matched files hold (at most
+    CALLED_NAME_MAX_SHARE of them, or CALLED_NAME_MIN_HOLDERS): the project's own name,
+    ``jQuery`` in every file, says nothing about where a line hands the work on."""
+    most = max(CALLED_NAME_MIN_HOLDERS, int(CALLED_NAME_MAX_SHARE * len(matches)))
+    holders = _holders(matches, len(keywords))
+    return tuple((i, kw.text) for i, kw in enumerate(keywords) if kw.kind in NAMED_KINDS and holders[i] <= most)
+
+
 def _called_on_task_lines(anchor: str, doc: Document, targets: Sequence[str],
-                          matches: Mapping[str, FileMatch], keywords: Sequence[Keyword]) -> dict[str, str]:
+                          matches: Mapping[str, FileMatch], rare: Sequence[tuple[int, str]]) -> dict[str, str]:
     """{imported file: the task's name it is called beside} for the ``targets`` of the
     judged ``anchor`` whose stem (CALLED_STEM_MIN_LEN) is called or used as a module on a
-    line of ``anchor`` holding a name the task quotes (its first MAX_TASK_LINES such lines)."""
+    line of ``anchor`` holding one of the ``rare`` names (:func:`_rare_named`) it holds
+    (its first MAX_TASK_LINES such lines)."""
     m = matches.get(anchor)
     if m is None or not targets:
         return {}
-    # (Only the task's rarer names: the project's own, ``jQuery`` in every file, says nothing.)
-    most = max(CALLED_NAME_MIN_HOLDERS, int(CALLED_NAME_MAX_SHARE * len(matches)))
-    names = {kw.text.lower().encode("utf-8", "ignore"): kw.text for i, kw in enumerate(keywords)
-             if kw.kind in NAMED_KINDS and m.counts[i] > 0
-             and sum(1 for x in matches.values() if x.counts[i] > 0) <= most}
+    names = {text.lower().encode("utf-8", "ignore"): text for i, text in rare if m.counts[i] > 0}
     if not names:
         return {}
     lines: list[tuple[bytes, bytes]] = []
