@@ -900,6 +900,37 @@ def test_unreadable_file_is_skipped_and_counted_in_process(tmp_path, router, mon
     assert "lib/secret_route.py" not in all_ids(out)
 
 
+def test_default_skipped_unreadable_counts_folders_and_files_together(tmp_path, router, monkeypatch, capsys):
+    """The default output's one ``unreadable`` count is every entry the tool could not use: a
+    folder the walk could not list and two files the read could not open are three."""
+    import retrieve_loop
+    from agentic_search import engine, walk
+
+    (router / "lib/secret_route.py").write_text("route = 1\n")
+    (router / "lib/other_route.py").write_text("route = 2\n")
+    (router / "locked").mkdir()
+    (router / "locked/route.py").write_text("route = 3\n")
+    real_read, real_scan = engine.read_document, walk._scan
+
+    def read(rel, path, **kw):
+        if rel in ("lib/secret_route.py", "lib/other_route.py"):
+            raise PermissionError(13, "Permission denied", path)
+        return real_read(rel, path, **kw)
+
+    def scan(d, *args):
+        if d[1] == "locked":
+            args[-1].skip("unreadable", d[1], "cannot list directory: Permission denied")
+            return []
+        return real_scan(d, *args)
+
+    monkeypatch.setattr(engine, "read_document", read)
+    monkeypatch.setattr(walk, "_scan", scan)
+    code = retrieve_loop.main(["--root", str(router), "--state", str(tmp_path / "s.json"), "--keywords", "route"])
+    captured = capsys.readouterr()
+    assert code == 0
+    assert json.loads(captured.out)["stats"]["skipped"]["unreadable"] == 3
+
+
 def test_binary_file_is_skipped_and_counted(tmp_path, router):
     (router / "lib/route.bin").write_bytes(b"route\x00\x01\x02route")
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "--full")
@@ -1111,6 +1142,16 @@ def test_a_state_named_nothing_or_a_dash_is_refused_not_written(tmp_path, router
                           cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and "not a file name" in proc.stderr and "Traceback" not in proc.stderr
     assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("state", ["tasks/", "tasks/.", "tasks/.."])
+def test_a_state_spelled_as_a_folder_is_refused_not_written_as_a_file(tmp_path, router, state):
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--root", str(router), "--state", state, "--task", "route"],
+                          cwd=cwd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "names a folder" in proc.stderr and proc.stderr.count("\n") == 1
+    assert list(cwd.iterdir()) == []
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")

@@ -195,9 +195,11 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         s = view.stats
         out["stats"] = {"files_read": s.files_read, "files_matched": s.files_matched}
         skipped = {k: v for k, v in s.walk_skipped if v}
+        # A folder the walk could not list and a file the read could not open are both
+        # unreadable: one count, the sum.
         for key, n in (("binary", s.binary_skipped), ("unreadable", s.unreadable_skipped)):
             if n:
-                skipped[key] = n
+                skipped[key] = skipped.get(key, 0) + n
         if skipped:
             out["stats"]["skipped"] = dict(sorted(skipped.items()))
     return out

@@ -244,6 +244,18 @@ def _absolute(path: str, flag: str) -> str:
                            "exists; cd to an existing directory or pass an absolute path") from None
 
 
+def _names_a_folder(path: str) -> bool:
+    """Whether ``path`` as spelled can only be a folder: it ends in a separator, or its last
+    part is ``.`` or ``..`` (``tasks/`` would otherwise be written as a file ``tasks``)."""
+    seps = tuple(sep for sep in (os.sep, os.altsep) if sep)
+    if path.endswith(seps):
+        return True
+    last = path
+    for sep in seps:
+        last = last.rsplit(sep, 1)[-1]
+    return last in (".", "..")
+
+
 def from_args(args: Any) -> Request:
     """The request for parsed arguments (an argparse Namespace); RequestError if a value is bad."""
     state = args.state
@@ -252,6 +264,9 @@ def from_args(args: Any) -> Request:
     if not state or state == "-":
         raise UsageError(f"--state {state!r}: not a file name; name the state file "
                          "(e.g. ~/.cache/agentic-search/tasks/NAME.json)")
+    if _names_a_folder(state):
+        raise UsageError(f"--state {state}: names a folder (it ends in '{state[-1]}'); name the state "
+                         "file itself (e.g. ~/.cache/agentic-search/tasks/NAME.json)")
     state_path = _absolute(state, "--state")
     if state_path.endswith(".lock"):  # (an empty lock file read as an empty state: taken over)
         raise UsageError(f"--state {state}: the name of a lock (FILE.lock locks the state FILE); "
