@@ -78,6 +78,17 @@ def test_files_judged_irrelevant_leave_the_top(tmp_path):
     assert all(second.state.scores[r].judged and second.state.scores[r].score == 0.0 for r in top)
 
 
+def test_a_file_beside_one_judged_low_says_the_judgement_and_why_it_rose(tmp_path):
+    """A miss's neighbours rise a little; their reason names the judged file as judged low
+    and says why that lifts them, not that the tool calls the judged file close."""
+    root = write_tree(tmp_path / "repo", TREE)
+    first = run_cycle(str(root), LoopState(root=str(root)), _req(tmp_path, task=TASK), {}, ENV)
+    second = run_cycle(str(root), first.state, _req(tmp_path), {"pkg/reader/header.py": 0.0}, ENV)
+    reason = second.state.scores["pkg/reader/record.py"].reason
+    assert "pkg/reader/header.py (judged low; a fix often sits beside a miss)" in reason
+    assert "near-miss" not in reason
+
+
 def test_verdicts_follow_the_rubric():
     v = feedback.verdicts({"a": 1.0, "b": 0.7, "c": 0.6, "d": 0.3, "e": 0.0})
     assert v.relevant == ("a", "b") and v.irrelevant == ("d", "e")
@@ -152,6 +163,21 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     assert "app/other.c" not in found
     # A file defining the name too is a rival definition, not a caller.
     assert not found.get("legacy/frame_v1.c") or not found["legacy/frame_v1.c"].why.startswith("uses ")
+
+
+def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_definition(tmp_path):
+    tree = {"src/palette.cpp": "void Palette::load_default() {\n}\n",
+            "src/app.cpp": "palette.load_default();\n",
+            "src/settings.h": "class Settings {\n    void loadDefault();\n};\n"}
+    docs, scored = _docs_and_scored(tmp_path, tree)
+    kws = [make_keyword("load_default", Kind.IDENTIFIER)]
+    assert b"loaddefault" in kws[0].needles  # (the task's name is searched in camel case too)
+    matches = {"src/palette.cpp": _fd("src/palette.cpp", (1,), (1.0,)), "src/app.cpp": _fd("src/app.cpp", (1,), (0.0,)),
+               "src/settings.h": _fd("src/settings.h", (1,), (0.5,))}
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"src/palette.cpp": 1.0}), scored, docs,
+                                              sorted(tree), kws, matches=matches)}
+    assert "uses load_default, defined by judged src/palette.cpp" in found["src/app.cpp"].why
+    assert "uses load_default" not in found.get("src/settings.h", feedback.Lift("src/settings.h", 0.0, "")).why
 
 
 def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path):

@@ -833,12 +833,36 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     ("> ./ninja\nninja: fatal: cycle in rule variables: rspfile -> rspfile", "cycle in rule variables"),
     # Ruby names the error's class after the message (a trial's mruby task)
     ("`test.rb:4:in <<: no superclass method 'wrap' (NoMethodError)`", "no superclass method"),
+    # a logger's or a compiler's level in capitals or lower case (a trial's dvc task)
+    ("```console\nERROR: config file error: Unsupported URL type filena://\n```", "Unsupported URL type"),
+    ("```\nerror: could not compile the crate\n```", "could not compile the crate"),
+    # an unquoted value of a path's or a link's punctuation ends the message (the code
+    # formats it in: ``Unsupported URL type {scheme}://``)
+    ("ValueError: cannot open file /tmp/x.csv for reading", "cannot open file"),
+    # a backticked chain of wrapped errors, each part raised in its own place (a trial's gh task)
+    ("After the upgrade I get `could not query for pull request for current branch: could not determine "
+     "current branch: failed to run git: not on any branch` now", "not on any branch"),
 ])
 def test_a_quoted_message_is_searched_as_written(task, message) -> None:
     kws = extract_keywords(task)
     assert message in texts(kws, "message")
     kw = next(k for k in kws if k.text == message)
     assert kw.needles == (normalize(message).encode(),)
+
+
+def test_a_chains_last_message_where_the_error_was_raised_comes_first() -> None:
+    from agentic_search.query import messages
+    task = ("`could not query for pull request for current branch: could not determine current branch: "
+            "failed to run git: not on any branch`")
+    found = messages(task)
+    assert found[0] == "not on any branch" and len(found) == 3
+    assert "could not query for pull request for current branch" in found  # then the longest
+
+
+def test_a_loggers_level_is_no_constant_of_the_tree() -> None:
+    task = "Add fails on a colon\n\n```console\nERROR: config file error\n[WARNING] disk almost full\n```\nSee DEBUG_MODE."
+    idents = texts(extract_keywords(task), "identifier")
+    assert "ERROR" not in idents and "WARNING" not in idents and "DEBUG_MODE" in idents
 
 
 def test_a_panics_message_is_a_line_a_result_quotes_first() -> None:
@@ -1233,6 +1257,48 @@ def test_a_string_the_tasks_own_code_prints_is_no_message() -> None:
     for printed in ("Area of Circle", "Area of the square", "could not read the shape"):
         assert printed not in texts, printed
     assert "var is not allowed here" in texts
+
+
+def test_a_pasted_report_of_versions_gives_no_keyword() -> None:
+    task = ("add: file names with a colon fail\n\n### Environment information\n\n**Output of `dvc doctor`:**\n\n"
+            "```console\nDVC version: 2.38.1 (conda)\n---------------------------------\n"
+            "Platform: Python 3.11.0 on macOS-13.1-arm64-arm-64bit\nSubprojects:\n\tdvc_data = 0.28.4\n"
+            "\tdvc_objects = 0.14.0\nSupports:\n\thttp (aiohttp = 3.8.3, aiohttp-retry = 2.8.3),\n"
+            "Caches: local\nRemotes: None\n```\n")
+    kws = {k.text for k in extract_keywords(task)}
+    assert not kws & {"dvc_data", "dvc_objects", "aiohttp", "Platform", "conda", "caches", "remotes"}, kws
+    assert "colon" in kws
+
+
+def test_code_with_numbers_and_a_traceback_are_no_report_of_versions() -> None:
+    code = ("Slow fit\n\n```python\nx = fit_curve(1.5, 2.5)\ny = fit_curve(3.5, 4.5)\nz = scale_all(5.5)\n```\n"
+            "```\nTraceback (most recent call last):\n  File \"/usr/lib/python3.8/site.py\", line 1, in <module>\n"
+            "ValueError: bad 1.2.3 and 4.5.6 and 7.8.9\n```\n")
+    idents = texts(extract_keywords(code), "identifier")
+    assert "fit_curve" in idents and "scale_all" in idents
+
+
+@pytest.mark.parametrize("link", [
+    "refer our [Contributing](.github/CONTRIBUTING.md) section",
+    "see https://github.com/o/r/blob/main/CONTRIBUTING.md#setup first",
+    "and the https://example.org/docs/CODE_OF_CONDUCT.html too",
+])
+def test_a_templates_link_to_the_contributors_guide_gives_no_keyword(link) -> None:
+    kws = {k.text.lower() for k in extract_keywords("Parser drops the last row\n\n" + link)}
+    assert not any("contributing" in k or "conduct" in k for k in kws), kws
+    assert "parser" in kws
+
+
+def test_html_entities_and_a_percent_encoded_link_are_read_as_what_they_stand_for() -> None:
+    from agentic_search.query import unescaped
+    task = ('Links in the HTML report are broken\n\n<a href="https%3A%2F%2Fdocs.example.org%2Fdoc-7.2%2Frules_design.html">'
+            "replace with `return !{condition} &amp;&amp; {elseBranch};`</a> and 100%2d stays")
+    assert "https://docs.example.org/doc-7.2/rules_design.html" in unescaped(task)
+    assert "100%2d stays" in unescaped(task) and "&&" in unescaped(task)
+    assert unescaped("a &bogus; b &#0; c") == "a &bogus; b &#0; c"
+    kws = {k.text for k in extract_keywords(task)}
+    assert not kws & {"amp", "2Frules_design.html", "Frules_design"}, kws
+    assert "elseBranch" in kws
 
 
 def test_an_envinfo_report_and_an_apps_saved_state_link_give_no_keyword() -> None:

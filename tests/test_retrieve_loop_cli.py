@@ -862,6 +862,17 @@ def test_text_prints_a_report_not_json(tmp_path, router):
     assert any("app/router.py" in line for line in lines)
 
 
+def test_gaps_list_the_tasks_names_first_then_its_title_words_and_count_the_rest(tmp_path, router):
+    task = ("Route gets mangled by quokka\n\nCalling `frobnicateRoute` after "
+            "zephyr xylograph wombat yodel vexillum umbra tundra sorrel quagmire happens.")
+    out = run_json("--root", router, "--state", tmp_path / "s.json", "--task", task)
+    assert out["gaps"][0] == "frobnicateRoute"  # a name, then the title's words
+    assert set(out["gaps"][1:3]) == {"mangled", "quokka"}
+    assert len(out["gaps"]) == 8 and out["gaps_left_out"] >= 2
+    full = run_json("--root", router, "--state", tmp_path / "f.json", "--task", task, "--full")
+    assert "gaps_left_out" not in full and len(full["gaps"]) == 8 + out["gaps_left_out"]
+
+
 # --- files the walk cannot use ----------------------------------------------------------
 
 @pytest.mark.skipif(os.name != "posix" or os.geteuid() == 0, reason="root reads chmod 000 files")

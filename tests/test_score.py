@@ -145,6 +145,22 @@ ROLE_CASES = [
     ("res/messages.fr.xlf", "locale"),
     ("django/utils/translation/trans_real.py", "source"),
     ("src/translation.ts", "source"),
+    # Qt catalogues named by their locale in lang/, gettext's template, Fluent, locales/.
+    ("src/lang/qbittorrent_pt_BR.ts", "locale"),
+    ("src/lang/zh-cn.ts", "locale"),
+    ("src/lang/parser.ts", "source"),
+    ("src/lang/index.ts", "source"),
+    ("po/xournalpp.pot", "locale"),
+    ("src/uu/du/locales/en-US.ftl", "locale"),
+    ("app/locales/fr/messages.js", "locale"),
+    # Doxygen's set-up is docs; test doubles are tests, a mocking library's own code is not.
+    ("Doxyfile", "docs"),
+    ("doc/Doxyfile.in", "docs"),
+    ("pkg/cmd/extension/manager_mock.go", "test"),
+    ("internal/mocks/store.go", "test"),
+    ("pkg/mock_client.go", "test"),
+    ("src/main/java/org/mockito/mock/MockName.java", "source"),
+    ("src/mockito.js", "source"),
     # Python stubs declare what lives elsewhere, as .d.ts files do.
     ("mypy/typeshed/stdlib/ast.pyi", "declarations"),
     ("src/pkg/__init__.pyi", "declarations"),

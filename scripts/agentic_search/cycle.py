@@ -923,11 +923,20 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes + p.query.set_aside,
         stats=replace(d.stats, files_matched=len(ev.matches)),
         results=results, decision=decision, change=_change(p, nq),
-        gaps=tuple(k.text for k in ev.gaps if k.kind not in DERIVED_KINDS and not is_cjk_piece(k)),
+        gaps=_gaps_shown(ev.gaps),
         related=expand_to if decision.action == "expand" else (), hints=hints,
         translated=_translations(p.query.keywords),
     )
     return Outcome(view, next_state(state, p, nq, view, new_ids, kept_scores(scores, ranked, SCORES_KEPT)))
+
+
+def _gaps_shown(gaps: Sequence[Keyword]) -> tuple[str, ...]:
+    """The gaps as the answer lists them: the task's names and messages first (a quoted
+    name no file holds is news), then its words, the title's before the body's (a
+    trial's agent saw only ``sorry``, ``strange`` there and read the field as noise)."""
+    kept = [(i, k) for i, k in enumerate(gaps) if k.kind not in DERIVED_KINDS and not is_cjk_piece(k)]
+    kept.sort(key=lambda ik: (ik[1].kind not in NAMED_KINDS and ik[1].kind != Kind.MESSAGE, -ik[1].weight, ik[0]))
+    return tuple(k.text for _i, k in kept)
 
 
 def _new_in_answer(ranked: Sequence[tuple[str, float, ScoreEntry]], hidden: frozenset[str],

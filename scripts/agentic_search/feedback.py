@@ -32,7 +32,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from . import imports as imports_mod
 from . import lang
-from .match import Document, FileMatch
+from .match import Document, FileMatch, defines
 from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, is_code_identifier, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import MAX_RELEVANCE, Corpus, Scored, Signal, SignalKind, raw_evidence
@@ -62,6 +62,8 @@ SIBLING_FULL = 12
 # the reader's simulation of both dev splits: 0.4 lost 4 of 45 Python issues at 5
 # reads, 0.1 loses none and gains one at 10 reads.
 NEGATIVE_SHARE = 0.1
+NEAR_MISS = "near-miss"
+_NEAR_MISS_NOTE = "(judged low; a fix often sits beside a miss)"
 # Without judgements, the loop's own context files (the rubric's high relevance) stand
 # in for relevant ones on a later cycle (pseudo-relevance feedback), with this share.
 LEADER_SHARE = 0.6
@@ -327,9 +329,10 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         folder = r.rpartition("/")[0]
         sizes[folder] = sizes.get(folder, 0) + 1
     positive = list(v.relevant) + [r for r in leaders if r not in judged]
-    # (A file judged low lifts its neighbours as a near miss: the reason says so, so that
-    # "beside judged-low x" is not read as a reason to sink.)
-    anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, "near-miss")
+    # (A file judged low lifts its neighbours as a near miss: the reason says why, so that
+    # "beside x (judged low)" is read neither as a reason to sink nor as the tool calling
+    # the judged file close: a trial's agent read "beside near-miss x" so.)
+    anchors = [(r, 1.0, "judged") for r in v.relevant] + [(r, NEGATIVE_SHARE, NEAR_MISS)
                                                           for r in v.irrelevant] \
         + [(r, LEADER_SHARE, "best file") for r in leaders if r not in judged]
     rare: Optional[tuple[tuple[int, str], ...]] = None
@@ -345,27 +348,28 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         if label == "judged" and rare is None:
             rare = _rare_named(keywords, matches)  # (once: every judged file reads the same names)
         called = _called_on_task_lines(anchor, doc, targets, matches, rare) if label == "judged" else {}
+        who = f"{anchor} {_NEAR_MISS_NOTE}" if label == NEAR_MISS else f"{label} {anchor}"
         for r in targets:
             if r in called:
-                offer(r, strength * LIFT_IMPORTED, f"called by {label} {anchor} beside {called[r]}",
+                offer(r, strength * LIFT_IMPORTED, f"called by {who} beside {called[r]}",
                       fixed=strength * LIFT_CALLED)
                 continue
             offer(r, strength * LIFT_IMPORTED * _fan(len(targets)),
-                  f"in a package {label} {anchor} imports" if go else f"imported by {label} {anchor}")
+                  f"in a package {who} imports" if go else f"imported by {who}")
         importers = [r for r, out in graph.items() if anchor in out]
         for r in importers:
             offer(r, strength * LIFT_IMPORTS * _fan(len(importers)),
-                  f"imports the package of {label} {anchor}" if go else f"imports {label} {anchor}")
+                  f"imports the package of {who}" if go else f"imports {who}")
         if label == "best file":
             continue  # a directory of the loop's own guesses says too little
         folder = anchor.rpartition("/")[0]
         size = sizes.get(folder, 1)
         for r in cands:
             if r.rpartition("/")[0] == folder:
-                offer(r, strength * LIFT_SIBLING * min(1.0, SIBLING_FULL / size), f"beside {label} {anchor}")
+                offer(r, strength * LIFT_SIBLING * min(1.0, SIBLING_FULL / size), f"beside {who}")
         if label != "judged":
             continue
-        _offer_users(anchor, cands, matches, keywords, offer)
+        _offer_users(anchor, cands, matches, keywords, docs, offer)
         _offer_type_users(anchor, pool, offer)
         doc = docs[anchor]
         pos = anchor
@@ -440,17 +444,23 @@ def _offer_type_users(anchor: str, pool: Sequence[Document], offer) -> None:
 
 
 def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMatch],
-                 keywords: Sequence[Keyword], offer) -> None:
+                 keywords: Sequence[Keyword], docs: Mapping[str, Document], offer) -> None:
     """Lift the files that use a name the task quotes and the judged ``anchor`` defines
-    (a definition's callers), sharing the lift when many do (:func:`_fan`)."""
-    m = matches.get(anchor)
-    if m is None:
+    (a definition's callers), sharing the lift when many do (:func:`_fan`). A user spells
+    the name as the definition does: the task's ``load_default`` is searched as
+    ``loadDefault`` too, but a file holding only ``loadDefault`` names another method
+    (a trial's C++ header was lifted as a user of the judged file's ``load_default``)."""
+    m, doc = matches.get(anchor), docs.get(anchor)
+    if m is None or doc is None:
         return
+    language = lang.language_of(anchor)
     for i, kw in enumerate(keywords):
         if kw.kind not in NAMED_KINDS or m.defines[i] < 1.0:
             continue
+        spelled = [n for n in kw.needles if n in doc.low and defines(doc.low, n, language) >= 1.0]
         # (A file that defines the name too is a rival definition, not a caller.)
-        users = [r for r in cands if r in matches and matches[r].counts[i] > 0 and matches[r].defines[i] < 1.0]
+        users = [r for r in cands if r in matches and matches[r].counts[i] > 0 and matches[r].defines[i] < 1.0
+                 and r in docs and any(n in docs[r].low for n in spelled)]
         for r in users:
             offer(r, LIFT_USES * _fan(len(users)), f"uses {kw.text}, defined by judged {anchor}")
 

@@ -874,8 +874,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``SessionTests.cs``, ``FooTest.java``, ``user_spec.rb``, ``UserSpec.scala``; Perl's
     # ``t/*.t`` and a ``testcases/`` folder (a trial's C project: its .t tests led); a module
     # named ``tests`` (Rust's ``mod tests;`` in ``src/type_/tests.rs``: a trial's gleam
-    # ranking led with one; a Django app's ``tests.py``).
-    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
+    # ranking led with one; a Django app's ``tests.py``). Test doubles: a ``mocks/``
+    # folder, ``*_mock.go`` and mockgen's ``mock_*.go`` (a trial's gh ranking held a
+    # generated ``manager_mock.go``; ``mock/`` alone is a mocking library's own code).
+    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
+                        r"|[^/]_mocks?\.[a-z]+$|(^|/)mock_[^/]*\.go$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Tests?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``) and Python stubs (``.pyi``): the
     # types of code that lives elsewhere; a fix lands in the implementation and changes its
@@ -894,9 +897,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
                          r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec)$"
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
-    # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1).
+    # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
+    # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one).
     # A docs site's versions and kinds (``versioned_docs/``, ``api-docs/``) and MDX pages too.
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|\.(md|mdx|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|\.(md|mdx|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
                         r"|release[-_]?notes?)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
@@ -932,8 +936,12 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Translations: gettext's catalogues, Qt's compiled ``.qm``, XLIFF; and what lives under
     # ``translations/`` (plural: Django's ``utils/translation/`` is code), Qt's ``.ts`` XML
     # catalogues among them (nine of a trial's KeePassXC top 10 were
-    # ``share/translations/*.ts``, every UI string in each).
-    ("locale", re.compile(r"(^|/)(locale|i18n|l10n|translations)/|\.(po|mo|qm|xliff|xlf)$"), 0.3),
+    # ``share/translations/*.ts``, every UI string in each). Gettext's template (``.pot``),
+    # Fluent's ``.ftl`` (four of a trial's Rust top 10), a ``locales/`` folder, and Qt's
+    # catalogues named by their locale in a ``lang/`` folder (``lang/qbittorrent_pt_BR.ts``:
+    # three of a trial's top 10).
+    ("locale", re.compile(r"(^|/)(locales?|i18n|l10n|translations)/|\.(po|pot|mo|qm|xliff|xlf|ftl)$"
+                          r"|(^|/)langs?/[^/]*[_-][a-z]{2,3}([_-][A-Za-z]{2,4})?\.ts$"), 0.3),
     # (A run-commands file, ``dunstrc``, ``.npmrc``, and a ``.conf``: a configuration's sample
     # or defaults, not the code that reads it; a trial's ``dunstrc`` led a config parser's fix.)
     ("data", re.compile(r"\.(json|ya?ml|toml|ini|cfg|conf|properties|csv|tsv|xml|svg|txt|html?|css|scss|less)$"

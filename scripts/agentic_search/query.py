@@ -22,6 +22,7 @@ Example::
 from __future__ import annotations
 
 import bisect
+import html
 import json
 import os
 import re
@@ -428,6 +429,10 @@ _TABLE_ROW_RE = re.compile(r"^[^\n]*[\u2502\u2503\u2551][^\n]*[\u2502\u2503\u255
 # ``read-only``) are lower-case. Measured on the dev split: 1 of the 6 issues holding one
 # moved (9 -> 2), the others kept their rank.
 _CAPITALISED_COMPOUND_RE = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+(?![\w-])")
+# A logged line's level (``ERROR: config file error: ...``, ``[WARNING] ...``) is the
+# logger's label, not a constant of the tree (a trial's Python report: ``ERROR``, merged
+# with the title's "error", led its keywords and ranked the console module first).
+_LOG_LEVEL_RE = re.compile(r"^([ \t>*\[(-]*)(?:ERROR|FATAL|PANIC|WARNING|CRITICAL|SEVERE)(?=[\]:])", re.M)
 # A command-line option of hyphen-joined words (``--full-path``, ``--collect-only``) names
 # a setting the code spells ``full_path`` / ``fullPath``: one name, not two prose words.
 _LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
@@ -640,7 +645,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 # starts with a letter or digit: a line of dashes is read once, not once per dash.)
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
-    r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|Exception|Panic|panic|Fatal|fatal)|thread '[^'\n]*' panicked at [^:\n]*"
+    r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|ERROR|error|Exception|Panic|panic|PANIC|Fatal|fatal|FATAL)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
@@ -652,27 +657,50 @@ _TRAILING_ERROR_RE = compile_later(
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 # (A bracketed value ends before another ``[``: a message of many ``[`` is read once.)
 _INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\[\]\n]*\]")
+# A word of a message holding a path's, a URL's or an assignment's punctuation is the
+# value it was raised for, unquoted (``Unsupported URL type filena://``: the code writes
+# ``Unsupported URL type {scheme}://``): the words on either side are the message.
+# (A colon only inside the word: ``issues:`` ends a label.)
+_VALUE_WORD_RE = compile_later(r"[^\s/\\:=@]*(?:[/\\=@]|:(?=\S))\S*")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
 
+# A backticked chain of messages, each wrapping the next (``could not query for pull
+# request: could not determine current branch: failed to run git: not on any branch``):
+# an error as a program printed it, each part raised in its own place (a trial's Go
+# report quoted one so; a backticked command or name holds no ``: ``).
+_BACKTICK_CHAIN_RE = compile_later(r"(?<!`)`([^`\n]{3,400})`(?!`)")
+
+
 def messages(task: str) -> tuple[str, ...]:
-    """The messages the task quotes (see MESSAGE_MIN_WORDS), longest first, at most
-    MAX_MESSAGES: each quoted string (not one the task's own code prints) and each error
-    or panic line's message that reads as a sentence."""
+    """The messages the task quotes (see MESSAGE_MIN_WORDS), at most MAX_MESSAGES: each
+    quoted string (not one the task's own code prints) and each error or panic line's
+    message that reads as a sentence. The last message of a chain (``could not query:
+    failed to run git: not on any branch``), where the error was raised, comes first;
+    then the longest."""
     pieces = ["".join(g or "" for g in m.groups()) for m in _QUOTED_STRING_RE.finditer(task)
               if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
+    pieces += [m.group(1) for m in _BACKTICK_CHAIN_RE.finditer(task) if ": " in m.group(1)]
     pieces += _TRAILING_ERROR_RE.findall(task)
     found: dict[str, int] = {}
+    origins: set[str] = set()
     for piece in pieces:
         # (Quotes inside a message name the value it was raised for, and a colon joins a
         # prefix or a detail: the words between them are the message as the code writes
         # it, ``'NoneType' object is not callable``.)
+        inside = []
         for part in _INNER_QUOTE_RE.split(piece):
-            text = part.strip().strip(".,")
-            if _is_message(text):
-                found.setdefault(text, len(found))
-    return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:MAX_MESSAGES])
+            if _CODE_PUNCTUATION_RE.search(part):
+                continue  # (code, not a message: ``</p>`` is no value to cut at)
+            for bit in _VALUE_WORD_RE.split(part):
+                text = bit.strip().strip(".,")
+                if _is_message(text):
+                    found.setdefault(text, len(found))
+                    inside.append(text)
+        if len(inside) > 1:
+            origins.add(inside[-1])  # (a chain's last message is where it was raised)
+    return tuple(sorted(found, key=lambda t: (t not in origins, -len(t), found[t]))[:MAX_MESSAGES])
 
 
 # Where a package manager installs a copy of a package: what follows names a file of the
@@ -791,7 +819,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     and environment text is dropped (:func:`strip_boilerplate`), and text in CJK scripts
     becomes glossary terms and their English words (:func:`cjk_keywords`).
     """
-    task, url_paths = strip_urls(strip_boilerplate(_TITLE_LABEL_RE.sub("", task.lstrip("\n"))))
+    task, url_paths = strip_urls(strip_boilerplate(unescaped(_TITLE_LABEL_RE.sub("", task.lstrip("\n")))))
     task = _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task))
     task = split_scripts(task)
     quoted_messages = messages(task)
@@ -885,7 +913,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         idents[token] = None
     for token in _LONG_OPTION_RE.findall(task):
         idents[token] = None
-    for token in _CONSTANT_RE.findall(_TABLE_ROW_RE.sub("", task)):
+    for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(r"\1", _TABLE_ROW_RE.sub("", task))):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     prose_once: list[str] = []
@@ -1046,6 +1074,33 @@ def _fragment_words(fragment: str) -> str:
     return " ".join([lead] + _FRAGMENT_ID_RE.findall(fragment))
 
 
+# Text escaped for a web page or a link, pasted as it was shown: an HTML entity
+# (``&amp;``, ``&lt;``, ``&#39;``) and a percent-encoded link (``https%3A%2F%2Fdocs.x.org%2Fa.html``)
+# are the characters they stand for (a trial's report of an escaped link made ``amp``, ``fpmd``
+# and ``2Fpmd_rules_java_design.html`` keywords). Only a link is percent-decoded: ``%2d``
+# elsewhere is a format of printf's.
+_ENTITY_RE = compile_later(r"&(?:[A-Za-z]{2,8}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+_ENCODED_LINK_RE = compile_later(r"\b[A-Za-z][A-Za-z0-9+.-]{0,20}%3[Aa]%2[Ff]%2[Ff][^\s\"'<>`()]*")
+_PERCENT_RE = compile_later(r"%([0-9A-Fa-f]{2})")
+
+
+def _entity(m: "re.Match[str]") -> str:
+    text = html.unescape(m.group(0))
+    return m.group(0) if text == m.group(0) or not text.isprintable() or "\ufffd" in text else text
+
+
+def unescaped(task: str) -> str:
+    """``task`` with HTML entities and percent-encoded links read as what they stand for
+    (an unknown entity, or one standing for a control character, is left as written)."""
+    task = _ENCODED_LINK_RE.sub(lambda m: _PERCENT_RE.sub(lambda p: _printable(chr(int(p.group(1), 16))), m.group(0)),
+                                task)
+    return _ENTITY_RE.sub(_entity, task)
+
+
+def _printable(c: str) -> str:
+    return c if c.isprintable() else " "
+
+
 def strip_urls(task: str) -> tuple[str, list[str]]:
     """(the text with its URLs taken out, the repository paths they name).
 
@@ -1062,6 +1117,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
     def one(m: "re.Match[str]") -> str:
         url = m.group(0).rstrip(_URL_TAIL)
         rest = m.group(0)[len(url):]
+        if _GUIDE_NAME_RE.match(url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]):
+            return " " + rest
         repo = _REPO_URL_RE.match(url)
         if repo:
             # (No repository nests deeper: a longer path is cut to its last components.)
@@ -1184,6 +1241,53 @@ def _without_envinfo(lines: "list[str]") -> "list[str]":
     return kept
 
 
+# A pasted report of versions (``dvc doctor``, ``pip freeze``, ``go version -m``, a
+# dependency list): a fenced block whose lines are nearly all ``key: value``, ``name =
+# value`` or ``name==value`` (or rules of dashes) and which holds at least
+# VERSION_DUMP_MIN versions of three parts (``2.38.1``; a float of the task's code has
+# one dot). Its names are the reporter's installed packages, not the tree's (a trial's
+# ``dvc doctor`` output made ``dvc_data``, ``dvc_objects``, ``aiohttp`` keywords and led
+# the ranking with the module that prints the report).
+VERSION_DUMP_MIN = 3
+VERSION_DUMP_KEY_SHARE = 0.8
+_VERSION_TOKEN_RE = compile_later(r"(?<![\w.])v?\d{1,4}\.\d{1,4}\.\d{1,6}(?![\w.]*[A-Za-z_/])")
+_KEY_VALUE_LINE_RE = compile_later(
+    r"[ \t]*(?:[-*][ \t]+)?[^\s:=][^:=\n]{0,60}?[ \t]*(?::(?:[ \t]|$)|==?)|[ \t]*[-=_*]{3,}[ \t]*$")
+
+
+def _without_version_dumps(lines: "list[str]") -> "list[str]":
+    """The lines without the fenced blocks that are reports of versions (VERSION_DUMP_MIN)."""
+    kept: list[str] = []
+    block: "list[str] | None" = None
+    for line in lines:
+        fence = line.lstrip(" \t>").startswith("```")
+        if block is None:
+            if fence:
+                block = [line]
+            else:
+                kept.append(line)
+            continue
+        block.append(line)
+        if fence:
+            if not _is_version_dump(block[1:-1]):
+                kept += block
+            block = None
+    return kept + (block or [])
+
+
+def _is_version_dump(body: "list[str]") -> bool:
+    filled = [line for line in body if line.strip()]
+    if not filled:
+        return False
+    versions = 0
+    for line in filled:
+        versions += len(_VERSION_TOKEN_RE.findall(line))
+    if versions < VERSION_DUMP_MIN:
+        return False
+    keyed = sum(1 for line in filled if _KEY_VALUE_LINE_RE.match(line))
+    return keyed >= VERSION_DUMP_KEY_SHARE * len(filled)
+
+
 def _without_environment_options(lines: "list[str]") -> "list[str]":
     kept, environment, fenced = [], False, False
     for line in lines:
@@ -1260,6 +1364,18 @@ def _without_delimited_blocks(text: str) -> str:
     return "".join(out)
 
 
+# A project's guides for its contributors, which an issue template links to (``refer our
+# [Contributing](.github/CONTRIBUTING.md) section``; a trial's Java report made the path
+# and ``CONTRIBUTING`` keywords): never the code a report is about. A relative path
+# goes here, a URL's in strip_urls.
+_GUIDE_LINK_RE = compile_later(
+    r"(?<![\w./:-])(?:[\w.-]+/){0,6}"
+    r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.(?:md|rst|txt|adoc))?(?:#[\w-]*)?(?![\w/-])",
+    re.I)
+
+_GUIDE_NAME_RE = compile_later(r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.\w+)?$", re.I)
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template
@@ -1268,11 +1384,11 @@ def strip_boilerplate(task: str) -> str:
     or ``### Shell``, the folders of a ``path/to/...`` placeholder, a template's "If
     applicable, ..." and "add a screenshot" sentences, a shell prompt's user and machine
     names, and a bare file name labelling the task's own code."""
-    text = _without_delimited_blocks(task)
+    text = _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(task))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    text = "\n".join(line for line in _without_environment_options(_without_envinfo(text.split("\n")))
+    text = "\n".join(line for line in _without_environment_options(_without_envinfo(_without_version_dumps(text.split("\n"))))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
