@@ -1089,16 +1089,19 @@ def _entity(m: "re.Match[str]") -> str:
     return m.group(0) if text == m.group(0) or not text.isprintable() or "\ufffd" in text else text
 
 
+def _decoded_link(m: "re.Match[str]") -> str:
+    return _PERCENT_RE.sub(_percent, m.group(0))
+
+
+def _percent(m: "re.Match[str]") -> str:
+    c = chr(int(m.group(1), 16))
+    return c if c.isprintable() else " "
+
+
 def unescaped(task: str) -> str:
     """``task`` with HTML entities and percent-encoded links read as what they stand for
     (an unknown entity, or one standing for a control character, is left as written)."""
-    task = _ENCODED_LINK_RE.sub(lambda m: _PERCENT_RE.sub(lambda p: _printable(chr(int(p.group(1), 16))), m.group(0)),
-                                task)
-    return _ENTITY_RE.sub(_entity, task)
-
-
-def _printable(c: str) -> str:
-    return c if c.isprintable() else " "
+    return _ENTITY_RE.sub(_entity, _ENCODED_LINK_RE.sub(_decoded_link, task))
 
 
 def strip_urls(task: str) -> tuple[str, list[str]]:
@@ -1276,6 +1279,7 @@ def _without_version_dumps(lines: "list[str]") -> "list[str]":
 
 
 def _is_version_dump(body: "list[str]") -> bool:
+    """Whether a fenced block's lines are a report of versions (VERSION_DUMP_MIN)."""
     filled = [line for line in body if line.strip()]
     if not filled:
         return False
