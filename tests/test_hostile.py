@@ -361,13 +361,16 @@ def test_task_markup_and_files_of_long_runs_read_in_linear_time() -> None:
 def test_task_messages_escapes_and_reports_of_long_runs_read_in_linear_time() -> None:
     """The forms read for messages, escapes, version reports and guides' links - values
     cut out of a message, backticked chains, log levels, fenced ``key: value`` blocks,
-    entities, percent-encoded links, guides' paths - at 400 KB of each take seconds."""
+    entities, percent-encoded links, guides' paths, XML prologs, prompts, options - at
+    200 KB of each take about a second."""
     from agentic_search.query import extract_keywords
-    n = 400_000
+    n = 200_000
     tasks = ["Error: " + "a/b " * (n // 4), "`a: b" * (n // 5), "`" + "word: " * (n // 6) + "`",
              "ERROR:\n" * (n // 7), "[" * n + "ERROR]", "```\n" + "k: 1.2.3\n" * (n // 9) + "```\n",
              "```\n" + (" " * 60 + "x") * (n // 61) + "\n```", "```\n```\n" * (n // 8), "&" + "a" * n,
-             "http%3A%2F%2F" + "%2F" * (n // 3), "a/" * (n // 2) + "CONTRIBUTING.md", "1.2.3." * (n // 6)]
+             "http%3A%2F%2F" + "%2F" * (n // 3), "a/" * (n // 2) + "CONTRIBUTING.md", "1.2.3." * (n // 6),
+             "[ERROR] " + "a:1" * (n // 3), "Error: " + "1 " * (n // 2), "<!DOCTYPE" * (n // 9),
+             "<?xml" * (n // 5), "`$ " * (n // 3), "-a.b" * (n // 4), "--a.b " * (n // 6)]
     with deadline(120):
         started = time.monotonic()
         for task in tasks:

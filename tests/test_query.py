@@ -839,6 +839,10 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     # an unquoted value of a path's or a link's punctuation ends the message (the code
     # formats it in: ``Unsupported URL type {scheme}://``)
     ("ValueError: cannot open file /tmp/x.csv for reading", "cannot open file"),
+    # a build tool's or a linter's bracketed level, the file and line, then the message;
+    # a number standing alone is a value the code formats in (a trial's checkstyle task)
+    ("[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation level 8, expected 12. [Indentation]",
+     "child has incorrect indentation level"),
     # a backticked chain of wrapped errors, each part raised in its own place (a trial's gh task)
     ("After the upgrade I get `could not query for pull request for current branch: could not determine "
      "current branch: failed to run git: not on any branch` now", "not on any branch"),
@@ -857,6 +861,23 @@ def test_a_chains_last_message_where_the_error_was_raised_comes_first() -> None:
     found = messages(task)
     assert found[0] == "not on any branch" and len(found) == 3
     assert "could not query for pull request for current branch" in found  # then the longest
+
+
+def test_a_message_cut_at_a_number_is_no_chain() -> None:
+    from agentic_search.query import messages
+    found = messages("[ERROR] T.java:3: 'try' child has incorrect indentation level 8, expected level should be 12.")
+    assert found == ("child has incorrect indentation level", "expected level should be")
+
+
+def test_an_xml_prolog_and_a_shell_transcripts_options_give_no_keywords() -> None:
+    task = ("Indentation: false positive for try child\n\n`/var/tmp $ java -Duser.language=en -jar cs.jar`:\n\n"
+            "```\n<?xml version=\"1.0\"?>\n<!DOCTYPE module PUBLIC\n    \"-//Puppy Crawl//DTD Check Configuration 1.3//EN\"\n"
+            "    \"http://checkstyle.sourceforge.net/dtds/configuration_1_3.dtd\">\n<module name=\"TreeWalker\"/>\n```\n")
+    kws = {k.text for k in extract_keywords(task)}
+    assert not kws & {"DOCTYPE", "PUBLIC", "configuration_1_3", "Duser", "version"}, kws
+    assert "TreeWalker" in kws
+    idents = texts(extract_keywords("Fails\n\nthe `$ javac Main.java` step, then `parse_header` fails"), "identifier")
+    assert "javac" not in idents and "parse_header" in idents
 
 
 def test_a_loggers_level_is_no_constant_of_the_tree() -> None:
@@ -1287,6 +1308,14 @@ def test_a_templates_link_to_the_contributors_guide_gives_no_keyword(link) -> No
     kws = {k.text.lower() for k in extract_keywords("Parser drops the last row\n\n" + link)}
     assert not any("contributing" in k or "conduct" in k for k in kws), kws
     assert "parser" in kws
+
+
+def test_a_link_holding_a_saved_state_encoded_whole_gives_no_words() -> None:
+    task = ("Nested keys are lowercased\n\n[Playground link](https://prettier.io/playground/#N4Igxg9gdgLgprEAuEASAZh"
+            "CSAEBiAQwICNiwwBuAHShqTgA8AHCAJxh2Bpx0wgCECrXBizUoPKHADO8ACa4uEnryyDhOURHE8AvjV0gANCAhMYAS2jTk)\n"
+            "See https://github.com/o/r#arbitrary-types-conversions too.")
+    kws = {k.text for k in extract_keywords(task)}
+    assert all(len(k) < 20 for k in kws) and "nested" in kws and "arbitrary" in " ".join(kws), kws
 
 
 def test_html_entities_and_a_percent_encoded_link_are_read_as_what_they_stand_for() -> None:

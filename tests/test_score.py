@@ -161,6 +161,13 @@ ROLE_CASES = [
     ("pkg/mock_client.go", "test"),
     ("src/main/java/org/mockito/mock/MockName.java", "source"),
     ("src/mockito.js", "source"),
+    # A C project's root deps/ is vendored; Maven's site and a word list are docs.
+    ("deps/sqlite3/sqlite3.h", "vendored"),
+    ("src/resolver/deps/graph.py", "source"),
+    ("src/site/xdoc/checks/misc/indentation.xml", "docs"),
+    ("config/whitelist.words", "docs"),
+    ("spotbugsTestCases/src/java/UMAC.java", "test"),
+    ("junit/framework/TestCase.java", "source"),
     # Python stubs declare what lives elsewhere, as .d.ts files do.
     ("mypy/typeshed/stdlib/ast.pyi", "declarations"),
     ("src/pkg/__init__.pyi", "declarations"),

@@ -879,7 +879,7 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # generated ``manager_mock.go``; ``mock/`` alone is a mocking library's own code).
     ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
                         r"|[^/]_mocks?\.[a-z]+$|(^|/)mock_[^/]*\.go$"
-                        r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Tests?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
+                        r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Test(s|Cases?)?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``) and Python stubs (``.pyi``): the
     # types of code that lives elsewhere; a fix lands in the implementation and changes its
     # declaration only when it changes the API (a trial's mypy ranking led with its bundled
@@ -898,9 +898,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
-    # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one).
+    # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one), Maven's site
+    # (``src/site/``) and a spelling checker's word list (``whitelist.words``): a trial's
+    # checkstyle top 5 held both.
     # A docs site's versions and kinds (``versioned_docs/``, ``api-docs/``) and MDX pages too.
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|\.(md|mdx|rst|txt|adoc|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|(^|/)src/site/|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
                         r"|release[-_]?notes?)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
@@ -921,8 +923,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # (spdlog's ``fmt/bundled/``: a trial's ranking put its ``core.h`` first). Spelled
     # ``third-party/``, ``3rdparty/`` and in capitals (``Source/ThirdParty/``; not ``Vendor/``
     # or ``External/``, a project's own namespaces in PHP and C#) too (a trial's
-    # lnav: rapidyaml's one-file copy in ``src/third-party/`` led its ranking).
-    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|(?i:third[-_]?party|3rd[-_]?party)|node_modules|external|extern|_?bundled)/"), 0.3),
+    # lnav: rapidyaml's one-file copy in ``src/third-party/`` led its ranking). A root
+    # ``deps/`` is the dependencies a C project carries (redis's jemalloc and lua,
+    # doxygen's sqlite3: a trial's top file); deeper, it may be a package's own module.
+    ("vendored", re.compile(r"(^|/)(_?vendor|_?vendored|(?i:third[-_]?party|3rd[-_]?party)|node_modules|external|extern|_?bundled)/|^deps/"), 0.3),
     # Generated files, and patches (a copy of code in another form); a release's detached
     # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
     # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.

@@ -253,7 +253,8 @@ _PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" %
 # fix: 19th -> 6th). No dev issue quotes one; ``{self.instance.pk}`` of an f-string is none.
 MAX_PLACEHOLDER_KEYS = 3
 _PLACEHOLDER_RE = compile_later(r"\{\{?[ \t]*\.?([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*){2,})[ \t]*\}")
-_DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
+# (Not an option's name: ``-Duser.language=en`` sets a property of the reporter's JVM.)
+_DOTTED_RE = compile_later(r"(?<![\w.])(?<!(?<![\w-])-)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
 # A message quoted in the prose ('Error: The value you entered was invalid.', "...",
@@ -274,7 +275,11 @@ _PRINTED_BY_RE = compile_later(
     r"(?:\b(?:print|println|printf|eprintln|puts|Print|Println|Printf|Fprintf|Fprintln)!?"
     r"|\bconsole\.(?:log|error|warn|info|debug)|\bSystem\.(?:out|err)\.print(?:ln|f)?)"
     r"\s*\(\s*(?:[A-Za-z_][\w.]*\s*,\s*)?[fFbBrR]?\Z")
-_PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+")
+# A backticked span that reads as prose (three words in a row), or that is a command
+# line after a shell prompt (``/var/tmp $ javac TestClass.java``, ``$ java -Duser.language=en
+# -jar x.jar``: a trial's checkstyle keywords held ``Duser``, ``javac``, ``cat``): its words
+# are the task's words, not code names.
+_PROSE_SPAN_RE = compile_later(r"[A-Za-z]+ [A-Za-z]+ [A-Za-z]+|(?:^|(?<=[\s~/\w]))\$[ \t]+\S")
 _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # A path of the reporter's machine (``/dev/null``, ``/tmp/x``, ``/usr/share``,
 # ``~/silesia.tar``): its pieces name the reporter's files, not the code, and are no
@@ -647,6 +652,11 @@ _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
     r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|ERROR|error|Exception|Panic|panic|PANIC|Fatal|fatal|FATAL)|thread '[^'\n]*' panicked at [^:\n]*"
     r"(?::\d+)*)\s*:\s*(.+)$", re.M)
+# A build tool's or a linter's line, its level in brackets and then, maybe, the file and
+# line it is about (``[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation
+# level 8 [Indentation]``, ``[WARNING] ...``; a trial's checkstyle report).
+_LEVEL_LINE_RE = compile_later(
+    r"^[ \t>*-]*\[(?:ERROR|FATAL|SEVERE|WARN|WARNING)\][ \t]*(?:[^\s:]{1,300}(?::\d+)+:[ \t]*)?(\S.*)$", re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
 # raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
@@ -661,7 +671,9 @@ _INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\[\]\n]*\
 # value it was raised for, unquoted (``Unsupported URL type filena://``: the code writes
 # ``Unsupported URL type {scheme}://``): the words on either side are the message.
 # (A colon only inside the word: ``issues:`` ends a label.)
-_VALUE_WORD_RE = compile_later(r"[^\s/\\:=@]*(?:[/\\=@]|:(?=\S))\S*")
+# A number standing alone is a value too (``incorrect indentation level 8, expected level
+# should be 12``: the code writes ``level {1}``).
+_VALUE_WORD_RE = compile_later(r"[^\s/\\:=@]*(?:[/\\=@]|:(?=\S))\S*|(?<!\S)[-+]?\d+(?:[.,]\d+)*(?=[\s.,;]|$)")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
 
@@ -681,6 +693,7 @@ def messages(task: str) -> tuple[str, ...]:
     pieces = ["".join(g or "" for g in m.groups()) for m in _QUOTED_STRING_RE.finditer(task)
               if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
+    pieces += [m.group(1) for m in _LEVEL_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _BACKTICK_CHAIN_RE.finditer(task) if ": " in m.group(1)]
     pieces += _TRAILING_ERROR_RE.findall(task)
     found: dict[str, int] = {}
@@ -689,17 +702,21 @@ def messages(task: str) -> tuple[str, ...]:
         # (Quotes inside a message name the value it was raised for, and a colon joins a
         # prefix or a detail: the words between them are the message as the code writes
         # it, ``'NoneType' object is not callable``.)
-        inside = []
-        for part in _INNER_QUOTE_RE.split(piece):
-            if _CODE_PUNCTUATION_RE.search(part):
-                continue  # (code, not a message: ``</p>`` is no value to cut at)
-            for bit in _VALUE_WORD_RE.split(part):
-                text = bit.strip().strip(".,")
-                if _is_message(text):
-                    found.setdefault(text, len(found))
-                    inside.append(text)
-        if len(inside) > 1:
-            origins.add(inside[-1])  # (a chain's last message is where it was raised)
+        links = []  # (the messages of each link of a chain ``a: b: c``)
+        for link in piece.split(": "):
+            inside = []
+            for part in _INNER_QUOTE_RE.split(link):
+                if _CODE_PUNCTUATION_RE.search(part):
+                    continue  # (code, not a message: ``</p>`` is no value to cut at)
+                for bit in _VALUE_WORD_RE.split(part):
+                    text = bit.strip().strip(".,").strip()
+                    if _is_message(text):
+                        found.setdefault(text, len(found))
+                        inside.append(text)
+            if inside:
+                links.append(inside)
+        if len(links) > 1:
+            origins.add(links[-1][0])  # (a chain's last link is where it was raised)
     return tuple(sorted(found, key=lambda t: (t not in origins, -len(t), found[t]))[:MAX_MESSAGES])
 
 
@@ -1040,6 +1057,10 @@ _NO_WORDS_URL_RE = re.compile(
 # ``jsfiddle.net/qy2tx8za``): the rest of its path is the app's (a trial's svelte task had
 # ``playground`` as a keyword, which named the repository's own ``playgrounds/`` first).
 _OPAQUE_ID_SEGMENT_RE = re.compile(r"^(?=(?:[a-z]*\d){2})(?=(?:\d*[a-z]){2})[a-z\d]{8,}$", re.I)
+# ... or a saved state encoded whole in the path or the fragment: base64 of at least 24
+# characters, mixed case and digits (a playground's ``#N4Igxg9gdgLgprEAuEASAZh...``: a
+# trial's prettier keywords held three such "identifiers" and twenty pieces).
+_BLOB_RE = re.compile(r"^(?=(?:[^A-Z]*[A-Z]){2})(?=(?:[^a-z]*[a-z]){2})(?=(?:\D*\d){2})[A-Za-z0-9+/_-]{24,}={0,2}$")
 # Trailing punctuation of the sentence a URL ends.
 _URL_TAIL = ".,;:!?)]}>'\""
 # A host name without a scheme (``api.example.com``, ``pypi.org:443``) or an e-mail
@@ -1141,7 +1162,8 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
         tail = body.split("/", 1)[1] if "/" in body else ""
         path, _, fragment = tail.partition("#")
         path = path.split("?", 1)[0]
-        if any(_OPAQUE_ID_SEGMENT_RE.match(p) for p in path.split("/")):
+        if any(_OPAQUE_ID_SEGMENT_RE.match(p) or _BLOB_RE.match(p) for p in path.split("/")) \
+                or _BLOB_RE.match(fragment):
             return " " + rest
         fragment = _fragment_words(fragment)
         if "." in path.rsplit("/", 1)[-1]:
@@ -1380,6 +1402,12 @@ _GUIDE_LINK_RE = compile_later(
 _GUIDE_NAME_RE = compile_later(r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.\w+)?$", re.I)
 
 
+# An XML file's prolog (``<?xml version="1.0"?>``, ``<!DOCTYPE module PUBLIC "-//Puppy
+# Crawl//DTD ..." "http://...dtd">``) is the format's, never the tree's (a trial's
+# pasted configuration made ``DOCTYPE``, ``PUBLIC``, ``configuration_1_3`` keywords).
+_XML_PROLOG_RE = compile_later(r"<\?xml\b[^>\n]{0,300}\?>|<!DOCTYPE\b[^<>]{0,1000}>", re.I)
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template
@@ -1388,7 +1416,7 @@ def strip_boilerplate(task: str) -> str:
     or ``### Shell``, the folders of a ``path/to/...`` placeholder, a template's "If
     applicable, ..." and "add a screenshot" sentences, a shell prompt's user and machine
     names, and a bare file name labelling the task's own code."""
-    text = _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(task))
+    text = _XML_PROLOG_RE.sub(" ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(task)))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
