@@ -167,6 +167,8 @@ ROLE_CASES = [
     ("src/site/xdoc/checks/misc/indentation.xml", "docs"),
     ("config/whitelist.words", "docs"),
     ("spotbugsTestCases/src/java/UMAC.java", "test"),
+    ("src/xdocs-examples/resources/checks/Example1.java", "example"),
+    ("src/counterexamples/x.py", "source"),
     ("junit/framework/TestCase.java", "source"),
     # Python stubs declare what lives elsewhere, as .d.ts files do.
     ("mypy/typeshed/stdlib/ast.pyi", "declarations"),
