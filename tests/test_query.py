@@ -880,6 +880,43 @@ def test_an_xml_prolog_and_a_shell_transcripts_options_give_no_keywords() -> Non
     assert "javac" not in idents and "parse_header" in idents
 
 
+@pytest.mark.parametrize("task", [
+    "Export button does nothing\n\nerror:\nwhen I click export with a date filter set, nothing happens at all\n",
+    "Regression since `fix(router): normalize trailing slashes before matching`",
+    "Font looks off with `font-family: Segoe UI Variable Display, sans-serif` set",
+    "```\n[ERROR] To see the full stack trace of the errors, re-run Maven with the -e switch.\n"
+    "[ERROR] Re-run Maven using the -X switch to enable full debug logging.\n```\n",
+])
+def test_prose_after_a_bare_level_a_commits_subject_and_a_build_tools_footer_are_no_messages(task) -> None:
+    assert texts(extract_keywords(task), "message") == []
+
+
+def test_code_with_versions_in_strings_is_no_report_of_versions() -> None:
+    task = ("Sorting is wrong\n\n```js\nconst sorted = sortVersions(['1.0.0-beta.2', '1.0.0-beta.10', '1.0.0']);\n"
+            "// expected: ['1.0.0-beta.2', '1.0.0-beta.10', '1.0.0']\n```\n")
+    assert "sortVersions" in texts(extract_keywords(task), "identifier")
+
+
+def test_unescaping_keeps_code_references_and_a_links_encoded_spaces() -> None:
+    from agentic_search.query import unescaped
+    assert unescaped("let total = &sum; let m = &map; a &lt; b") == "let total = &sum; let m = &map; a < b"
+    link = "https://x.org/auth?redirect_uri=http%3A%2F%2Flocalhost%3A8080%2Fcb&scope=openid%20email%20profile&s=xyzzy"
+    kws = {k.text for k in extract_keywords("Login loops\n\ngo to " + link + " and back")}
+    assert not kws & {"email", "profile", "xyzzy"}, kws
+
+
+def test_a_jvm_property_on_a_command_line_is_no_name_but_a_cmake_option_is() -> None:
+    kws = {k.text for k in extract_keywords("Build fails\n\n`java -Duser.language=en -Dorg.gradle.jvmargs=-Xmx2g -jar a.jar` "
+                                             "and cmake -DJSON_BuildTests=OFF")}
+    assert not any(k.startswith(("Duser", "-Dorg", "Dorg")) for k in kws), kws
+    assert any("JSON_BuildTests" in k for k in kws)
+
+
+def test_a_prolog_the_report_quotes_in_a_sentence_stays() -> None:
+    kws = {k.text for k in extract_keywords('Formatter crashes on `<!DOCTYPE svg PUBLIC "-//W3C//DTD SVG 1.1//EN">` input')}
+    assert "DOCTYPE" in kws
+
+
 def test_a_loggers_level_is_no_constant_of_the_tree() -> None:
     task = "Add fails on a colon\n\n```console\nERROR: config file error\n[WARNING] disk almost full\n```\nSee DEBUG_MODE."
     idents = texts(extract_keywords(task), "identifier")
@@ -1304,10 +1341,20 @@ def test_code_with_numbers_and_a_traceback_are_no_report_of_versions() -> None:
     "see https://github.com/o/r/blob/main/CONTRIBUTING.md#setup first",
     "and the https://example.org/docs/CODE_OF_CONDUCT.html too",
 ])
-def test_a_templates_link_to_the_contributors_guide_gives_no_keyword(link) -> None:
-    kws = {k.text.lower() for k in extract_keywords("Parser drops the last row\n\n" + link)}
-    assert not any("contributing" in k or "conduct" in k for k in kws), kws
-    assert "parser" in kws
+def test_a_templates_link_to_the_contributors_guide_gives_no_name(link) -> None:
+    kws = extract_keywords("Parser drops the last row\n\n" + link)
+    names = {k.text.lower() for k in kws if k.kind != "word"}
+    assert not any("contributing" in k or "conduct" in k for k in names), names
+    assert "parser" in {k.text for k in kws}
+
+
+@pytest.mark.parametrize("task,name", [
+    ("CONTRIBUTING.md tells people to run `make lint`, but the Makefile has no lint target", "CONTRIBUTING.md"),
+    ("rendered by `site/pages/contributing.tsx` wrongly", "site/pages/contributing.tsx"),
+    ("see https://github.com/acme/site/blob/main/src/pages/contributing.tsx here", "src/pages/contributing.tsx"),
+])
+def test_a_guide_or_a_page_the_report_is_about_stays(task, name) -> None:
+    assert name in {k.text for k in extract_keywords("Title\n\n" + task)}
 
 
 def test_a_link_holding_a_saved_state_encoded_whole_gives_no_words() -> None:

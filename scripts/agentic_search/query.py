@@ -253,8 +253,7 @@ _PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" %
 # fix: 19th -> 6th). No dev issue quotes one; ``{self.instance.pk}`` of an f-string is none.
 MAX_PLACEHOLDER_KEYS = 3
 _PLACEHOLDER_RE = compile_later(r"\{\{?[ \t]*\.?([A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*){2,})[ \t]*\}")
-# (Not an option's name: ``-Duser.language=en`` sets a property of the reporter's JVM.)
-_DOTTED_RE = compile_later(r"(?<![\w.])(?<!(?<![\w-])-)([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
+_DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
 # A message quoted in the prose ('Error: The value you entered was invalid.', "...",
@@ -645,13 +644,16 @@ def quoted_lines(task: str) -> tuple[str, ...]:
     return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:QUOTED_LINES_KEPT])
 
 
+# (A level's message is on its line: a bare ``error:`` over a line of prose gives none.
+# A panic's may be on the next, as Rust prints it since 1.73. rustc's ``error[E0502]:``
+# names its code.)
 # (A command-line program names itself first: ``ninja: fatal: cycle in rule variables``,
 # ``git: fatal: ...``; a trial's C++ report. No dev issue's messages change. The name
 # starts with a letter or digit: a line of dashes is read once, not once per dash.)
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
-    r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|ERROR|error|Exception|Panic|panic|PANIC|Fatal|fatal|FATAL)|thread '[^'\n]*' panicked at [^:\n]*"
-    r"(?::\d+)*)\s*:\s*(.+)$", re.M)
+    r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|ERROR|error|Exception|Panic|panic|PANIC|Fatal|fatal|FATAL)(?:\[[A-Z]?\d{1,6}\])?"
+    r"[ \t]*:[ \t]*|thread '[^'\n]*' panicked at [^:\n]*(?::\d+)*\s*:\s*)(\S.*)$", re.M)
 # A build tool's or a linter's line, its level in brackets and then, maybe, the file and
 # line it is about (``[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation
 # level 8 [Indentation]``, ``[WARNING] ...``; a trial's checkstyle report).
@@ -672,16 +674,20 @@ _INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\[\]\n]*\
 # ``Unsupported URL type {scheme}://``): the words on either side are the message.
 # (A colon only inside the word: ``issues:`` ends a label.)
 # A number standing alone is a value too (``incorrect indentation level 8, expected level
-# should be 12``: the code writes ``level {1}``).
-_VALUE_WORD_RE = compile_later(r"[^\s/\\:=@]*(?:[/\\=@]|:(?=\S))\S*|(?<!\S)[-+]?\d+(?:[.,]\d+)*(?=[\s.,;]|$)")
+# should be 12``: the code writes ``level {1}``). (From a word's start only: tried at
+# every letter of a long word it read that word in time that grew with its square.)
+_VALUE_WORD_RE = compile_later(r"(?<!\S)[^\s/\\:=@]*(?:[/\\=@]|:(?=\S))\S*|(?<!\S)[-+]?\d+(?:[.,]\d+)*(?=[\s.,;]|$)")
 _CODE_PUNCTUATION_RE = compile_later(r"[(){}\[\];=<>`|\\]|::|->|=>")
 
 
 # A backticked chain of messages, each wrapping the next (``could not query for pull
 # request: could not determine current branch: failed to run git: not on any branch``):
 # an error as a program printed it, each part raised in its own place (a trial's Go
-# report quoted one so; a backticked command or name holds no ``: ``).
+# report quoted one so). Three links at least, or an error's name first (```TypeError: ...```):
+# one ``: `` is a commit's subject (``fix(router): normalize trailing slashes``) or a CSS
+# declaration as often.
 _BACKTICK_CHAIN_RE = compile_later(r"(?<!`)`([^`\n]{3,400})`(?!`)")
+_ERROR_NAME_RE = compile_later(r"[\w.]{0,80}(?:Error|Exception|ERROR|error|Panic|panic|Fatal|fatal|FATAL)[ \t]*: ")
 
 
 def messages(task: str) -> tuple[str, ...]:
@@ -694,7 +700,8 @@ def messages(task: str) -> tuple[str, ...]:
               if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _LEVEL_LINE_RE.finditer(task)]
-    pieces += [m.group(1) for m in _BACKTICK_CHAIN_RE.finditer(task) if ": " in m.group(1)]
+    pieces += [m.group(1) for m in _BACKTICK_CHAIN_RE.finditer(task)
+               if m.group(1).count(": ") >= 2 or _ERROR_NAME_RE.match(m.group(1))]
     pieces += _TRAILING_ERROR_RE.findall(task)
     found: dict[str, int] = {}
     origins: set[str] = set()
@@ -798,6 +805,11 @@ _HEX_LITERAL_RE = compile_later(
 # task ``bfe`` (a trial's fzf task). Lower-case hex of 7 to 40 characters holding a digit
 # and a letter (``deadbeef``, ``1234567`` or ``Cafe1234`` are left as written).
 _COMMIT_NAME_RE = compile_later(r"(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
+# A JVM's system property set on a command line (``-Duser.language=en``,
+# ``-Dorg.gradle.jvmargs=-Xmx2g``): the reporter's run, not a name of the tree (a trial's
+# keywords held ``Duser``; ``.gradle`` read it as a path). Dotted: ``-DNDEBUG`` or CMake's
+# ``-DJSON_BuildTests=OFF`` name the tree's own macros and options.
+_JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?")
 # A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
 # may name the class a report is about).
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
@@ -837,7 +849,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     becomes glossary terms and their English words (:func:`cjk_keywords`).
     """
     task, url_paths = strip_urls(strip_boilerplate(unescaped(_TITLE_LABEL_RE.sub("", task.lstrip("\n")))))
-    task = _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task))
+    task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
     task = split_scripts(task)
     quoted_messages = messages(task)
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
@@ -1100,7 +1112,8 @@ def _fragment_words(fragment: str) -> str:
 # are the characters they stand for (a trial's report of an escaped link made ``amp``, ``fpmd``
 # and ``2Fpmd_rules_java_design.html`` keywords). Only a link is percent-decoded: ``%2d``
 # elsewhere is a format of printf's.
-_ENTITY_RE = compile_later(r"&(?:[A-Za-z]{2,8}|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
+# (The entities of escaping only: ``&sum;`` or ``&map;`` in pasted Rust is a reference.)
+_ENTITY_RE = compile_later(r"&(?:amp|lt|gt|quot|apos|nbsp|#[0-9]{1,7}|#[xX][0-9A-Fa-f]{1,6});")
 _ENCODED_LINK_RE = compile_later(r"\b[A-Za-z][A-Za-z0-9+.-]{0,20}%3[Aa]%2[Ff]%2[Ff][^\s\"'<>`()]*")
 _PERCENT_RE = compile_later(r"%([0-9A-Fa-f]{2})")
 
@@ -1116,7 +1129,7 @@ def _decoded_link(m: "re.Match[str]") -> str:
 
 def _percent(m: "re.Match[str]") -> str:
     c = chr(int(m.group(1), 16))
-    return c if c.isprintable() else " "
+    return c if c.isprintable() and not c.isspace() else m.group(0)  # (a space would end the link)
 
 
 def unescaped(task: str) -> str:
@@ -1276,6 +1289,7 @@ def _without_envinfo(lines: "list[str]") -> "list[str]":
 VERSION_DUMP_MIN = 3
 VERSION_DUMP_KEY_SHARE = 0.8
 _VERSION_TOKEN_RE = compile_later(r"(?<![\w.])v?\d{1,4}\.\d{1,4}\.\d{1,6}(?![\w.]*[A-Za-z_/])")
+_CODE_LINE_MARK_RE = compile_later(r"['\"`;\[\]{}]|^[ \t]*(?://|/\*|#(?!#))")
 _KEY_VALUE_LINE_RE = compile_later(
     r"[ \t]*(?:[-*][ \t]+)?[^\s:=][^:=\n]{0,60}?[ \t]*(?::(?:[ \t]|$)|==?)|[ \t]*[-=_*]{3,}[ \t]*$")
 
@@ -1301,7 +1315,9 @@ def _without_version_dumps(lines: "list[str]") -> "list[str]":
 
 
 def _is_version_dump(body: "list[str]") -> bool:
-    """Whether a fenced block's lines are a report of versions (VERSION_DUMP_MIN)."""
+    """Whether a fenced block's lines are a report of versions (VERSION_DUMP_MIN). A line
+    of code is no report's line: a string's quotes, a statement's ``;``, a list's or a
+    block's bracket, a comment (``sortVersions(['1.0.0-beta.2', ...])``, ``// expected:``)."""
     filled = [line for line in body if line.strip()]
     if not filled:
         return False
@@ -1310,7 +1326,7 @@ def _is_version_dump(body: "list[str]") -> bool:
         versions += len(_VERSION_TOKEN_RE.findall(line))
     if versions < VERSION_DUMP_MIN:
         return False
-    keyed = sum(1 for line in filled if _KEY_VALUE_LINE_RE.match(line))
+    keyed = sum(1 for line in filled if _KEY_VALUE_LINE_RE.match(line) and not _CODE_LINE_MARK_RE.search(line))
     return keyed >= VERSION_DUMP_KEY_SHARE * len(filled)
 
 
@@ -1392,20 +1408,22 @@ def _without_delimited_blocks(text: str) -> str:
 
 # A project's guides for its contributors, which an issue template links to (``refer our
 # [Contributing](.github/CONTRIBUTING.md) section``; a trial's Java report made the path
-# and ``CONTRIBUTING`` keywords): never the code a report is about. A relative path
-# goes here, a URL's in strip_urls.
+# and ``CONTRIBUTING`` keywords): never the code a report is about. A Markdown link's
+# relative target goes here, a URL in strip_urls; a guide the report names in its own
+# words (``CONTRIBUTING.md tells people to run make lint``) stays.
 _GUIDE_LINK_RE = compile_later(
-    r"(?<![\w./:-])(?:[\w.-]+/){0,6}"
-    r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.(?:md|rst|txt|adoc))?(?:#[\w-]*)?(?![\w/-])",
+    r"(?<=\]\()[ \t]*(?:\.{0,2}/)?(?:[\w.-]+/){0,6}"
+    r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.(?:md|rst|txt|adoc))?(?:#[\w-]*)?(?=[ \t]*\))",
     re.I)
-
-_GUIDE_NAME_RE = compile_later(r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.\w+)?$", re.I)
+_GUIDE_NAME_RE = compile_later(
+    r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.(?:md|rst|txt|adoc|html?))?$", re.I)
 
 
 # An XML file's prolog (``<?xml version="1.0"?>``, ``<!DOCTYPE module PUBLIC "-//Puppy
 # Crawl//DTD ..." "http://...dtd">``) is the format's, never the tree's (a trial's
-# pasted configuration made ``DOCTYPE``, ``PUBLIC``, ``configuration_1_3`` keywords).
-_XML_PROLOG_RE = compile_later(r"<\?xml\b[^>\n]{0,300}\?>|<!DOCTYPE\b[^<>]{0,1000}>", re.I)
+# pasted configuration made ``DOCTYPE``, ``PUBLIC``, ``configuration_1_3`` keywords). At a
+# line's start only: a prolog quoted inside a sentence is what the report is about.
+_XML_PROLOG_RE = compile_later(r"^([ \t>]*)(?:<\?xml\b[^>\n]{0,300}\?>|<!DOCTYPE\b[^<>]{0,1000}>)", re.I | re.M)
 
 
 def strip_boilerplate(task: str) -> str:
@@ -1416,7 +1434,7 @@ def strip_boilerplate(task: str) -> str:
     or ``### Shell``, the folders of a ``path/to/...`` placeholder, a template's "If
     applicable, ..." and "add a screenshot" sentences, a shell prompt's user and machine
     names, and a bare file name labelling the task's own code."""
-    text = _XML_PROLOG_RE.sub(" ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(task)))
+    text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(task)))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
