@@ -692,10 +692,10 @@ _ERROR_NAME_RE = compile_later(r"[\w.]{0,80}(?:Error|Exception|ERROR|error|Panic
 
 def messages(task: str) -> tuple[str, ...]:
     """The messages the task quotes (see MESSAGE_MIN_WORDS), at most MAX_MESSAGES: each
-    quoted string (not one the task's own code prints) and each error or panic line's
-    message that reads as a sentence. The last message of a chain (``could not query:
-    failed to run git: not on any branch``), where the error was raised, comes first;
-    then the longest."""
+    quoted string (not one the task's own code prints), each error, panic or leveled
+    line's message and each backticked chain of errors, cut at the values it holds, that
+    reads as a sentence. The last link of a chain (``could not query: failed to run git:
+    not on any branch``), where the error was raised, comes first; then the longest."""
     pieces = ["".join(g or "" for g in m.groups()) for m in _QUOTED_STRING_RE.finditer(task)
               if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
