@@ -905,6 +905,13 @@ def test_unescaping_keeps_code_references_and_a_links_encoded_spaces() -> None:
     assert not kws & {"email", "profile", "xyzzy"}, kws
 
 
+def test_a_terminals_colour_codes_are_no_text() -> None:
+    task = "Token expires early\n\n\x1b[31mERROR\x1b[0m: token expired before refresh could complete\n"
+    kws = extract_keywords(task)
+    assert "token expired before refresh could complete" in texts(kws, "message")
+    assert not any("mERROR" in k.text or "0m" in k.text for k in kws)
+
+
 def test_a_jvm_property_on_a_command_line_is_no_name_but_a_cmake_option_is() -> None:
     kws = {k.text for k in extract_keywords("Build fails\n\n`java -Duser.language=en -Dorg.gradle.jvmargs=-Xmx2g -jar a.jar` "
                                              "and cmake -DJSON_BuildTests=OFF")}

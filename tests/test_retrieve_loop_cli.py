@@ -1155,6 +1155,18 @@ def test_a_state_named_nothing_or_a_dash_is_refused_not_written(tmp_path, router
     assert not (tmp_path / "-").exists()
 
 
+def test_a_binary_task_file_is_refused_in_one_line_and_a_coloured_log_is_not(tmp_path, router):
+    import random
+    blob = tmp_path / "task.bin"
+    blob.write_bytes(bytes(random.Random(7).randrange(256) for _ in range(4096)))
+    proc = run_cli("--root", router, "--state", tmp_path / "s.json", "--task-file", blob)
+    assert_one_line_error(proc, "looks binary")
+    assert not (tmp_path / "s.json").exists()
+    log = tmp_path / "log.txt"
+    log.write_text("Route fails\n\n" + "\x1b[31mERROR\x1b[0m: route not found for the client\n" * 20)
+    assert run_json("--root", router, "--state", tmp_path / "t.json", "--task-file", log)["cycle"] == 1
+
+
 @pytest.mark.parametrize("state", ["tasks/", "tasks/.", "tasks/.."])
 def test_a_state_spelled_as_a_folder_is_refused_not_written_as_a_file(tmp_path, router, state):
     cwd = tmp_path / "cwd"

@@ -1132,10 +1132,15 @@ def _percent(m: "re.Match[str]") -> str:
     return c if c.isprintable() and not c.isspace() else m.group(0)  # (a space would end the link)
 
 
+# A terminal's colour codes pasted with its output (``\x1b[31mERROR\x1b[0m:``): no text.
+_ANSI_RE = compile_later(r"\x1b\[[0-9;?]{0,32}[A-Za-z]")
+
+
 def unescaped(task: str) -> str:
     """``task`` with HTML entities and percent-encoded links read as what they stand for
-    (an unknown entity, or one standing for a control character, is left as written)."""
-    return _ENTITY_RE.sub(_entity, _ENCODED_LINK_RE.sub(_decoded_link, task))
+    (an unknown entity, or one standing for a control character, is left as written) and
+    a terminal's colour codes taken out."""
+    return _ENTITY_RE.sub(_entity, _ENCODED_LINK_RE.sub(_decoded_link, _ANSI_RE.sub("", task)))
 
 
 def strip_urls(task: str) -> tuple[str, list[str]]:

@@ -205,7 +205,22 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
     if len(extra) > MAX_TASK_BYTES:
         raise RequestError(f"--task-file {task_file}: larger than {MAX_TASK_BYTES // (1024 * 1024)} MiB")
     text = _decode_task(extra)
+    if _looks_binary(text):
+        raise RequestError(f"--task-file {task_file}: looks binary (more than "
+                           f"{int(BINARY_SHARE * 100)}% of it is no text); pass the issue's text")
     return (task + "\n" + text).strip() if task else text
+
+
+# A task file that is more than this share of undecodable bytes and control characters
+# (tab, line ends and form feed aside) is a binary file given by mistake: its "keywords"
+# would be noise (an adversarial check's 4 KB of random bytes gave ``MER``, ``f9u``). A
+# pasted terminal's colour codes are a few percent.
+BINARY_SHARE = 0.3
+_NOT_TEXT_RE = re.compile("[\ufffd\x00-\x08\x0b\x0e-\x1f\x7f]")
+
+
+def _looks_binary(text: str) -> bool:
+    return len(text) >= 64 and len(_NOT_TEXT_RE.findall(text)) > BINARY_SHARE * len(text)
 
 
 def _no_text(task_file: str) -> RequestError:
