@@ -371,7 +371,8 @@ def test_task_messages_escapes_and_reports_of_long_runs_read_in_linear_time() ->
              "http%3A%2F%2F" + "%2F" * (n // 3), "a/" * (n // 2) + "CONTRIBUTING.md", "1.2.3." * (n // 6),
              "[ERROR] " + "a:1" * (n // 3), "Error: " + "1 " * (n // 2), "<!DOCTYPE" * (n // 9),
              "<?xml" * (n // 5), "`$ " * (n // 3), "-a.b" * (n // 4), "--a.b " * (n // 6),
-             "Error: " + "a" * n, "[ERROR] " + "a" * n, "Error: cannot decode 0x" + "f86c0a85" * (n // 8)]
+             "Error: " + "a" * n, "[ERROR] " + "a" * n, "Error: cannot decode 0x" + "f86c0a85" * (n // 8),
+             "00:00:00 " * (n // 9), "00:00:00" + " x" * (n // 2), "00:00:00 ERROR " + "[" * n]
     with deadline(120):
         started = time.monotonic()
         for task in tasks:

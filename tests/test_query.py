@@ -843,6 +843,10 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     # a number standing alone is a value the code formats in (a trial's checkstyle task)
     ("[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation level 8, expected 12. [Indentation]",
      "child has incorrect indentation level"),
+    # a logger's line: time, level, thread, logger, then the message (logback, log4j)
+    ("```\n2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080\n```",
+     "Unable to bind to port"),
+    ("[2023-05-01 12:00:00] ERROR: connection pool exhausted while waiting", "connection pool exhausted while waiting"),
     # a backticked chain of wrapped errors, each part raised in its own place (a trial's gh task)
     ("After the upgrade I get `could not query for pull request for current branch: could not determine "
      "current branch: failed to run git: not on any branch` now", "not on any branch"),
@@ -925,7 +929,8 @@ def test_a_prolog_the_report_quotes_in_a_sentence_stays() -> None:
 
 
 def test_a_loggers_level_is_no_constant_of_the_tree() -> None:
-    task = "Add fails on a colon\n\n```console\nERROR: config file error\n[WARNING] disk almost full\n```\nSee DEBUG_MODE."
+    task = ("Add fails on a colon\n\n```console\nERROR: config file error\n[WARNING] disk almost full\n"
+            "10:00:00.123 ERROR [main] c.e.App - cache entry evicted\n```\nSee DEBUG_MODE.")
     idents = texts(extract_keywords(task), "identifier")
     assert "ERROR" not in idents and "WARNING" not in idents and "DEBUG_MODE" in idents
 

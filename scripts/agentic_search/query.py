@@ -437,6 +437,10 @@ _CAPITALISED_COMPOUND_RE = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z
 # logger's label, not a constant of the tree (a trial's Python report: ``ERROR``, merged
 # with the title's "error", led its keywords and ranked the console module first).
 _LOG_LEVEL_RE = re.compile(r"^([ \t>*\[(-]*)(?:ERROR|FATAL|PANIC|WARNING|CRITICAL|SEVERE)(?=[\]:])", re.M)
+# ... and after a logger's time (``2024-01-02 10:00:00,123 ERROR [main] ...``).
+_LOGGED_LEVEL_RE = re.compile(
+    r"^([ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}\S{0,16}(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+)"
+    r"(?:ERROR|FATAL|SEVERE|WARN|WARNING)\b", re.M)
 # A command-line option of hyphen-joined words (``--full-path``, ``--collect-only``) names
 # a setting the code spells ``full_path`` / ``fullPath``: one name, not two prose words.
 _LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
@@ -659,6 +663,13 @@ _ERROR_LINE_RE = compile_later(
 # level 8 [Indentation]``, ``[WARNING] ...``; a trial's checkstyle report).
 _LEVEL_LINE_RE = compile_later(
     r"^[ \t>*-]*\[(?:ERROR|FATAL|SEVERE|WARN|WARNING)\][ \t]*(?:[^\s:]{1,300}(?::\d+)+:[ \t]*)?(\S.*)$", re.M)
+# A logger's line: a time, maybe a process or zone, the level, maybe a thread in brackets
+# and the logger's name before `` - ``, then the message (logback's and log4j's
+# ``2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080``).
+_LOGGED_LINE_RE = compile_later(
+    r"^[ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+    r"(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+(?:ERROR|FATAL|SEVERE|WARN|WARNING):?[ \t]+(?:\[[^\]\n]{0,80}\][ \t]+)?"
+    r"(?:[\w.$]{1,120}[ \t]+-[ \t]+)?(\S.*)$", re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
 # raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
@@ -700,6 +711,7 @@ def messages(task: str) -> tuple[str, ...]:
               if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
     pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _LEVEL_LINE_RE.finditer(task)]
+    pieces += [m.group(1) for m in _LOGGED_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _BACKTICK_CHAIN_RE.finditer(task)
                if m.group(1).count(": ") >= 2 or _ERROR_NAME_RE.match(m.group(1))]
     pieces += _TRAILING_ERROR_RE.findall(task)
@@ -942,7 +954,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         idents[token] = None
     for token in _LONG_OPTION_RE.findall(task):
         idents[token] = None
-    for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(r"\1", _TABLE_ROW_RE.sub("", task))):
+    for token in _CONSTANT_RE.findall(_LOGGED_LEVEL_RE.sub(r"\1", _LOG_LEVEL_RE.sub(r"\1", _TABLE_ROW_RE.sub("", task)))):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     prose_once: list[str] = []
