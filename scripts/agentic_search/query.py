@@ -433,14 +433,17 @@ _TABLE_ROW_RE = re.compile(r"^[^\n]*[\u2502\u2503\u2551][^\n]*[\u2502\u2503\u255
 # ``read-only``) are lower-case. Measured on the dev split: 1 of the 6 issues holding one
 # moved (9 -> 2), the others kept their rank.
 _CAPITALISED_COMPOUND_RE = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z]*)+(?![\w-])")
-# A logged line's level (``ERROR: config file error: ...``, ``[WARNING] ...``) is the
-# logger's label, not a constant of the tree (a trial's Python report: ``ERROR``, merged
-# with the title's "error", led its keywords and ranked the console module first).
-_LOG_LEVEL_RE = re.compile(r"^([ \t>*\[(-]*)(?:ERROR|FATAL|PANIC|WARNING|CRITICAL|SEVERE)(?=[\]:])", re.M)
-# ... and after a logger's time (``2024-01-02 10:00:00,123 ERROR [main] ...``).
-_LOGGED_LEVEL_RE = re.compile(
-    r"^([ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}\S{0,16}(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+)"
-    r"(?:ERROR|FATAL|SEVERE|WARN|WARNING)\b", re.M)
+# A logged line's level, in capitals (the words of every pattern below that reads one).
+_LEVELS = r"(?:ERROR|FATAL|PANIC|CRITICAL|SEVERE|WARNING|WARN)"
+# A logger's time at a line's start, maybe a process or a zone after it, up to its level
+# (``2024-01-02 10:00:00,123 ERROR``, ``[12:00:00] 4123 WARN``).
+_LOG_TIME = (r"[ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
+             r"(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+")
+# A logged line's level (``ERROR: config file error: ...``, ``[WARNING] ...``, after a
+# logger's time) is the logger's label, not a constant of the tree (a trial's Python
+# report: ``ERROR``, merged with the title's "error", led its keywords and ranked the
+# console module first).
+_LOG_LEVEL_RE = re.compile(r"^([ \t>*\[(-]*)%s(?=[\]:])|^(%s)%s\b" % (_LEVELS, _LOG_TIME, _LEVELS), re.M)
 # A command-line option of hyphen-joined words (``--full-path``, ``--collect-only``) names
 # a setting the code spells ``full_path`` / ``fullPath``: one name, not two prose words.
 _LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
@@ -662,14 +665,12 @@ _ERROR_LINE_RE = compile_later(
 # line it is about (``[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation
 # level 8 [Indentation]``, ``[WARNING] ...``; a trial's checkstyle report).
 _LEVEL_LINE_RE = compile_later(
-    r"^[ \t>*-]*\[(?:ERROR|FATAL|SEVERE|WARN|WARNING)\][ \t]*(?:[^\s:]{1,300}(?::\d+)+:[ \t]*)?(\S.*)$", re.M)
+    r"^[ \t>*-]*\[%s\][ \t]*(?:[^\s:]{1,300}(?::\d+)+:[ \t]*)?(\S.*)$" % _LEVELS, re.M)
 # A logger's line: a time, maybe a process or zone, the level, maybe a thread in brackets
 # and the logger's name before `` - ``, then the message (logback's and log4j's
 # ``2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080``).
 _LOGGED_LINE_RE = compile_later(
-    r"^[ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
-    r"(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+(?:ERROR|FATAL|SEVERE|WARN|WARNING):?[ \t]+(?:\[[^\]\n]{0,80}\][ \t]+)?"
-    r"(?:[\w.$]{1,120}[ \t]+-[ \t]+)?(\S.*)$", re.M)
+    r"^%s%s:?[ \t]+(?:\[[^\]\n]{0,80}\][ \t]+)?(?:[\w.$]{1,120}[ \t]+-[ \t]+)?(\S.*)$" % (_LOG_TIME, _LEVELS), re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
 # raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
@@ -678,8 +679,9 @@ _LOGGED_LINE_RE = compile_later(
 _TRAILING_ERROR_RE = compile_later(
     r": ([^:\n`(]{0,%d}?[^:\n`(\s])[ \t]{1,8}\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)" % MESSAGE_MAX_CHARS)
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
-# (A bracketed value ends before another ``[``: a message of many ``[`` is read once.)
-_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|: |\[[^\[\]\n]*\]")
+# (A bracketed value ends before another ``[``: a message of many ``[`` is read once. A
+# ``: `` is cut at before: each link of a chain is read on its own.)
+_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]")
 # A word of a message holding a path's, a URL's or an assignment's punctuation is the
 # value it was raised for, unquoted (``Unsupported URL type filena://``: the code writes
 # ``Unsupported URL type {scheme}://``): the words on either side are the message.
@@ -954,7 +956,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         idents[token] = None
     for token in _LONG_OPTION_RE.findall(task):
         idents[token] = None
-    for token in _CONSTANT_RE.findall(_LOGGED_LEVEL_RE.sub(r"\1", _LOG_LEVEL_RE.sub(r"\1", _TABLE_ROW_RE.sub("", task)))):
+    for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(lambda m: m.group(1) or m.group(2), _TABLE_ROW_RE.sub("", task))):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
     prose_once: list[str] = []
@@ -1338,10 +1340,7 @@ def _is_version_dump(body: "list[str]") -> bool:
     filled = [line for line in body if line.strip()]
     if not filled:
         return False
-    versions = 0
-    for line in filled:
-        versions += len(_VERSION_TOKEN_RE.findall(line))
-    if versions < VERSION_DUMP_MIN:
+    if sum(len(_VERSION_TOKEN_RE.findall(line)) for line in filled) < VERSION_DUMP_MIN:
         return False
     keyed = sum(1 for line in filled if _KEY_VALUE_LINE_RE.match(line) and not _CODE_LINE_MARK_RE.search(line))
     return keyed >= VERSION_DUMP_KEY_SHARE * len(filled)
@@ -1428,12 +1427,11 @@ def _without_delimited_blocks(text: str) -> str:
 # and ``CONTRIBUTING`` keywords): never the code a report is about. A Markdown link's
 # relative target goes here, a URL in strip_urls; a guide the report names in its own
 # words (``CONTRIBUTING.md tells people to run make lint``) stays.
+_GUIDE_NAMES = r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)"
 _GUIDE_LINK_RE = compile_later(
-    r"(?<=\]\()[ \t]*(?:\.{0,2}/)?(?:[\w.-]+/){0,6}"
-    r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.(?:md|rst|txt|adoc))?(?:#[\w-]*)?(?=[ \t]*\))",
+    r"(?<=\]\()[ \t]*(?:\.{0,2}/)?(?:[\w.-]+/){0,6}%s(?:\.(?:md|rst|txt|adoc))?(?:#[\w-]*)?(?=[ \t]*\))" % _GUIDE_NAMES,
     re.I)
-_GUIDE_NAME_RE = compile_later(
-    r"(?:CONTRIBUTING|CODE_OF_CONDUCT|ISSUE_TEMPLATE|PULL_REQUEST_TEMPLATE)(?:\.(?:md|rst|txt|adoc|html?))?$", re.I)
+_GUIDE_NAME_RE = compile_later(r"%s(?:\.(?:md|rst|txt|adoc|html?))?$" % _GUIDE_NAMES, re.I)
 
 
 # An XML file's prolog (``<?xml version="1.0"?>``, ``<!DOCTYPE module PUBLIC "-//Puppy

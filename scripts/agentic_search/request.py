@@ -262,13 +262,7 @@ def _absolute(path: str, flag: str) -> str:
 def _names_a_folder(path: str) -> bool:
     """Whether ``path`` as spelled can only be a folder: it ends in a separator, or its last
     part is ``.`` or ``..`` (``tasks/`` would otherwise be written as a file ``tasks``)."""
-    seps = tuple(sep for sep in (os.sep, os.altsep) if sep)
-    if path.endswith(seps):
-        return True
-    last = path
-    for sep in seps:
-        last = last.rsplit(sep, 1)[-1]
-    return last in (".", "..")
+    return os.path.basename(path) in ("", ".", "..")
 
 
 def from_args(args: Any) -> Request:
