@@ -847,6 +847,10 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     ("```\n2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080\n```",
      "Unable to bind to port"),
     ("[2023-05-01 12:00:00] ERROR: connection pool exhausted while waiting", "connection pool exhausted while waiting"),
+    # Python's logging in its default format: level, logger, message, joined by colons
+    ("```\nERROR:root:Unable to open the session store for writing\n```",
+     "Unable to open the session store for writing"),
+    ("WARNING:django.request:Not Found: the page was moved away", "the page was moved away"),
     # a backticked chain of wrapped errors, each part raised in its own place (a trial's gh task)
     ("After the upgrade I get `could not query for pull request for current branch: could not determine "
      "current branch: failed to run git: not on any branch` now", "not on any branch"),

@@ -671,6 +671,11 @@ _LEVEL_LINE_RE = compile_later(
 # ``2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080``).
 _LOGGED_LINE_RE = compile_later(
     r"^%s%s:?[ \t]+(?:\[[^\]\n]{0,80}\][ \t]+)?(?:[\w.$]{1,120}[ \t]+-[ \t]+)?(\S.*)$" % (_LOG_TIME, _LEVELS), re.M)
+# Python's logging in its default format, the level, the logger's name and the message
+# joined by colons (``ERROR:root:Unable to open the session store``,
+# ``WARNING:django.request:Not Found: /admin``): the name is the logger's, not a word of
+# the message (read as an error's line, ``root:Unable`` was cut out as a value).
+_PY_LOGGED_LINE_RE = compile_later(r"^[ \t>*-]*%s:[\w.]{1,120}:[ \t]*(\S.*)$" % _LEVELS, re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
 # raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
@@ -711,7 +716,8 @@ def messages(task: str) -> tuple[str, ...]:
     not on any branch``), where the error was raised, comes first; then the longest."""
     pieces = ["".join(g or "" for g in m.groups()) for m in _QUOTED_STRING_RE.finditer(task)
               if not _PRINTED_BY_RE.search(task, max(0, m.start() - PRINT_CALL_MAX), m.start())]
-    pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task)]
+    pieces += [m.group(1) for m in _ERROR_LINE_RE.finditer(task) if not _PY_LOGGED_LINE_RE.match(m.group(0))]
+    pieces += [m.group(1) for m in _PY_LOGGED_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _LEVEL_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _LOGGED_LINE_RE.finditer(task)]
     pieces += [m.group(1) for m in _BACKTICK_CHAIN_RE.finditer(task)
