@@ -741,6 +741,14 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
      "**Context (please complete the following information):**\n - `macOS 13.5.1`\n - `0.24.1`\n"
      " - `wezterm 20230712-072601-f4abf8fd`\n\n**Additional context**\nthe history appends\n",
      {"macos", "wezterm", "f4abf8fd", "abf"}, {"checkout", "branch", "history", "appends"}),
+    # a form's one-line answers under its version and system questions (a trial's libgit2 task)
+    ("git_branch_move deletes the reflog\n\n### Actual behavior\nThe reflog is deleted and re-created.\n\n"
+     "### Version of libgit2 (release number or SHA1)\nMain (currently `1a94d97e5f` at the time of this writing).\n\n"
+     "### Operating system(s) tested\nmacOS 12.4\n",
+     {"macos", "1a94d97e5f", "writing", "currently"}, {"git_branch_move", "reflog", "deleted"}),
+    # ... but a long line under one is the issue's own prose
+    ("Build breaks\n\n### OS\nOn every system the parser drops the trailing separator of a quoted field\n",
+     set(), {"separator", "quoted", "trailing"}),
 ])
 def test_an_issue_forms_answers_about_the_machine_give_no_keyword(task, absent, present) -> None:
     texts = {normalize(k.text) for k in extract_keywords(task)}

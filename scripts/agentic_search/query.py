@@ -1257,6 +1257,11 @@ _FILE_HEADER_LINE_RE = compile_later(
 # _is_environment_heading's word split: a lazy text before them was read once per ``#``.)
 _MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*(?::[ \t]*)?$)")
 ENV_HEADING_MAX_WORDS = 8
+# An issue form's answer under such a heading is one short line, its first (``macOS
+# 12.4``, ``Main (currently 1a94d97 at the time of this writing).``): the reporter's
+# machine, not the issue (a trial's libgit2 task made ``macOS`` a name of weight 1). A
+# longer line, or one after the section's list, is the issue's own prose and ends it.
+ENV_ANSWER_MAX_WORDS = 12
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
@@ -1266,12 +1271,13 @@ _ENVIRONMENT_HEADINGS = frozenset(_BOILERPLATE["environment_keys"]) | {"shell", 
 def _is_environment_heading(heading: str) -> bool:
     """A question or a label about the reporter's machine: a key (``OS``, ``Library
     version``), a question with ``version`` (``Which version ...?``, ``Output of `x
-    --version` ``), not a title that only holds the word (``Version.parse rejects ...``)."""
+    --version` ``), a form's ``Version of libgit2 (release number or SHA1)``, not a title
+    that only holds the word (``Version.parse rejects ...``)."""
     words = re.findall(r"\w+", heading.lower())
     asked = heading.rstrip(" \t*_:`").endswith("?") or words[:1] in (["which"], ["what"], ["output"])
     return len(words) <= ENV_HEADING_MAX_WORDS and (
         " ".join(words) in _ENVIRONMENT_HEADINGS
-        or ("version" in words or "versions" in words) and (asked or len(words) <= 3)
+        or ("version" in words or "versions" in words) and (asked or len(words) <= 3 or words[1:2] == ["of"])
         or "operating" in words and "system" in words
         or "please complete the following information" in " ".join(words))
 
@@ -1353,20 +1359,25 @@ def _is_version_dump(body: "list[str]") -> bool:
 
 
 def _without_environment_options(lines: "list[str]") -> "list[str]":
-    kept, environment, fenced = [], False, False
+    kept, environment, fenced, answered = [], False, False, False
     for line in lines:
         if line.lstrip(" \t>").startswith("```"):
             fenced = not fenced
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
         if environment and not heading and (fenced or line.strip() and not _SHORT_ITEM_RE.match(line)):
+            if not (fenced or answered) and len(line.split()) <= ENV_ANSWER_MAX_WORDS:
+                answered = True  # (the form's answer: ``macOS 12.4`` under ``### Operating system``)
+                continue
             environment = False  # (the section's list ends at prose or code: the issue's own)
         if heading:
             environment = _is_environment_heading(heading.group(1) if heading.group(1) is not None
                                                   else heading.group(2))
+            answered = False
             if environment:
                 continue
         elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
                               and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1):
+            answered = True  # (a list answers it: a line after the list is the issue's)
             continue
         kept.append(line)
     return kept
