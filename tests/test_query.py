@@ -855,6 +855,8 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     ("```\n2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080\n```",
      "Unable to bind to port"),
     ("[2023-05-01 12:00:00] ERROR: connection pool exhausted while waiting", "connection pool exhausted while waiting"),
+    # what failed names itself first (a trial's delve task)
+    ('```\n(dlv) p []byte(x)\nCommand failed: can not convert "x" to []uint8\n```', "can not convert"),
     # Python's logging in its default format: level, logger, message, joined by colons
     ("```\nERROR:root:Unable to open the session store for writing\n```",
      "Unable to open the session store for writing"),
@@ -1413,3 +1415,19 @@ def test_an_envinfo_report_and_an_apps_saved_state_link_give_no_keyword() -> Non
                  "chrome", "safari", "severity", "info"):
         assert junk not in texts, junk
     assert {"onintrostart", "delay", "transition"} <= texts  # a documentation link's words stay
+
+
+def test_a_strings_byte_escape_gives_no_word() -> None:
+    task = "Show files whose name is invalid UTF-8\n\n`mkdir $'bad_name_\\xff'` then `ls` shows nothing (\\u00e9 too)\n"
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"xff", "u00e9"} & texts
+    assert {"invalid", "bad_name_"} <= texts
+
+
+def test_a_main_file_without_its_folder_is_the_reporters_program() -> None:
+    task = ("Cannot convert a slice type\n\n```\n(dlv) c main.go:7\n```\n"
+            "and in the tree `cmd/dlv/main.go` starts it.\n"
+            'Traceback (most recent call last):\n  File "main.py", line 3, in <module>\n')
+    paths = {k.text for k in extract_keywords(task) if k.kind.value == "path"}
+    assert "main.go" not in paths and "main.py" not in paths
+    assert "cmd/dlv/main.go" in paths

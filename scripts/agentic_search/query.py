@@ -657,10 +657,13 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 # (A command-line program names itself first: ``ninja: fatal: cycle in rule variables``,
 # ``git: fatal: ...``; a trial's C++ report. No dev issue's messages change. The name
 # starts with a letter or digit: a line of dashes is read once, not once per dash.)
+# (What failed names itself first, as a debugger's or a build's line prints it: ``Command
+# failed: can not convert "x" to []uint8``; a trial's delve task.)
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
     r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|ERROR|error|Exception|Panic|panic|PANIC|Fatal|fatal|FATAL)(?:\[[A-Z]?\d{1,6}\])?"
-    r"[ \t]*:[ \t]*|thread '[^'\n]*' panicked at [^:\n]*(?::\d+)*\s*:\s*)(\S.*)$", re.M)
+    r"[ \t]*:[ \t]*|(?:\w+[ \t]+)?(?:[Ff]ailed|FAILED)[ \t]*:[ \t]*"
+    r"|thread '[^'\n]*' panicked at [^:\n]*(?::\d+)*\s*:\s*)(\S.*)$", re.M)
 # A build tool's or a linter's line, its level in brackets and then, maybe, the file and
 # line it is about (``[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation
 # level 8 [Indentation]``, ``[WARNING] ...``; a trial's checkstyle report).
@@ -825,6 +828,14 @@ _HEX_LITERAL_RE = compile_later(
 # task ``bfe`` (a trial's fzf task). Lower-case hex of 7 to 40 characters holding a digit
 # and a letter (``deadbeef``, ``1234567`` or ``Cafe1234`` are left as written).
 _COMMIT_NAME_RE = compile_later(r"(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
+# A string's byte or code point escape (``$'bad_name_\xff'``, ``"\u00e9"``): a value the
+# reporter typed, whose letters are no word (a trial's broot task searched ``xff``, which
+# led with a file of ``0xff`` literals).
+_BYTE_ESCAPE_RE = compile_later(r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})")
+# A file ``main.<ext>`` named without its folder is the reporter's program: every
+# program's entry file is named so, and a tree holds many (a trial's delve task: ``c
+# main.go:7`` in a debugger session led the ranking with one of the tree's 40 ``main.go``).
+_BARE_ENTRY_FILE_RE = compile_later(r"main\.[A-Za-z0-9]{1,5}")
 # A JVM's system property set on a command line (``-Duser.language=en``,
 # ``-Dorg.gradle.jvmargs=-Xmx2g``): the reporter's run, not a name of the tree (a trial's
 # keywords held ``Duser``; ``.gradle`` read it as a path). Dotted: ``-DNDEBUG`` or CMake's
@@ -870,6 +881,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     """
     task, url_paths = strip_urls(strip_boilerplate(unescaped(_TITLE_LABEL_RE.sub("", task.lstrip("\n")))))
     task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
+    task = _BYTE_ESCAPE_RE.sub(" ", task)
     task = split_scripts(task)
     quoted_messages = messages(task)
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
@@ -882,13 +894,14 @@ def extract_keywords(task: str) -> list[Keyword]:
     modules: dict[str, str] = {}  # module path -> the dotted name it came from
 
     for m in _TRACEBACK_RE.finditer(task):
-        paths[_tail_path(m.group(1))] = None
+        if not _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)):
+            paths[_tail_path(m.group(1))] = None
         if m.group(2) and m.group(2) != "<module>":
             idents[m.group(2)] = None
             frames.add(m.group(2))
     for m in _PATH_RE.finditer(task):
         tail = _tail_path(m.group(1), keep=4)
-        if "/" in tail or len(tail) > 6:
+        if ("/" in tail or len(tail) > 6) and not _BARE_ENTRY_FILE_RE.fullmatch(tail):
             paths[tail] = None
     # A backticked sentence (an error message) is prose: only its code names count, and
     # those are taken from the whole text below.
