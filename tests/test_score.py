@@ -678,3 +678,28 @@ def test_a_name_the_task_copies_from_one_file_keeps_its_definition_weight(tmp_pa
     scored, _, _ = rank_documents(build(tmp_path, files), extract_keywords(task), task_words(task))
     assert scored[0].rel == "forms/boundfield.py"
     assert "defines BoundWidget" in reason_text(scored[0].signals)
+
+
+def test_the_keys_of_a_pasted_settings_file_the_prose_never_names_are_no_evidence_of_their_declaration(tmp_path) -> None:
+    # The reporter pasted the settings they ran with; the report is about comments. The
+    # module declaring those options must not lead on their definitions; a key the prose
+    # names is the report's subject and keeps them.
+    from agentic_search.query import extract_keywords
+    files = {"src/config/mod.rs": "pub struct Config {\n    error_on_line_overflow: bool,\n    wrap_comments: bool,\n}\n"
+                                  "fn error_on_line_overflow() -> bool { false }\nfn wrap_comments() -> bool { false }\n",
+             "src/comment.rs": "// a doc comment between generic params is dropped here\nfn rewrite_comment() {}\n"}
+    files.update(FILLER)
+    toml = "```toml\nerror_on_line_overflow = true\nwrap_comments = true\n```\n"
+    task = "Removes a comment between generic params\n\nWith this config:\n\n" + toml + "a doc comment is dropped.\n"
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert kws["error_on_line_overflow"].setting and kws["wrap_comments"].setting
+    again = type(kws["wrap_comments"]).from_json(kws["wrap_comments"].to_json())
+    assert again is not None and again.setting
+    scored, _, _ = rank_documents(build(tmp_path, files), list(kws.values()), task_words(task))
+    reasons = reason_text(by_rel(scored)["src/config/mod.rs"].signals)
+    assert "defines error_on_line_overflow" not in reasons and "defines wrap_comments" not in reasons
+    named = task + "The same with `wrap_comments` off.\n"
+    kws = {k.text: k for k in extract_keywords(named)}
+    assert not kws["wrap_comments"].setting and kws["error_on_line_overflow"].setting
+    scored, _, _ = rank_documents(build(tmp_path / "b", files), list(kws.values()), task_words(named))
+    assert "defines wrap_comments" in reason_text(by_rel(scored)["src/config/mod.rs"].signals)

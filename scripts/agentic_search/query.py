@@ -106,6 +106,14 @@ _OWN_ASSIGNMENT_RE = re.compile(
 # Fenced blocks whose assignments set the program's own options, not the reporter's names.
 _CONFIG_FENCES = frozenset("toml ini cfg conf config properties env dotenv yaml yml make makefile cmake sh bash "
                            "zsh shell console terminal dockerfile nginx".split())
+# ... of which these are a program's settings file (``key = value``, ``key: value``), and
+# a key set there: the reporter's configuration. Keys the prose never names are the
+# settings the reporter ran with, not what the report is about (a trial's rustfmt task
+# pasted its ``rustfmt.toml`` and stopped, sure, on the module declaring those options):
+# the keyword is marked ``setting`` and its definitions count as mentions
+# (score.without_conventions).
+_SETTINGS_FENCES = frozenset("toml ini cfg conf config properties env dotenv yaml yml".split())
+_SETTING_KEY_RE = re.compile(r"^[ \t-]*([A-Za-z_][\w.-]*)[ \t]*[=:]", re.M)
 # (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
 _NOT_A_RETURN_TYPE = frozenset(
     "return new else if while for switch catch throw case do await yield delete goto sizeof typeof "
@@ -367,6 +375,7 @@ class Keyword:
     translated: bool = False  # an English word the glossary gave for a CJK term of the task
     stem_only: bool = False  # a quoted name too short to count in text: only a file stem it equals counts
     task_defines: bool = False  # the task's own code defines this name (see score.CONVENTION_DEFINERS)
+    setting: bool = False  # only a key of the task's pasted settings file (see _SETTINGS_FENCES)
     dotted: bool = False  # a path read from a dotted name (``a.b.c.f``): its last part may be a member
 
     def to_json(self) -> dict:
@@ -382,6 +391,8 @@ class Keyword:
             out["stem_only"] = True
         if self.task_defines:
             out["task_defines"] = True
+        if self.setting:
+            out["setting"] = True
         if self.dotted:
             out["dotted"] = True
         return out
@@ -396,6 +407,7 @@ class Keyword:
                           item.get("group") if isinstance(item.get("group"), str) else "",
                           stemmed=item.get("stemmed") is True, stem_only=item.get("stem_only") is True)
         return replace(kw, translated=item.get("translated") is True, task_defines=item.get("task_defines") is True,
+                       setting=item.get("setting") is True and kw.kind == Kind.IDENTIFIER,
                        dotted=item.get("dotted") is True and kw.kind == Kind.PATH) if kw is not None else None
 
 
@@ -846,6 +858,16 @@ _JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
 
 
+def _setting_keys(task: str) -> set[str]:
+    """The keys the task's pasted settings files set (:data:`_SETTINGS_FENCES`)."""
+    keys: set[str] = set()
+    for m in _FENCED_RE.finditer(task):
+        info, _, code = m.group(0).strip("`").partition("\n")
+        if info.strip().lower() in _SETTINGS_FENCES:
+            keys.update(_SETTING_KEY_RE.findall(code))
+    return keys
+
+
 def _assigned(task: str) -> set[str]:
     """The names the task's pasted code assigns as statements (:data:`_OWN_ASSIGNMENT_RE`):
     in fenced blocks other than configuration, and in the code lines of the rest."""
@@ -915,6 +937,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     # (A name the task also imports is a module, whatever it is assigned: ``django = None``
     # beside ``from django.utils import http``.)
     own_assigned = _assigned(task)
+    settings = _setting_keys(task)
     variables = own_assigned - set(_IMPORTED_HEAD_RE.findall(task))
     placeholders = set()
     for m in _PLACEHOLDER_RE.finditer(task):
@@ -1035,7 +1058,7 @@ def extract_keywords(task: str) -> list[Keyword]:
                 if text in CODE_ONLY_BUILTINS:
                     seen.add(key)  # (nor as a plain word of the pasted code)
                     return
-                kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR)
+                kw = replace(kw, weight=kw.weight * CODE_ONLY_FACTOR, setting=text in settings)
             seen.add(key)
             out.append(kw)
 

@@ -221,12 +221,14 @@ class Corpus:
 
 def without_conventions(found: Sequence["FileMatch | None"], keywords: Sequence[Keyword]) -> list["FileMatch | None"]:
     """The matches with the definitions of conventional names the task's code defines
-    taken out (see CONVENTION_DEFINERS)."""
-    own = [i for i, kw in enumerate(keywords) if kw.task_defines]
-    if not own:
+    taken out (see CONVENTION_DEFINERS), and those of the keys of its pasted settings file
+    that its prose never names (``Keyword.setting``), however few files define them."""
+    own = [i for i, kw in enumerate(keywords) if kw.task_defines and not kw.setting]
+    settings = [i for i, kw in enumerate(keywords) if kw.setting]
+    if not (own or settings):
         return list(found)
     definers = {i: sum(1 for m in found if m is not None and m.defines[i] >= 1.0) for i in own}
-    drop = [i for i in own if definers[i] >= CONVENTION_DEFINERS]
+    drop = [i for i in own if definers[i] >= CONVENTION_DEFINERS] + settings
     if not drop:
         return list(found)
 
