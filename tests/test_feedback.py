@@ -241,7 +241,7 @@ def test_a_sibling_in_a_large_directory_is_lifted_less_than_one_in_a_small_one(t
     assert lift_of("big/judged.py", "big/peer.py") < feedback.LIFT_SIBLING / 2
 
 
-def _merge(confidence: float):
+def _merge(confidence: float, steered: bool = False):
     """Cycle 2 of an unjudged loop: a.py led cycle 1 at standing 0.6; cycle 2's guessed
     query puts b.py first and a.py at 0.3."""
     from types import SimpleNamespace
@@ -257,7 +257,7 @@ def _merge(confidence: float):
                       last=SimpleNamespace(decision=SimpleNamespace(confidence=confidence)))
     rows = (row("b.py", 0.7), row("a.py", 0.3))
     ev = SimpleNamespace(relative=rows, scored=rows, feedback=None, calibrated=True)
-    return merge_scores(state, ev, {}, 2)
+    return merge_scores(state, ev, {}, 2, steered)
 
 
 def test_an_unsure_loops_unjudged_cycle_raises_files_but_never_demotes_one():
@@ -266,6 +266,9 @@ def test_an_unsure_loops_unjudged_cycle_raises_files_but_never_demotes_one():
     assert unsure["b.py"].rank_key == 0.7                                # raised
     sure = _merge(0.8)
     assert sure["a.py"].rank_key == 0.3                                  # a sure loop re-ranks
+    # a cycle the caller steered (--keywords, --task) is no guess: its ranking stands
+    steered = _merge(0.2, steered=True)
+    assert steered["a.py"].rank_key == 0.3 and steered["a.py"].cycle == 2
 
 
 SHARED_TREE = {

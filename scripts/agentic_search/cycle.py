@@ -679,8 +679,11 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     # are likely wrong: it may add files and raise them, never demote what the loop found.
     # (decide.UNSURE_BELOW; on the dev splits, bench/localize.py: Python final Acc@5 / @10
     # 81.8 / 88.3 -> 82.2 / 88.8, other languages Acc@5 75.9 -> 75.0, R@10 93.0 -> 93.3;
-    # the final ranking is then never below cycle 1's.)
-    unsure = not informed and state.last is not None and state.last.decision.confidence < UNSURE_BELOW
+    # the final ranking is then never below cycle 1's.) A cycle the caller steered is no
+    # such guess: its ranking replaces what an unsure loop held (a trial's ``--keywords``
+    # cycle showed three files at their cycle-1 scores above its own second file).
+    unsure = not informed and not steered and state.last is not None \
+        and state.last.decision.confidence < UNSURE_BELOW
     for s in ev.scored:
         prev = scores.get(s.rel)
         stamp = stamps.get(s.rel, "")
