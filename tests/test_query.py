@@ -1431,3 +1431,22 @@ def test_a_main_file_without_its_folder_is_the_reporters_program() -> None:
     paths = {k.text for k in extract_keywords(task) if k.kind.value == "path"}
     assert "main.go" not in paths and "main.py" not in paths
     assert "cmd/dlv/main.go" in paths
+
+
+def test_an_underlined_heading_and_a_question_heading_are_the_templates() -> None:
+    # older templates underline their headings; a heading that asks is the template's question
+    task = ("Mountpoint shows an old `latest` symlink\n\nOutput of `restic version`\n--------------------------\n"
+            "`restic 0.18.0 compiled with go1.24.4 on linux/arm64`\n\n"
+            "What backend/service did you use to store the repository?\n-----------------------------------\n"
+            "Local filesystem\n\nProblem description\n===================\n"
+            "The snapshot shows up in the mountpoint but the symlink still points to the old one.\n\n"
+            "**What did you expect to see?**\nThe newest snapshot.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"compiled", "linux", "arm", "version", "backend", "service", "store", "expect"} & texts
+    assert {"latest", "snapshot", "mountpoint", "symlink", "newest", "filesystem"} <= texts
+
+
+def test_dashes_under_a_list_or_inside_code_are_no_heading() -> None:
+    from agentic_search.query import strip_boilerplate
+    text = "Bug\n\n- item one\n---\n\n```\nfrontmatter_key: 1\n---\n```\n"
+    assert strip_boilerplate(text).count("## ") == 0

@@ -1494,6 +1494,26 @@ _GUIDE_NAME_RE = compile_later(r"%s(?:\.(?:md|rst|txt|adoc|html?))?$" % _GUIDE_N
 _XML_PROLOG_RE = compile_later(r"^([ \t>]*)(?:<\?xml\b[^>\n]{0,300}\?>|<!DOCTYPE\b[^<>]{0,1000}>)", re.I | re.M)
 
 
+# A heading underlined (Markdown's "setext" form: a line of text over ``-----`` or
+# ``=====``), as older issue templates write theirs (a trial's restic report: ``Output of
+# `restic version``` over dashes): read as the ``##`` heading it is. Outside fenced code,
+# after a blank line or the text's start, and not a list item's line.
+_SETEXT_HEADING_RE = compile_later(r"(?:^|(?<=\n\n))[ \t]{0,3}([^\s\-=*+>#|`][^\n]*)\n[ \t]{0,3}(?:-{3,}|={3,})[ \t]*(?=\n|$)")
+# A heading that asks (``### What did you expect to see?``, ``**What happened?**``) is the
+# template's question: its words are the template's, the answer below it the reporter's.
+_QUESTION_HEADING_RE = compile_later(
+    r"^[ \t>]*(?:#{1,6}[ \t]+[^\n]*\?[ \t*_:]*|\*\*[^*\n]+\?[ \t]*\*\*[ \t:]*)$", re.M)
+
+
+def _setext_as_atx(text: str) -> str:
+    """The text with its underlined headings written ``## heading`` (fenced code left as is)."""
+    if "---" not in text and "===" not in text:
+        return text
+    parts = re.split(r"(```.*?(?:```|$))", text, flags=re.S)
+    return "".join(part if i % 2 else _SETEXT_HEADING_RE.sub(lambda m: "## " + m.group(1), part)
+                   for i, part in enumerate(parts))
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template
@@ -1502,14 +1522,14 @@ def strip_boilerplate(task: str) -> str:
     or ``### Shell``, the folders of a ``path/to/...`` placeholder, a template's "If
     applicable, ..." and "add a screenshot" sentences, a shell prompt's user and machine
     names, and a bare file name labelling the task's own code."""
-    text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(task)))
+    text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     text = "\n".join(line for line in _without_environment_options(_without_envinfo(_without_version_dumps(text.split("\n"))))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
-    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
+    text = _PLACEHOLDER_PATH_RE.sub("", _QUESTION_HEADING_RE.sub("", _HEADING_LINE_RE.sub("", text)))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
