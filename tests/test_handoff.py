@@ -261,3 +261,16 @@ def test_a_stop_names_the_file_the_first_file_imports_over_a_copy_ranked_higher(
     assert ranked[0] == "shop/api.py" and ranked.index("shop/store_v1.py") < ranked.index("shop/store.py")
     assert out.view.decision.done
     assert out.view.decision.why.endswith("call load_order in shop/store.py: if they only pass the work on, read that")
+
+
+def test_a_name_the_tasks_traceback_shows_as_a_frame_hands_nothing_on(tmp_path):
+    # The traceback says fromAnsi raised in its own line: the hint would send the agent
+    # one call further than the error went.
+    root = facade_tree(tmp_path)
+    task = TASK + ('\n\nTraceback (most recent call last):\n  File "app.py", line 3, in <module>\n'
+                   '  File "/opt/acme/text/styled.py", line 9, in fromAnsi\n'
+                   '  File "/opt/acme/text/styled.py", line 12, in stripAnsi\nValueError: bad escape\n')
+    req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=task)
+    out = run_cycle(str(root), LoopState(root=str(root)), req, {}, ENV)
+    assert out.view.decision.done and out.view.results[0].id.endswith("/Styled.java")
+    assert "StyledBuilder.java" not in out.view.decision.why

@@ -1450,3 +1450,12 @@ def test_dashes_under_a_list_or_inside_code_are_no_heading() -> None:
     from agentic_search.query import strip_boilerplate
     text = "Bug\n\n- item one\n---\n\n```\nfrontmatter_key: 1\n---\n```\n"
     assert strip_boilerplate(text).count("## ") == 0
+
+
+def test_a_name_found_only_as_a_files_stem_is_that_files_not_a_quoted_name() -> None:
+    task = ('Empty lib raises\n\n  File "/site/fontTools/designspaceLib/__init__.py", line 9, in readLib\n'
+            "I ran `python load_designspace.py`; `sympy_parser` is fine, and sympy_parser.py too.\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    assert "__init__" not in kws and "load_designspace" not in kws
+    assert "readLib" in kws and "sympy_parser" in kws        # named on their own as well
+    assert "fontTools/designspaceLib/__init__.py" in kws and "load_designspace.py" in kws

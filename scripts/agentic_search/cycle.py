@@ -37,7 +37,8 @@ from .engine import held_by_any, load_documents, rank_documents
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
-    is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, singular_of
+    is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, singular_of, \
+    traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
@@ -606,13 +607,17 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
 
 
 def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
-             judgements: Mapping[str, float]) -> Optional[handoff_mod.Handoff]:
+             judgements: Mapping[str, float], task: str = "") -> Optional[handoff_mod.Handoff]:
     """Where the first file's definitions of the task's quoted names send the work, among
     the files ranked after it that the caller neither left out nor judged (handoff.py),
     a file an import links to it first on a tie: read only for a cycle whose first file
-    is clear."""
+    is clear. A name the task's traceback shows as a frame is not read: the traceback
+    already says where its work went (a trial's ``readLib`` raised in its own line, and
+    the hint named the module it would have called next)."""
     first = d.by_rel.get(top)
-    quoted = ev.assessment.evidence.defines if ev.assessment.evidence is not None else ()
+    frames = traceback_frames(task) if task else frozenset()
+    quoted = tuple(q for q in ev.assessment.evidence.defines if q not in frames) \
+        if ev.assessment.evidence is not None else ()
     if first is None or not quoted:
         return None
     judged = frozenset(judgements).union(rel for rel, e in state.scores.items() if e.judged)
@@ -898,7 +903,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
     # (Only where the decision can stop on a clear first file: the note belongs to that stop.)
-    handed = _handoff(ev, d, top, state, p.judgements) \
+    handed = _handoff(ev, d, top, state, p.judgements, p.task) \
         if ev.assessment.clear and assessed and not ev.assessment.generic and not steered else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),

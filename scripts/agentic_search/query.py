@@ -723,6 +723,26 @@ _BACKTICK_CHAIN_RE = compile_later(r"(?<!`)`([^`\n]{3,400})`(?!`)")
 _ERROR_NAME_RE = compile_later(r"[\w.]{0,80}(?:Error|Exception|ERROR|error|Panic|panic|Fatal|fatal|FATAL)[ \t]*: ")
 
 
+def _only_a_file_stem(name: str, task: str) -> bool:
+    """Whether every occurrence of ``name`` in the task is a file name's stem (followed by
+    a source file's extension: ``__init__.py``)."""
+    found = False
+    for m in re.finditer(r"(?<![\w$])%s(?![\w$])" % re.escape(name), task):
+        found = True
+        if not _STEM_SUFFIX_RE.match(task, m.end()):
+            return False
+    return found
+
+
+_STEM_SUFFIX_RE = compile_later(r"\.(?:%s)(?![\w(])" % _EXT_ALT)
+
+
+def traceback_frames(task: str) -> frozenset[str]:
+    """The functions a Python traceback in the task names as its frames (``File "...",
+    line 9, in readLib`` -> ``readLib``)."""
+    return frozenset(m.group(2) for m in _TRACEBACK_RE.finditer(task) if m.group(2) and m.group(2) != "<module>")
+
+
 def messages(task: str) -> tuple[str, ...]:
     """The messages the task quotes (see MESSAGE_MIN_WORDS), at most MAX_MESSAGES: each
     quoted string (not one the task's own code prints), each error, panic or leveled
@@ -1066,7 +1086,9 @@ def extract_keywords(task: str) -> list[Keyword]:
         add(p, "path")
     for text in quoted_messages:
         add(text, "message")
-    for name in list(idents)[:MAX_IDENTIFIERS]:
+    # (A name found only as a file's stem, ``__init__`` of ``designspaceLib/__init__.py``
+    # or a reporter's ``load_designspace.py``, is that file's: its path is the keyword.)
+    for name in [n for n in idents if not _only_a_file_stem(n, task)][:MAX_IDENTIFIERS]:
         add(name, "identifier")
     for name in [n for n in hyphened if normalize(n) not in seen][:MAX_STEM_NAMES]:
         add(name, "identifier")
