@@ -855,6 +855,8 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
     ("```\n2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - Unable to bind to port 8080\n```",
      "Unable to bind to port"),
     ("[2023-05-01 12:00:00] ERROR: connection pool exhausted while waiting", "connection pool exhausted while waiting"),
+    # a clause in parentheses is cut at, as a quote is (a trial's tmux task)
+    ("get `parse error: command resize-pane: too many arguments (need at most 1)`", "too many arguments"),
     # what failed names itself first (a trial's delve task)
     ('```\n(dlv) p []byte(x)\nCommand failed: can not convert "x" to []uint8\n```', "can not convert"),
     # Python's logging in its default format: level, logger, message, joined by colons
@@ -1459,3 +1461,4 @@ def test_a_name_found_only_as_a_files_stem_is_that_files_not_a_quoted_name() -> 
     assert "__init__" not in kws and "load_designspace" not in kws
     assert "readLib" in kws and "sympy_parser" in kws        # named on their own as well
     assert "fontTools/designspaceLib/__init__.py" in kws and "load_designspace.py" in kws
+

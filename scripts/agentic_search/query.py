@@ -700,8 +700,10 @@ _TRAILING_ERROR_RE = compile_later(
     r": ([^:\n`(]{0,%d}?[^:\n`(\s])[ \t]{1,8}\((?:[A-Z]\w*::)*[A-Z]\w*(?:Error|Exception)\)" % MESSAGE_MAX_CHARS)
 _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 # (A bracketed value ends before another ``[``: a message of many ``[`` is read once. A
-# ``: `` is cut at before: each link of a chain is read on its own.)
-_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]")
+# ``: `` is cut at before: each link of a chain is read on its own. A clause in
+# parentheses after a space is cut at as well, its words a message of their own: ``too
+# many arguments (need at most 1)``, a trial's tmux task, read as code for its ``(``.)
+_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]|(?<=[ \t])\(|\)(?=[\s.,;:!?]|$)")
 # A word of a message holding a path's, a URL's or an assignment's punctuation is the
 # value it was raised for, unquoted (``Unsupported URL type filena://``: the code writes
 # ``Unsupported URL type {scheme}://``): the words on either side are the message.
