@@ -1462,3 +1462,21 @@ def test_a_name_found_only_as_a_files_stem_is_that_files_not_a_quoted_name() -> 
     assert "readLib" in kws and "sympy_parser" in kws        # named on their own as well
     assert "fontTools/designspaceLib/__init__.py" in kws and "load_designspace.py" in kws
 
+
+def test_an_image_of_the_repository_is_no_path_to_search() -> None:
+    task = ('Unable to switch namespace\n\n<img src="https://raw.githubusercontent.com/derailed/k9s/master/assets/k9s_err.png"/>\n'
+            "See https://raw.githubusercontent.com/derailed/k9s/master/internal/view/command.go too.\n")
+    paths = {k.text for k in extract_keywords(task) if k.kind.value == "path"}
+    assert "assets/k9s_err.png" not in paths
+    assert "internal/view/command.go" in paths
+
+
+def test_a_templates_imperative_checklist_item_gives_no_keywords() -> None:
+    task = ("Hat accent is shifted on mathbb letters\n\n> Before reporting a bug\n"
+            "- [x] Check [common issues](https://katex.org/docs/issues.html).\n"
+            "- [x] Search for [existing issues](https://github.com/KaTeX/KaTeX/issues).\n"
+            "- [x] Check the bug is reproducible in the demo. If not, check KaTeX is up-to-date and installed correctly.\n"
+            "- [x] Check that `getBaseElem` keeps the font\n\nThe hat is off centre.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"common", "existing", "search"} & texts
+    assert {"getbaseelem", "hat", "mathbb"} <= texts

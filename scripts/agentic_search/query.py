@@ -1133,6 +1133,10 @@ _REPO_URL_RE = re.compile(
     r"([^?#]+)",
     re.I,
 )
+# An image or a video of a repository is its picture, no code a report is about (a trial's
+# ``<img src="https://raw.githubusercontent.com/derailed/k9s/master/assets/k9s_err.png">``,
+# a template's logo, was its first keyword).
+_IMAGE_FILE_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|mp4|mov)(?:[?#]|$)", re.I)
 # Links that only point somewhere (images, issues, commits): nothing in them names code.
 _IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
 # Links whose path holds no word of any code: a forge's page of a repository, an issue, a
@@ -1242,7 +1246,7 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
         if _GUIDE_NAME_RE.match(url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]):
             return " " + rest
         repo = _REPO_URL_RE.match(url)
-        if repo:
+        if repo and not _IMAGE_FILE_RE.search(url):
             # (No repository nests deeper: a longer path is cut to its last components.)
             path = "/".join(p for p in repo.group(1).split("/") if p)
             path = "/".join(path.split("/")[-URL_PATH_PARTS:])
@@ -1291,11 +1295,14 @@ _UNCHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[ \t]\][ \t]")
 # the existing issues``, ``- [x] For bug reports, I have checked ...``, ``- [x] I can
 # successfully compile and run the unit tests``): the template's checklist, whose words
 # (``searched``, ``discussions``, ``manual``) are no more the issue's than an unchecked
-# one's. A checked item that says something else stays (``- [x] In `json_sax_dom_parser`,
-# not all lines of `handle_binary` are covered``).
+# one's; so is a template's imperative one pointing at its docs or issues (``- [x] Check
+# [common issues](https://katex.org/docs/issues.html).``). A checked item that says
+# something else stays (``- [x] In `json_sax_dom_parser`, not all lines of
+# `handle_binary` are covered``).
 _CONFIRMED_ITEM_RE = compile_later(
-    r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]+(?:[^,\n]{0,40},[ \t]*)?I(?:'ve|'m| have| am| can| agree| confirm"
-    r"| searched| checked| read| understand| tested| tried| did| will)\b")
+    r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]+(?:(?:[^,\n]{0,40},[ \t]*)?I(?:'ve|'m| have| am| can| agree| confirm"
+    r"| searched| checked| read| understand| tested| tried| did| will)\b"
+    r"|(?:Check|Search|Read|Confirm|Verify|Ensure|Make sure)\b[^\n]*(?:\]\(|\b(?:issues?|docs|documentation|FAQ|latest)\b))")
 
 
 # A source file's header pasted with a reproducer: an encoding declaration
