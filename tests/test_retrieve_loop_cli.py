@@ -807,7 +807,8 @@ def test_the_files_the_next_cycle_sets_aside_are_named_in_full_only(tmp_path):
     tree = make_tree(tmp_path / "repo", TREE)
     out = run_json("--root", tree, "--task", TASK, "--state", tmp_path / "a.json")
     full = run_json("--root", tree, "--task", TASK, "--state", tmp_path / "b.json", "--full")
-    assert not out["done"] and full["next_query"]["excludes"] == ["README.md"]
+    assert not out["done"] and full["next_query"]["set_aside"] == ["README.md"]
+    assert full["next_query"]["excludes"] == []  # the caller's, apart from the loop's
     assert "excludes" not in out["next_query"] and "excluded" not in json.dumps(out["ranking"])
     assert [r for r in full["ranking"] if "excluded" in r] == []
 
@@ -815,7 +816,7 @@ def test_the_files_the_next_cycle_sets_aside_are_named_in_full_only(tmp_path):
 def test_full_output_adds_every_field_of_the_result_contract(tmp_path, router):
     out = run_json("--root", router, "--state", tmp_path / "s.json", "--keywords", "route", "throttle", "--full")
     assert list(out)[:len(TOP_KEYS) - 1] == list(TOP_KEYS[:-1]) and "hints" in out
-    assert set(out["next_query"]) >= {"patterns", "keywords", "excludes", "focus", "adds", "drops"}
+    assert set(out["next_query"]) >= {"patterns", "keywords", "excludes", "set_aside", "focus", "adds", "drops"}
     assert "next_action" in out["hints"]
     for r in out["results"]:
         assert set(r) >= set(FULL_RESULT_KEYS)

@@ -193,8 +193,10 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
     if full:
         nq = state.proposal
         if nq is not None:
+            # (The caller's excludes and the loop's set-aside files apart: in one list a
+            # trial's agent read the fix's set-aside file as dropped from the search.)
             out["next_query"].update({"patterns": list(nq.patterns), "keywords": [k.text for k in nq.keywords],
-                                      "excludes": list(nq.excludes) + list(nq.set_aside)})
+                                      "excludes": list(nq.excludes), "set_aside": list(nq.set_aside)})
         out["stats"] = view.stats.to_json()
         out["hints"] = dict(view.hints or {})
     else:
