@@ -1480,3 +1480,11 @@ def test_a_templates_imperative_checklist_item_gives_no_keywords() -> None:
     texts = {normalize(k.text) for k in extract_keywords(task)}
     assert not {"common", "existing", "search"} & texts
     assert {"getbaseelem", "hat", "mathbb"} <= texts
+
+
+def test_the_word_commit_before_a_commits_name_goes_with_it() -> None:
+    texts = {normalize(k.text) for k in extract_keywords(
+        "Parser not backward compatible\n\nCommit 3ea458b introduces a breaking change in the parser.\n")}
+    assert not {"3ea458b", "commit"} & texts and "introduces" in texts
+    texts = {normalize(k.text) for k in extract_keywords("Hook fails\n\nSince commit 3ea458b the commit hook fails.\n")}
+    assert "commit" in texts  # the other "commit" is the text's own

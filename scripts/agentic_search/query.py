@@ -861,7 +861,9 @@ _HEX_LITERAL_RE = compile_later(
 # reporter's pointer into history, never a name of the code; split into words it gave the
 # task ``bfe`` (a trial's fzf task). Lower-case hex of 7 to 40 characters holding a digit
 # and a letter (``deadbeef``, ``1234567`` or ``Cafe1234`` are left as written).
-_COMMIT_NAME_RE = compile_later(r"(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
+# The word "commit" naming one goes with it (``Commit 3ea458b introduces ...``): the
+# history's, not a commit of the code's (a trial's gap line searched synonyms for it).
+_COMMIT_NAME_RE = compile_later(r"(?:\b[Cc]ommit[ \t]+)?(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
 # A string's byte or code point escape (``$'bad_name_\xff'``, ``"\u00e9"``): a value the
 # reporter typed, whose letters are no word (a trial's broot task searched ``xff``, which
 # led with a file of ``0xff`` literals).
