@@ -725,17 +725,17 @@ _BACKTICK_CHAIN_RE = compile_later(r"(?<!`)`([^`\n]{3,400})`(?!`)")
 _ERROR_NAME_RE = compile_later(r"[\w.]{0,80}(?:Error|Exception|ERROR|error|Panic|panic|Fatal|fatal|FATAL)[ \t]*: ")
 
 
-def _only_a_file_stem(name: str, task: str) -> bool:
-    """Whether every occurrence of ``name`` in the task is a file name's stem (followed by
-    a source file's extension: ``__init__.py``)."""
-    found = False
-    for m in re.finditer(r"(?<![\w$])%s(?![\w$])" % re.escape(name), task):
-        found = True
-        if not _STEM_SUFFIX_RE.match(task, m.end()):
-            return False
-    return found
+def _file_stems_only(task: str) -> set[str]:
+    """The names the task holds only as file names' stems (each occurrence followed by a
+    source file's extension: ``__init__`` of ``__init__.py``), in one pass over it."""
+    as_stem: set[str] = set()
+    elsewhere: set[str] = set()
+    for m in _NAME_TOKEN_RE.finditer(task):
+        (as_stem if _STEM_SUFFIX_RE.match(task, m.end()) else elsewhere).add(m.group(0))
+    return as_stem - elsewhere
 
 
+_NAME_TOKEN_RE = compile_later(r"(?<![\w$])[A-Za-z_$][\w$]*")
 _STEM_SUFFIX_RE = compile_later(r"\.(?:%s)(?![\w(])" % _EXT_ALT)
 
 
@@ -1092,7 +1092,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         add(text, "message")
     # (A name found only as a file's stem, ``__init__`` of ``designspaceLib/__init__.py``
     # or a reporter's ``load_designspace.py``, is that file's: its path is the keyword.)
-    for name in [n for n in idents if not _only_a_file_stem(n, task)][:MAX_IDENTIFIERS]:
+    stems = _file_stems_only(task)
+    for name in [n for n in idents if n not in stems][:MAX_IDENTIFIERS]:
         add(name, "identifier")
     for name in [n for n in hyphened if normalize(n) not in seen][:MAX_STEM_NAMES]:
         add(name, "identifier")
