@@ -1553,9 +1553,11 @@ def strip_boilerplate(task: str) -> str:
     between a pair of comments, HTML and Markdown comments and prose markup, template
     headings and instructions, ``OS: …`` / ``Version: …`` lines and an envinfo report,
     short ``- Browser Chrome`` items, the options checked under an issue form's ``### OS``
-    or ``### Shell``, the folders of a ``path/to/...`` placeholder, a template's "If
-    applicable, ..." and "add a screenshot" sentences, a shell prompt's user and machine
-    names, and a bare file name labelling the task's own code."""
+    or ``### Shell`` and a form's one-line answer to a question about the machine, a
+    heading that asks (underlined headings read as ``##`` ones), the folders of a
+    ``path/to/...`` placeholder, a template's "If applicable, ..." and "add a screenshot"
+    sentences, a shell prompt's user and machine names, and a bare file name labelling the
+    task's own code."""
     text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
