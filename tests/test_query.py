@@ -1488,3 +1488,45 @@ def test_the_word_commit_before_a_commits_name_goes_with_it() -> None:
     assert not {"3ea458b", "commit"} & texts and "introduces" in texts
     texts = {normalize(k.text) for k in extract_keywords("Hook fails\n\nSince commit 3ea458b the commit hook fails.\n")}
     assert "commit" in texts  # the other "commit" is the text's own
+
+
+@pytest.mark.parametrize("task, present, absent", [
+    # a title that asks, and a question in a code comment, are the reporter's
+    ("# Why does `parse_date` ignore the timezone offset?\n\nThe result is UTC.", {"parse_date", "timezone"}, set()),
+    ("Cache is stale\n\n```python\n# is CacheStore.invalidate_entry called here?\nstore.get(k)\n```\n",
+     {"CacheStore", "invalidate_entry"}, set()),
+    # a template's question naming a command still goes
+    ("Dial fails\n\n### What version of Go are you using (`go version`)?\n\nThe dialer never retries.\n",
+     {"dialer", "retries"}, {"go"}),
+    # a form's short answer that names code is the issue's
+    ("Crash\n\n### OS\nAll of them; it crashes in `ZipFile.extractall_members`\n", {"extractall_members"}, set()),
+    ("Bug report\n\n## Version parsing\n`parse_semver('1.0.0-rc.1')` returns None\n", {"parse_semver"}, set()),
+    # a checked item naming code stays
+    ("Pool leaks\n\n- [x] Verify that `ConnectionPool.release_conn` is called on the latest connection\n",
+     {"release_conn"}, set()),
+    # TeX commands are no byte escapes
+    ("TeX\n\n`\\xdef` does not expand and `\\xcancel` draws thin\n", {"xdef", "xcancel"}, {"ncel"}),
+    # a member after a dot is no file's stem; an option holding "commit" is no commit
+    ("Resp\n\n`httpx.Response.json` raises JSONDecodeError\n", {"Response"}, set()),
+    ("Revert\n\n`git revert --no-commit 3ea458b` leaves the index dirty\n", {"no-commit"}, set()),
+    # a blob link to an image is a file of the tree; a bare main.dart is the reporter's
+    ("Icon\n\nhttps://github.com/feathericons/feather/blob/main/icons/x-circle.svg has a stray point.\n",
+     {"icons/x-circle.svg"}, set()),
+    ("Dart\n\nrunning main.dart crashes\n", set(), {"main/dart", "main.dart"}),
+])
+def test_the_new_rules_leave_what_a_report_means(task, present, absent) -> None:
+    texts = {k.text for k in extract_keywords(task)}
+    assert present <= texts and not absent & texts
+
+
+def test_prose_after_a_pronoun_and_failed_is_no_message() -> None:
+    from agentic_search.query import messages
+    found = messages("It failed: the uploader never retries after a timeout.\nBuild failed: could not resolve the graph\n")
+    assert found == ("could not resolve the graph",)
+
+
+def test_a_heading_of_spaces_without_a_question_is_read_in_linear_time() -> None:
+    import time
+    start = time.perf_counter()
+    extract_keywords("title\n\n#" + " " * 200_000 + "x\n")
+    assert time.perf_counter() - start < 5.0

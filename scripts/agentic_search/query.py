@@ -674,7 +674,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 _ERROR_LINE_RE = compile_later(
     r"^[ \t>*-]*(?:Caused by:\s*|Exception in thread \"[^\"\n]*\"\s*|Uncaught (?:\(in promise\)\s*)?)?"
     r"(?:\w[\w.-]*:[ \t]*)?(?:[\w.]*(?:Error|ERROR|error|Exception|Panic|panic|PANIC|Fatal|fatal|FATAL)(?:\[[A-Z]?\d{1,6}\])?"
-    r"[ \t]*:[ \t]*|(?:\w+[ \t]+)?(?:[Ff]ailed|FAILED)[ \t]*:[ \t]*"
+    r"[ \t]*:[ \t]*|(?:(?!(?i:it|this|that|everything|something|nothing|which)\b)\w+[ \t]+)?(?:[Ff]ailed|FAILED)[ \t]*:[ \t]*"
     r"|thread '[^'\n]*' panicked at [^:\n]*(?::\d+)*\s*:\s*)(\S.*)$", re.M)
 # A build tool's or a linter's line, its level in brackets and then, maybe, the file and
 # line it is about (``[ERROR] /var/tmp/T.java:3: 'try' child has incorrect indentation
@@ -690,7 +690,7 @@ _LOGGED_LINE_RE = compile_later(
 # joined by colons (``ERROR:root:Unable to open the session store``,
 # ``WARNING:django.request:Not Found: /admin``): the name is the logger's, not a word of
 # the message (read as an error's line, ``root:Unable`` was cut out as a value).
-_PY_LOGGED_LINE_RE = compile_later(r"^[ \t>*-]*%s:[\w.]{1,120}:[ \t]*(\S.*)$" % _LEVELS, re.M)
+_PY_LOGGED_LINE_RE = compile_later(r"^[ \t>*-]*%s:[\w.-]{1,120}:[ \t]*(\S.*)$" % _LEVELS, re.M)
 # Ruby's uncaught error names its class after the message: ``test.rb:4:in 'wrap': no
 # superclass method 'wrap' (NoMethodError)`` (a trial's mruby report, whose C interpreter
 # raises the message: the fix's file that raises it 21st -> 11th). No dev issue quotes one.
@@ -731,7 +731,9 @@ def _file_stems_only(task: str) -> set[str]:
     as_stem: set[str] = set()
     elsewhere: set[str] = set()
     for m in _NAME_TOKEN_RE.finditer(task):
-        (as_stem if _STEM_SUFFIX_RE.match(task, m.end()) else elsewhere).add(m.group(0))
+        # (After a dot it is a member: ``httpx.Response.json``.)
+        stem = _STEM_SUFFIX_RE.match(task, m.end()) and not task.endswith(".", 0, m.start())
+        (as_stem if stem else elsewhere).add(m.group(0))
     return as_stem - elsewhere
 
 
@@ -863,11 +865,12 @@ _HEX_LITERAL_RE = compile_later(
 # and a letter (``deadbeef``, ``1234567`` or ``Cafe1234`` are left as written).
 # The word "commit" naming one goes with it (``Commit 3ea458b introduces ...``): the
 # history's, not a commit of the code's (a trial's gap line searched synonyms for it).
-_COMMIT_NAME_RE = compile_later(r"(?:\b[Cc]ommit[ \t]+)?(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
+_COMMIT_NAME_RE = compile_later(r"(?:(?<![\w-])[Cc]ommit[ \t]+)?(?<![\w./#-])(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}(?![\w-])")
 # A string's byte or code point escape (``$'bad_name_\xff'``, ``"\u00e9"``): a value the
 # reporter typed, whose letters are no word (a trial's broot task searched ``xff``, which
-# led with a file of ``0xff`` literals).
-_BYTE_ESCAPE_RE = compile_later(r"\\(?:x[0-9A-Fa-f]{2}|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})")
+# led with a file of ``0xff`` literals). (A ``\x`` before more letters is a TeX command:
+# ``\xdef``, ``\xcancel``.)
+_BYTE_ESCAPE_RE = compile_later(r"\\(?:x[0-9A-Fa-f]{2}(?![A-Za-z])|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})")
 # A file ``main.<ext>`` named without its folder is the reporter's program: every
 # program's entry file is named so, and a tree holds many (a trial's delve task: ``c
 # main.go:7`` in a debugger session led the ranking with one of the tree's 40 ``main.go``).
@@ -979,7 +982,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
         member = m.group(1).split(".", 1)[0] in variables
-        mod = None if decorator or member or m.start(1) in placeholders else _module_path(m.group(1))
+        mod = None if decorator or member or m.start(1) in placeholders or _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)) \
+            else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
@@ -1136,9 +1140,10 @@ _REPO_URL_RE = re.compile(
     r"([^?#]+)",
     re.I,
 )
-# An image or a video of a repository is its picture, no code a report is about (a trial's
-# ``<img src="https://raw.githubusercontent.com/derailed/k9s/master/assets/k9s_err.png">``,
-# a template's logo, was its first keyword).
+# An image or a video of a repository embedded in the report is its picture, no code a
+# report is about (a trial's ``<img src="https://raw.githubusercontent.com/derailed/k9s/
+# master/assets/k9s_err.png">``, a template's logo, was its first keyword). A ``/blob/``
+# link to one points at the file (an icon set's ``icons/x-circle.svg``): it stays.
 _IMAGE_FILE_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|mp4|mov)(?:[?#]|$)", re.I)
 # Links that only point somewhere (images, issues, commits): nothing in them names code.
 _IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
@@ -1249,7 +1254,7 @@ def strip_urls(task: str) -> tuple[str, list[str]]:
         if _GUIDE_NAME_RE.match(url.split("#", 1)[0].split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]):
             return " " + rest
         repo = _REPO_URL_RE.match(url)
-        if repo and not _IMAGE_FILE_RE.search(url):
+        if repo and not (_IMAGE_FILE_RE.search(url) and "/blob/" not in url):
             # (No repository nests deeper: a longer path is cut to its last components.)
             path = "/".join(p for p in repo.group(1).split("/") if p)
             path = "/".join(path.split("/")[-URL_PATH_PARTS:])
@@ -1308,6 +1313,12 @@ _CONFIRMED_ITEM_RE = compile_later(
     r"|(?:Check|Search|Read|Confirm|Verify|Ensure|Make sure)\b[^\n]*(?:\]\(|\b(?:issues?|docs|documentation|FAQ|latest)\b))")
 
 
+# ... unless it names code (``- [x] Verify that `ConnectionPool.release_conn` is called``):
+# a name with ``_`` or a call, outside the links' targets (not a command, ``man fzf``).
+_ITEM_CODE_RE = compile_later(r"\w_\w|\w\(")
+_LINK_TARGET_RE = compile_later(r"\]\([^)\s]*\)")
+
+
 # A source file's header pasted with a reproducer: an encoding declaration
 # (``# -*- coding: utf-8 -*-``) or a shebang (``#!/usr/bin/env python``). Every such file
 # may start so; its words (``coding``, ``utf``, ``env``) are the language's, not the issue's
@@ -1332,6 +1343,9 @@ ENV_HEADING_MAX_WORDS = 8
 # machine, not the issue (a trial's libgit2 task made ``macOS`` a name of weight 1). A
 # longer line, or one after the section's list, is the issue's own prose and ends it.
 ENV_ANSWER_MAX_WORDS = 12
+# ... and names no code: ``All of them; it crashes in `ZipFile.extractall_members` `` under
+# ``### OS`` is the issue's (a name with ``_``, a camel-case hump, a call).
+_ANSWER_CODE_RE = compile_later(r"\w_\w|[a-z][A-Z][a-z]|\w\(")
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
@@ -1430,21 +1444,24 @@ def _is_version_dump(body: "list[str]") -> bool:
 
 def _without_environment_options(lines: "list[str]") -> "list[str]":
     kept, environment, fenced, answered = [], False, False, False
-    for line in lines:
+    for n, line in enumerate(lines):
         if line.lstrip(" \t>").startswith("```"):
             fenced = not fenced
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
         if environment and not heading and (fenced or line.strip() and not _SHORT_ITEM_RE.match(line)):
-            if not (fenced or answered) and len(line.split()) <= ENV_ANSWER_MAX_WORDS:
+            if not (fenced or answered) and len(line.split()) <= ENV_ANSWER_MAX_WORDS \
+                    and not _ANSWER_CODE_RE.search(line):
                 answered = True  # (the form's answer: ``macOS 12.4`` under ``### Operating system``)
                 continue
             environment = False  # (the section's list ends at prose or code: the issue's own)
         if heading:
-            environment = _is_environment_heading(heading.group(1) if heading.group(1) is not None
-                                                  else heading.group(2))
+            text = heading.group(1) if heading.group(1) is not None else heading.group(2)
+            environment = _is_environment_heading(text)
             answered = False
             if environment:
                 continue
+            if n > 0 and text.rstrip(" \t*_:").endswith("?") and not _ANSWER_CODE_RE.search(text):
+                continue  # (the template's question; its answer follows)
         elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
                               and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1):
             answered = True  # (a list answers it: a line after the list is the issue's)
@@ -1535,8 +1552,9 @@ _XML_PROLOG_RE = compile_later(r"^([ \t>]*)(?:<\?xml\b[^>\n]{0,300}\?>|<!DOCTYPE
 _SETEXT_HEADING_RE = compile_later(r"(?:^|(?<=\n\n))[ \t]{0,3}([^\s\-=*+>#|`][^\n]*)\n[ \t]{0,3}(?:-{3,}|={3,})[ \t]*(?=\n|$)")
 # A heading that asks (``### What did you expect to see?``, ``**What happened?**``) is the
 # template's question: its words are the template's, the answer below it the reporter's.
-_QUESTION_HEADING_RE = compile_later(
-    r"^[ \t>]*(?:#{1,6}[ \t]+[^\n]*\?[ \t*_:]*|\*\*[^*\n]+\?[ \t]*\*\*[ \t:]*)$", re.M)
+# Not the title (the first line), not a line of fenced code, not one naming code as
+# _ANSWER_CODE_RE reads it (``# Why does `parse_date` ignore the offset?``: the
+# reporter's own question; a template's ``(`go version`)`` names a command).
 
 
 def _setext_as_atx(text: str) -> str:
@@ -1564,8 +1582,9 @@ def strip_boilerplate(task: str) -> str:
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     text = "\n".join(line for line in _without_environment_options(_without_envinfo(_without_version_dumps(text.split("\n"))))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
-                     and not _UNCHECKED_ITEM_RE.match(line) and not _CONFIRMED_ITEM_RE.match(line))
-    text = _PLACEHOLDER_PATH_RE.sub("", _QUESTION_HEADING_RE.sub("", _HEADING_LINE_RE.sub("", text)))
+                     and not _UNCHECKED_ITEM_RE.match(line)
+                     and not (_CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line))))
+    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
