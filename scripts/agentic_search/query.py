@@ -1442,7 +1442,11 @@ def _is_version_dump(body: "list[str]") -> bool:
     return keyed >= VERSION_DUMP_KEY_SHARE * len(filled)
 
 
-def _without_environment_options(lines: "list[str]") -> "list[str]":
+def _without_form_sections(lines: "list[str]") -> "list[str]":
+    """The lines less an issue form's questions about the machine with their answers (the
+    options checked or listed under ``### OS``, a one-line answer, :data:`ENV_ANSWER_MAX_WORDS`)
+    and the headings that ask (:data:`_ANSWER_CODE_RE` keeps those naming code); fenced
+    code and the title are left as they are."""
     kept, environment, fenced, answered = [], False, False, False
     for n, line in enumerate(lines):
         if line.lstrip(" \t>").startswith("```"):
@@ -1460,8 +1464,13 @@ def _without_environment_options(lines: "list[str]") -> "list[str]":
             answered = False
             if environment:
                 continue
+            # A heading that asks (``### What did you expect to see?``, ``**What happened?**``)
+            # is the template's question: its words are the template's, the answer below
+            # it the reporter's. Not the title, nor one naming code (``# Why does
+            # `parse_date` ignore the offset?``; a template's ``(`go version`)`` names a
+            # command, no code).
             if n > 0 and text.rstrip(" \t*_:").endswith("?") and not _ANSWER_CODE_RE.search(text):
-                continue  # (the template's question; its answer follows)
+                continue
         elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
                               and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1):
             answered = True  # (a list answers it: a line after the list is the issue's)
@@ -1550,11 +1559,6 @@ _XML_PROLOG_RE = compile_later(r"^([ \t>]*)(?:<\?xml\b[^>\n]{0,300}\?>|<!DOCTYPE
 # `restic version``` over dashes): read as the ``##`` heading it is. Outside fenced code,
 # after a blank line or the text's start, and not a list item's line.
 _SETEXT_HEADING_RE = compile_later(r"(?:^|(?<=\n\n))[ \t]{0,3}([^\s\-=*+>#|`][^\n]*)\n[ \t]{0,3}(?:-{3,}|={3,})[ \t]*(?=\n|$)")
-# A heading that asks (``### What did you expect to see?``, ``**What happened?**``) is the
-# template's question: its words are the template's, the answer below it the reporter's.
-# Not the title (the first line), not a line of fenced code, not one naming code as
-# _ANSWER_CODE_RE reads it (``# Why does `parse_date` ignore the offset?``: the
-# reporter's own question; a template's ``(`go version`)`` names a command).
 
 
 def _setext_as_atx(text: str) -> str:
@@ -1580,7 +1584,7 @@ def strip_boilerplate(task: str) -> str:
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    text = "\n".join(line for line in _without_environment_options(_without_envinfo(_without_version_dumps(text.split("\n"))))
+    text = "\n".join(line for line in _without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n"))))
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line)
                      and not (_CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line))))
