@@ -103,16 +103,16 @@ _OWN_C_DEFINITION_RE = re.compile(
 _OWN_ASSIGNMENT_RE = re.compile(
     r"^[ \t>]*(?:(let(?:[ \t]+mut)?|const|var|val|auto|final)[ \t]+)?([A-Za-z_]\w*)"
     r"([ \t]{0,4}(?::[ \t]{0,4}[\w.\[\]][\w.\[\], |]{0,60}?)?[ \t]{0,4})(?::=|=(?![=>~]))(.*)$", re.M)
-# Fenced blocks whose assignments set the program's own options, not the reporter's names.
-_CONFIG_FENCES = frozenset("toml ini cfg conf config properties env dotenv yaml yml make makefile cmake sh bash "
-                           "zsh shell console terminal dockerfile nginx".split())
-# ... of which these are a program's settings file (``key = value``, ``key: value``), and
-# a key set there: the reporter's configuration. Keys the prose never names are the
-# settings the reporter ran with, not what the report is about (a trial's rustfmt task
-# pasted its ``rustfmt.toml`` and stopped, sure, on the module declaring those options):
-# the keyword is marked ``setting`` and its definitions count as mentions
-# (score.without_conventions).
+# Fenced blocks of a program's settings file (``key = value``, ``key: value``): a key set
+# there is the reporter's configuration. Keys the prose never names are the settings the
+# reporter ran with, not what the report is about (a trial's rustfmt task pasted its
+# ``rustfmt.toml`` and stopped, sure, on the module declaring those options): the keyword
+# is marked ``setting`` and its definitions count as mentions (score.without_conventions).
 _SETTINGS_FENCES = frozenset("toml ini cfg conf config properties env dotenv yaml yml".split())
+# Fenced blocks whose assignments set the program's own options, not the reporter's names:
+# those, and shells' and build files' (``RUST_LOG=trace``, ``CC = gcc``), which set no key.
+_CONFIG_FENCES = _SETTINGS_FENCES | frozenset("make makefile cmake sh bash zsh shell console terminal dockerfile "
+                                              "nginx".split())
 _SETTING_KEY_RE = re.compile(r"^[ \t-]*([A-Za-z_][\w.-]*)[ \t]*[=:]", re.M)
 # (Rust's ``match f(x) {``, Go's ``go func() {`` and ``defer func() {`` as well.)
 _NOT_A_RETURN_TYPE = frozenset(
@@ -885,24 +885,25 @@ _JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
 
 
-def _setting_keys(task: str) -> set[str]:
-    """The keys the task's pasted settings files set (:data:`_SETTINGS_FENCES`)."""
-    keys: set[str] = set()
+def _fenced_blocks(task: str) -> "list[tuple[str, str]]":
+    """(its info string, lower case; its code) of each fenced block of the task."""
+    out = []
     for m in _FENCED_RE.finditer(task):
         info, _, code = m.group(0).strip("`").partition("\n")
-        if info.strip().lower() in _SETTINGS_FENCES:
-            keys.update(_SETTING_KEY_RE.findall(code))
-    return keys
+        out.append((info.strip().lower(), code))
+    return out
+
+
+def _setting_keys(task: str) -> set[str]:
+    """The keys the task's pasted settings files set (:data:`_SETTINGS_FENCES`)."""
+    return {key for info, code in _fenced_blocks(task) if info in _SETTINGS_FENCES
+            for key in _SETTING_KEY_RE.findall(code)}
 
 
 def _assigned(task: str) -> set[str]:
     """The names the task's pasted code assigns as statements (:data:`_OWN_ASSIGNMENT_RE`):
     in fenced blocks other than configuration, and in the code lines of the rest."""
-    blocks = []
-    for m in _FENCED_RE.finditer(task):
-        info, _, code = m.group(0).strip("`").partition("\n")
-        if info.strip().lower() not in _CONFIG_FENCES:
-            blocks.append(code)
+    blocks = [code for info, code in _fenced_blocks(task) if info not in _CONFIG_FENCES]
     rest = _FENCED_RE.sub("\n", task)
     code = "\n".join(blocks + [line for line in rest.split("\n") if _CODE_LINE_RE.match(line)])
     return {m.group(2) for m in _OWN_ASSIGNMENT_RE.finditer(code)
@@ -939,15 +940,14 @@ def extract_keywords(task: str) -> list[Keyword]:
     paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
-    frames: set[str] = set()
     modules: dict[str, str] = {}  # module path -> the dotted name it came from
 
+    frames = traceback_frames(task)
     for m in _TRACEBACK_RE.finditer(task):
         if not _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)):
             paths[_tail_path(m.group(1))] = None
-        if m.group(2) and m.group(2) != "<module>":
+        if m.group(2) in frames:
             idents[m.group(2)] = None
-            frames.add(m.group(2))
     for m in _PATH_RE.finditer(task):
         tail = _tail_path(m.group(1), keep=4)
         if ("/" in tail or len(tail) > 6) and not _BARE_ENTRY_FILE_RE.fullmatch(tail):
@@ -1144,9 +1144,10 @@ _REPO_URL_RE = re.compile(
 # report is about (a trial's ``<img src="https://raw.githubusercontent.com/derailed/k9s/
 # master/assets/k9s_err.png">``, a template's logo, was its first keyword). A ``/blob/``
 # link to one points at the file (an icon set's ``icons/x-circle.svg``): it stays.
-_IMAGE_FILE_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|mp4|mov)(?:[?#]|$)", re.I)
+_IMAGE_FILE = r"\.(?:png|jpe?g|gif|svg|webp|bmp|ico|mp4|mov)(?:[?#]|$)"
+_IMAGE_FILE_RE = re.compile(_IMAGE_FILE, re.I)
 # Links that only point somewhere (images, issues, commits): nothing in them names code.
-_IMAGE_URL_RE = re.compile(r"\.(?:png|jpe?g|gif|svg|webp|bmp|mp4|mov)(?:[?#]|$)|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
+_IMAGE_URL_RE = re.compile(_IMAGE_FILE + r"|githubusercontent\.com/(?!.*/blob/)|/assets/", re.I)
 # Links whose path holds no word of any code: a forge's page of a repository, an issue, a
 # pull request or a user (``github.com/felixhummel/caddy-tls-subject-header-up``,
 # ``github.com/gyscos/zstd-rs/issues/100``: owners, other projects, numbers; its files and
@@ -1565,9 +1566,16 @@ def _setext_as_atx(text: str) -> str:
     """The text with its underlined headings written ``## heading`` (fenced code left as is)."""
     if "---" not in text and "===" not in text:
         return text
-    parts = re.split(r"(```.*?(?:```|$))", text, flags=re.S)
-    return "".join(part if i % 2 else _SETEXT_HEADING_RE.sub(lambda m: "## " + m.group(1), part)
-                   for i, part in enumerate(parts))
+    out, pos = [], 0
+    for m in _FENCED_RE.finditer(text):
+        out += [_SETEXT_HEADING_RE.sub(_as_atx, text[pos:m.start()]), m.group(0)]
+        pos = m.end()
+    out.append(_SETEXT_HEADING_RE.sub(_as_atx, text[pos:]))
+    return "".join(out)
+
+
+def _as_atx(m: "re.Match[str]") -> str:
+    return "## " + m.group(1)
 
 
 def strip_boilerplate(task: str) -> str:
