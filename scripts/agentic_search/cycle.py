@@ -607,7 +607,7 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
 
 
 def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
-             judgements: Mapping[str, float], task: str = "") -> Optional[handoff_mod.Handoff]:
+             judgements: Mapping[str, float], task: str) -> Optional[handoff_mod.Handoff]:
     """Where the first file's definitions of the task's quoted names send the work, among
     the files ranked after it that the caller neither left out nor judged (handoff.py),
     a file an import links to it first on a tie: read only for a cycle whose first file
@@ -615,7 +615,7 @@ def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
     already says where its work went (a trial's ``readLib`` raised in its own line, and
     the hint named the module it would have called next)."""
     first = d.by_rel.get(top)
-    frames = traceback_frames(task) if task else frozenset()
+    frames = traceback_frames(task)
     quoted = tuple(q for q in ev.assessment.evidence.defines if q not in frames) \
         if ev.assessment.evidence is not None else ()
     if first is None or not quoted:
