@@ -165,6 +165,37 @@ def test_the_users_of_a_quoted_name_a_relevant_file_defines_are_lifted(tmp_path)
     assert not found.get("legacy/frame_v1.c") or not found["legacy/frame_v1.c"].why.startswith("uses ")
 
 
+def test_a_longer_name_that_holds_the_definitions_name_is_no_use_of_it(tmp_path):
+    # a trial's scan.rs was lifted as a user of walk_lang for its walk_langs(
+    tree = {"src/args.rs": "pub fn walk_lang(&self) -> Walk {\n}\n",
+            "src/run.rs": "let w = self.arg.walk_lang(lang);\n",
+            "src/scan.rs": "let w = self.arg.walk_langs(langs);\n"}
+    docs, scored = _docs_and_scored(tmp_path, tree)
+    kws = [make_keyword("walk_lang", Kind.IDENTIFIER)]
+    matches = {"src/args.rs": _fd("src/args.rs", (1,), (1.0,)), "src/run.rs": _fd("src/run.rs", (1,), (0.0,)),
+               "src/scan.rs": _fd("src/scan.rs", (1,), (0.0,))}
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"src/args.rs": 1.0}), scored, docs,
+                                              sorted(tree), kws, matches=matches)}
+    assert "uses walk_lang, defined by judged src/args.rs" in found["src/run.rs"].why
+    assert "uses walk_lang" not in found.get("src/scan.rs", feedback.Lift("src/scan.rs", 0.0, "")).why
+
+
+def test_a_miss_lifts_its_neighbours_in_a_small_directory_but_none_of_a_large_ones(tmp_path):
+    # a trial's miss in a 400-file directory gave every file there "beside the miss" as its
+    # first reason, for a lift of 0.0009
+    tree = {"small/miss.c": "x\n", "small/next.c": "x\n", "big/miss.c": "x\n"}
+    tree.update({f"big/f{i:03}.c": "x\n" for i in range(100)})
+    docs, scored = _docs_and_scored(tmp_path, tree)
+    scored = [s for s in scored if s.rel in ("small/next.c", "big/f000.c", "small/miss.c", "big/miss.c")]
+    kws = [make_keyword("x", Kind.WORD)]
+    for miss, near in (("small/miss.c", "small/next.c"), ("big/miss.c", "big/f000.c")):
+        found = {x.rel: x for x in feedback.lifts(feedback.verdicts({miss: 0.0}), scored, docs, sorted(tree), kws)}
+        if miss.startswith("small/"):
+            assert f"beside {miss} (judged low" in found[near].why and found[near].amount >= feedback.MIN_LIFT
+        else:
+            assert near not in found
+
+
 def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_definition(tmp_path):
     tree = {"src/palette.cpp": "void Palette::load_default() {\n}\n",
             "src/app.cpp": "palette.load_default();\n",

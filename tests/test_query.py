@@ -1448,6 +1448,24 @@ def test_an_underlined_heading_and_a_question_heading_are_the_templates() -> Non
     assert {"latest", "snapshot", "mountpoint", "symlink", "newest", "filesystem"} <= texts
 
 
+def test_a_heading_that_asks_the_reporter_or_starts_with_an_emoji_is_the_templates() -> None:
+    task = ("[bug] `--globs` flag overridden by `--lang`\n\n"
+            "### Please read the FAQ for the bug you encountered.\n\n- [x] I have read the existing FAQ\n\n"
+            "### \u23ef Playground Link\n\nN/A\n\n### Additional information about the issue\n\n"
+            "The glob is ignored when a language is given; please keep both.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"faq", "encountered", "playground", "link", "additional"} & texts
+    assert {"globs", "lang", "glob", "ignored", "language"} <= texts
+
+
+def test_counts_spelled_out_and_chat_shorthand_are_no_keywords() -> None:
+    task = ("Flex items overlap\n\nThe cells two, three and four are drawn at the same place, "
+            "idk why; imo the flexbox layout resets their offset.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"two", "three", "four", "idk", "imo"} & texts
+    assert {"flex", "cells", "flexbox", "layout", "offset"} <= texts
+
+
 def test_dashes_under_a_list_or_inside_code_are_no_heading() -> None:
     from agentic_search.query import strip_boilerplate
     text = "Bug\n\n- item one\n---\n\n```\nfrontmatter_key: 1\n---\n```\n"

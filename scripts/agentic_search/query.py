@@ -197,8 +197,9 @@ _TEMPLATE_PHRASE_RE = compile_later(
     r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
     re.I,
 )
+# (A form's heading may start with an emoji: ``### ⏯ Playground Link``.)
 _HEADING_LINE_RE = compile_later(
-    r"^[ \t>#*_-]*(?:%s)[ \t*_]*:?[ \t*_]*$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
+    r"^[ \t>#*_-]*(?:[^\w\s]{1,3}[ \t]*)?(?:%s)[ \t*_]*:?[ \t*_]*$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
     re.I | re.M,
 )
 _ENVIRONMENT_LINE_RE = compile_later(
@@ -1443,6 +1444,10 @@ def _is_version_dump(body: "list[str]") -> bool:
     return keyed >= VERSION_DUMP_KEY_SHARE * len(filled)
 
 
+# A heading that starts by asking the reporter (``⏯ Please read ...``).
+_PLEASE_RE = compile_later(r"[^\w]{0,8}please\b", re.I)
+
+
 def _without_form_sections(lines: "list[str]") -> "list[str]":
     """The lines less an issue form's questions about the machine with their answers (the
     options checked or listed under ``### OS``, a one-line answer, :data:`ENV_ANSWER_MAX_WORDS`)
@@ -1470,7 +1475,10 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
             # it the reporter's. Not the title, nor one naming code (``# Why does
             # `parse_date` ignore the offset?``; a template's ``(`go version`)`` names a
             # command, no code).
-            if n > 0 and text.rstrip(" \t*_:").endswith("?") and not _ANSWER_CODE_RE.search(text):
+            # So does one that asks the reporter to do something (``### Please read the FAQ
+            # for the bug you encountered.``: a trial's ``faq``, ``encountered``).
+            if n > 0 and (text.rstrip(" \t*_:").endswith("?") or _PLEASE_RE.match(text)) \
+                    and not _ANSWER_CODE_RE.search(text):
                 continue
         elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
                               and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1):
