@@ -686,6 +686,16 @@ def test_member_expressions_and_file_names_are_not_module_paths():
     assert kws.get("django/db/models/query") == "path"
 
 
+def test_a_command_asking_a_programs_version_gives_no_keywords():
+    # a trial's `difft --version` ranked src/version.rs first
+    task = ("Tab characters break layout\n\nTabs on the left side misalign the right side.\n\n"
+            "`difft --version`\n```\nDifftastic 0.67.0\n```\n\n$ tmux -V\n\nOutput of `helm version`: v3\n"
+            "The `--version` flag of `frobnicate` prints twice.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"difft", "tmux", "helm"} & texts
+    assert {"tab", "layout", "misalign", "frobnicate", "version"} <= texts
+
+
 def test_short_environment_items_and_bot_regions_give_no_keywords():
     from agentic_search.query import extract_keywords
     task = ("`dayjs.locale()` returns null instead of the current locale\n\n"

@@ -362,6 +362,25 @@ def test_a_message_quoted_in_the_prose_is_quoted_first_where_the_file_holds_it()
         'L4: echo(_("Error: The value you entered was invalid."), err=err)'
 
 
+def test_the_line_a_traceback_raised_at_is_quoted_first_where_the_file_holds_it():
+    # a trial's results quoted the longer call of the frame above, not the assert that raised
+    from agentic_search.query import quoted_lines
+    task = ("bind(Path) fails\n\n```\nTraceback (most recent call last):\n"
+            '  File "/usr/lib/python3.12/site-packages/trio/_socket.py", line 874, in bind\n'
+            "    address = await self._resolve_address_nocp(address, local=True)\n"
+            "              ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+            '  File "/usr/lib/python3.12/site-packages/trio/_socket.py", line 472, in _resolve_address_nocp\n'
+            "    assert isinstance(address, (str, bytes))\n"
+            "           ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\nAssertionError\n```\n")
+    quoted = quoted_lines(task)
+    assert quoted[0] == "assert isinstance(address, (str, bytes))"
+    text = "\n".join(["async def _resolve_address_nocp(address, local):", "    assert isinstance(address, (str, bytes))",
+                      "    return address", "", "async def bind(self, address):",
+                      "    address = await self._resolve_address_nocp(address, local=True)"])
+    kws = keywords_from_list(["_resolve_address_nocp", "bind"])
+    assert summary_lines(text, kws, quoted=quoted)[0] == "L2: assert isinstance(address, (str, bytes))"
+
+
 def test_quoted_lines_come_from_code_only():
     from agentic_search.query import quoted_lines
     task = ("A long prose line that is not code at all, surely.\n"

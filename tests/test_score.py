@@ -169,6 +169,10 @@ ROLE_CASES = [
     ("spotbugsTestCases/src/java/UMAC.java", "test"),
     ("src/xdocs-examples/resources/checks/Example1.java", "example"),
     ("src/counterexamples/x.py", "source"),
+    # ... and their files or data: a trial's sample inputs ranked 3rd and 4th
+    ("sample_files/r_1.R", "example"),
+    ("demo_files/a.js", "example"),
+    ("src/sample_filesystem/x.c", "source"),
     ("junit/framework/TestCase.java", "source"),
     # Python stubs declare what lives elsewhere, as .d.ts files do.
     ("mypy/typeshed/stdlib/ast.pyi", "declarations"),

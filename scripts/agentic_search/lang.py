@@ -916,8 +916,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Examples and benchmarks (Rust's benches/ too), and the scratch apps a project tries
     # itself out in (``playgrounds/sandbox/``: a trial's svelte ranking led with one), also
     # as a kind of them (``xdocs-examples/``, ``go_samples/``: a trial's checkstyle ranking
-    # led with a docs example).
-    ("example", re.compile(r"(^|/)([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)/"), 0.4),
+    # led with a docs example), and their files or data (``sample_files/``, ``demo_files/``,
+    # ``sample_data/``: a trial's difftastic ranking held two sample inputs 3rd and 4th).
+    ("example", re.compile(r"(^|/)([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
+                           r"([_-](files|data))?/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a

@@ -661,7 +661,36 @@ def quoted_lines(task: str) -> tuple[str, ...]:
         line = piece.strip().lower()
         if len(line) >= QUOTED_LINE_MIN_CHARS and _NAME_RUN_RE.search(line) and not HEADER_LINE_RE.match(line):
             found.setdefault(line, len(found))
-    return tuple(sorted(found, key=lambda t: (-len(t), found[t]))[:QUOTED_LINES_KEPT])
+    # (The line a traceback raised at comes first, however short: ``assert
+    # isinstance(address, (str, bytes))`` before the longer call of the frame above it.)
+    raised = {line: n for n, line in enumerate(raising_lines(task)) if line in found}
+    return tuple(sorted(found, key=lambda t: (t not in raised, raised.get(t, 0), -len(t), found[t]))[:QUOTED_LINES_KEPT])
+
+
+def raising_lines(task: str) -> tuple[str, ...]:
+    """The code line of each Python traceback's last frame (``File "...", line 472, in f``
+    and the line below it), where the exception was raised: lower-cased and stripped, in
+    the task's order."""
+    out: list[str] = []
+    lines = task.split("\n")
+    last = ""
+    for i, line in enumerate(lines):
+        if _TRACEBACK_RE.search(line) and line.lstrip(" \t>").startswith("File "):
+            below = lines[i + 1] if i + 1 < len(lines) else ""
+            # (The frame's code is indented below it; ``File "<stdin>", line 1`` shows none.)
+            deeper = len(below) - len(below.lstrip(" \t>")) > len(line) - len(line.lstrip(" \t>"))
+            last = below.strip() if deeper and not below.lstrip(" \t>").startswith("File ") else ""
+            continue
+        if last and line.strip() and line.strip() != last and not _CARETS_RE.match(line):
+            out.append(last.lower())
+            last = ""
+    if last:
+        out.append(last.lower())
+    return tuple(dict.fromkeys(out))
+
+
+# A line of carets or tildes under a traceback's code line (Python 3.11 and later).
+_CARETS_RE = compile_later(r"^[ \t>]*[\^~]+[ \t\^~]*$")
 
 
 # (A level's message is on its line: a bare ``error:`` over a line of prose gives none.
@@ -1494,6 +1523,13 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
 _SHELL_PROMPT_RE = compile_later(
     r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
     r"[ \t]{0,5}[$#%>](?=[ \t]|$)", re.M)
+# A command that asks a program its version (``difft --version``, ``tmux -V``, ``helm
+# version``), backticked or on a line of its own: how the reporter tells the version, as
+# an environment heading asks it. Its words are no keywords (a trial's ``difft --version``
+# ranked ``src/version.rs`` first).
+_VERSION_COMMAND_RE = compile_later(
+    r"`[ \t]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V|version)[ \t]*`"
+    r"|^[ \t>]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V|version)[ \t]*$", re.M)
 # A template's instruction to the reporter, left in the issue: a sentence that starts "If
 # applicable", or starts "If" and asks for a screenshot (``If it's a graphical error add a
 # screenshot if possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
@@ -1604,7 +1640,7 @@ def strip_boilerplate(task: str) -> str:
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line)
                      and not (_CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line))))
-    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", text))
+    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", _VERSION_COMMAND_RE.sub(" ", text)))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
