@@ -1524,12 +1524,14 @@ _SHELL_PROMPT_RE = compile_later(
     r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
     r"[ \t]{0,5}[$#%>](?=[ \t]|$)", re.M)
 # A command that asks a program its version (``difft --version``, ``tmux -V``, ``helm
-# version``), backticked or on a line of its own: how the reporter tells the version, as
-# an environment heading asks it. Its words are no keywords (a trial's ``difft --version``
-# ranked ``src/version.rs`` first).
+# version``), backticked, or on a line of its own with the flag or after a prompt (a line
+# ``Wrong version`` is prose): how the reporter tells the version, as an environment
+# heading asks it. Its words are no keywords (a trial's ``difft --version`` ranked
+# ``src/version.rs`` first).
 _VERSION_COMMAND_RE = compile_later(
     r"`[ \t]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V|version)[ \t]*`"
-    r"|^[ \t>]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V|version)[ \t]*$", re.M)
+    r"|^[ \t>]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V)[ \t]*$"
+    r"|^[ \t>]*\$[ \t]*(?:\./)?[\w.+-]{1,40}[ \t]+version[ \t]*$", re.M)
 # A template's instruction to the reporter, left in the issue: a sentence that starts "If
 # applicable", or starts "If" and asks for a screenshot (``If it's a graphical error add a
 # screenshot if possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
