@@ -169,14 +169,17 @@ def test_a_longer_name_that_holds_the_definitions_name_is_no_use_of_it(tmp_path)
     # a trial's scan.rs was lifted as a user of walk_lang for its walk_langs(
     tree = {"src/args.rs": "pub fn walk_lang(&self) -> Walk {\n}\n",
             "src/run.rs": "let w = self.arg.walk_lang(lang);\n",
-            "src/scan.rs": "let w = self.arg.walk_langs(langs);\n"}
+            "src/scan.rs": "let w = self.arg.walk_langs(langs);\n",
+            "src/limits.rs": "if n > WALK_LANG_MAX { return; }\n"}
     docs, scored = _docs_and_scored(tmp_path, tree)
     kws = [make_keyword("walk_lang", Kind.IDENTIFIER)]
     matches = {"src/args.rs": _fd("src/args.rs", (1,), (1.0,)), "src/run.rs": _fd("src/run.rs", (1,), (0.0,)),
-               "src/scan.rs": _fd("src/scan.rs", (1,), (0.0,))}
+               "src/scan.rs": _fd("src/scan.rs", (1,), (0.0,)), "src/limits.rs": _fd("src/limits.rs", (1,), (0.0,))}
     found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"src/args.rs": 1.0}), scored, docs,
                                               sorted(tree), kws, matches=matches)}
     assert "uses walk_lang, defined by judged src/args.rs" in found["src/run.rs"].why
+    # (one of its family, joined by "_", is a use: zstd's ZSTD_FRAMEHEADERSIZE_MIN of ZSTD_frameHeaderSize)
+    assert "uses walk_lang, defined by judged src/args.rs" in found["src/limits.rs"].why
     assert "uses walk_lang" not in found.get("src/scan.rs", feedback.Lift("src/scan.rs", 0.0, "")).why
 
 

@@ -466,8 +466,9 @@ def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMa
         if not spelled:
             continue
         # (A file that defines the name too is a rival definition, not a caller; a user
-        # spells the whole name: ``walk_langs(`` is no use of ``walk_lang``.)
-        word = re.compile(rb"(?<![A-Za-z0-9_$])(?:%s)(?![A-Za-z0-9_$])" % b"|".join(re.escape(n) for n in spelled))
+        # spells the whole name, or one of its family joined by ``_``: ``walk_langs(`` is
+        # no use of ``walk_lang``, ``ZSTD_FRAMEHEADERSIZE_MIN`` one of ``ZSTD_frameHeaderSize``.)
+        word = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)(?![A-Za-z0-9$])" % b"|".join(re.escape(n) for n in spelled))
         users = [r for r in cands if r in matches and matches[r].counts[i] > 0 and matches[r].defines[i] < 1.0
                  and r in docs and word.search(docs[r].low)]
         for r in users:
