@@ -197,6 +197,13 @@ def test_a_miss_lifts_its_neighbours_in_a_small_directory_but_none_of_a_large_on
             assert f"beside {miss} (judged low" in found[near].why and found[near].amount >= feedback.MIN_LIFT
         else:
             assert near not in found
+    # ... and a file's small lifts from several misses add up before the threshold: two misses
+    # in a directory of 100 files lift each neighbour by 0.0036 + 0.0036
+    tree = {f"mid/f{i:02}.c": "x\n" for i in range(100)}
+    docs, scored = _docs_and_scored(tmp_path / "two", tree)
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"mid/f00.c": 0.0, "mid/f01.c": 0.0}), scored,
+                                              docs, sorted(tree), kws)}
+    assert found["mid/f05.c"].amount >= feedback.MIN_LIFT and "(+1 more)" in found["mid/f05.c"].why
 
 
 def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_definition(tmp_path):

@@ -689,11 +689,40 @@ def test_member_expressions_and_file_names_are_not_module_paths():
 def test_a_command_asking_a_programs_version_gives_no_keywords():
     # a trial's `difft --version` ranked src/version.rs first
     task = ("Tab characters break layout\n\nTabs on the left side misalign the right side.\n\n"
-            "`difft --version`\n```\nDifftastic 0.67.0\n```\n\n$ tmux -V\n\nOutput of `helm version`: v3\n"
-            "The `--version` flag of `frobnicate` prints twice.\n\nManifest version\n")
+            "`difft --version`\n```\nDifftastic 0.67.0\n```\n\n$ tmux -V\n\n$ helm version\nv3\n"
+            "The `--version` flag of `frobnicate` prints twice.\n\nManifest version\n"
+            "The `api version` header; upgrading `pydantic` to version `2.0`.\n")
     texts = {normalize(k.text) for k in extract_keywords(task)}
     assert not {"difft", "tmux", "helm"} & texts
-    assert {"tab", "layout", "misalign", "frobnicate", "version", "manifest"} <= texts  # (a line of prose stays)
+    # a line of prose, a header's name and the words between two spans stay
+    assert {"tab", "layout", "misalign", "frobnicate", "version", "manifest", "api", "pydantic"} <= texts
+
+
+def test_a_version_command_in_the_title_is_what_the_issue_is_about():
+    texts = {normalize(k.text) for k in extract_keywords("`black --version` reports 0.0.0\n\nIt did after install.\n")}
+    assert {"black", "version"} <= texts
+
+
+def test_a_heading_asking_the_reporter_goes_but_the_reporters_own_plea_stays():
+    task = ("Editor crash\n\n## Please help, the editor crashes when saving\n\nIt hangs.\n\n"
+            "### Please describe the steps to reproduce the issue\n\nopen, save\n\n"
+            "### \U0001F3F3\ufe0f\u200d\U0001F308 Playground Link\n\nnone\n\n```js\n// Summary\n```\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert {"help", "crashes", "saving", "summary"} <= texts  # (a comment is no heading)
+    assert not {"describe", "steps", "reproduce", "playground", "link"} & texts
+
+
+def test_long_runs_under_a_traceback_or_after_a_heading_are_read_in_linear_time() -> None:
+    import time
+    from agentic_search.query import quoted_lines
+    carets = ("bug\n```\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\n    x = g()\n    "
+              + "^" * 200_000 + "x\n```\n")
+    heading = "title\n### summary" + " " * 200_000 + "x\n"
+    start = time.perf_counter()
+    quoted_lines(carets)
+    extract_keywords(carets)
+    extract_keywords(heading)
+    assert time.perf_counter() - start < 5.0
 
 
 def test_short_environment_items_and_bot_regions_give_no_keywords():

@@ -379,6 +379,10 @@ def test_the_line_a_traceback_raised_at_is_quoted_first_where_the_file_holds_it(
                       "    address = await self._resolve_address_nocp(address, local=True)"])
     kws = keywords_from_list(["_resolve_address_nocp", "bind"])
     assert summary_lines(text, kws, quoted=quoted)[0] == "L2: assert isinstance(address, (str, bytes))"
+    # (quoted in a reply, the traceback's lines start with "> ": the raising line is still its own)
+    from agentic_search.query import raising_lines
+    quoted_reply = "\n".join("> " + line for line in task.split("\n"))
+    assert raising_lines(quoted_reply) == ("assert isinstance(address, (str, bytes))",)
 
 
 def test_quoted_lines_come_from_code_only():

@@ -1950,3 +1950,17 @@ def test_a_replayed_answer_never_quotes_a_file_changed_since(tmp_path, router):
         assert shown[edited].get("lines", []) == [] and "changed since this answer" in shown[edited]["reason"]
         assert shown[kept]["lines"] == next(r for r in quoted if r["id"] == kept)["lines"]
     assert "changed since" in run_cli("--state", state).stderr
+
+
+def test_a_task_saved_with_windows_line_ends_is_read_as_one_with_unix_ones(tmp_path, router):
+    # a third of the dev issues end their lines in \r\n; a heading or a command on its own
+    # line was not recognised before the \r
+    task = ("Routes drop the trailing slash\n\n### \u23ef Playground Link\n\nnone\n\n$ router --version\n"
+            "router 1.2\n\nThe router strips the slash from every route.\n")
+    outs = []
+    for name, text in (("unix.txt", task), ("windows.txt", task.replace("\n", "\r\n"))):
+        (tmp_path / name).write_bytes(text.encode("utf-8"))
+        out = run_json("--root", router, "--state", tmp_path / f"{name}.json", "--task-file", tmp_path / name)
+        outs.append(out["query"]["keywords"])
+    assert outs[0] == outs[1]
+    assert not {"playground", "link"} & {k.lower() for k in outs[1]}

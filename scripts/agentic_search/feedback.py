@@ -63,8 +63,8 @@ SIBLING_FULL = 12
 # reads, 0.1 loses none and gains one at 10 reads.
 NEGATIVE_SHARE = 0.1
 NEAR_MISS = "near-miss"
-# A lift smaller than this moves a file past no other worth reading: it is not offered
-# (and so not given as a reason). A near miss in a directory of 400 files lifted each of
+# A lift smaller than this (a file's lifts summed) moves it past no other worth reading:
+# it is not given (and so not named as a reason). A near miss in a directory of 400 files lifted each of
 # them by 0.0009, and a trial's agent read "beside <the miss>" first in every reason.
 MIN_LIFT = 0.005
 _NEAR_MISS_NOTE = "(judged low; a fix often sits beside a miss)"
@@ -323,8 +323,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         # a doc that imports or names it is its reader, not its twin.
         if label != "best file" and roles.get(rel, "source") != anchor_role:
             return
-        if rel in matched and rel != anchor and max(amount, fixed) >= MIN_LIFT \
-                and amount > best.get(key, Lift(rel, 0.0, "")).amount:
+        if rel in matched and rel != anchor and amount > 0 and amount > best.get(key, Lift(rel, 0.0, "")).amount:
             ceiling = own.get(anchor, MAX_RELEVANCE) * BEHIND_LEADER if label == "best file" else MAX_RELEVANCE
             best[key] = Lift(rel, round(amount, 4), why, ceiling, fixed=fixed)
 
@@ -501,10 +500,12 @@ def _summed(found: Iterable[Lift], shared: frozenset[str] = frozenset()) -> tupl
     out = []
     for rel in sorted(per):
         xs = sorted(per[rel], key=lambda x: (-x.amount, x.why))
+        amount, fixed = min(LIFT_MAX, sum(x.amount for x in xs)), min(LIFT_CALLED, sum(x.fixed for x in xs))
+        if max(amount, fixed) < MIN_LIFT:
+            continue  # (too small to move the file past one worth reading: no reason to name)
         more = f" (+{len(xs) - 1} more)" if len(xs) > 1 else ""
-        out.append(Lift(rel, round(min(LIFT_MAX, sum(x.amount for x in xs)), 4), xs[0].why + more,
-                        max(x.ceiling for x in xs), rel in shared,
-                        round(min(LIFT_CALLED, sum(x.fixed for x in xs)), 4)))
+        out.append(Lift(rel, round(amount, 4), xs[0].why + more, max(x.ceiling for x in xs), rel in shared,
+                        round(fixed, 4)))
     return tuple(out)
 
 

@@ -197,9 +197,10 @@ _TEMPLATE_PHRASE_RE = compile_later(
     r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
     re.I,
 )
-# (A form's heading may start with an emoji: ``### ⏯ Playground Link``.)
+# (A form's heading may start with an emoji, of a few code points: ``### ⏯ Playground
+# Link``. Not ASCII punctuation: ``// Summary`` is a comment, ``$platform`` a variable.)
 _HEADING_LINE_RE = compile_later(
-    r"^[ \t>#*_-]*(?:[^\w\s]{1,3}[ \t]*)?(?:%s)[ \t*_]*:?[ \t*_]*$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
+    r"^[ \t>#*_-]*(?:[^\x00-\x7f\w\s]{1,8}[ \t]*)?(?:%s)[ \t*_]*(?::[ \t*_]*)?$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
     re.I | re.M,
 )
 _ENVIRONMENT_LINE_RE = compile_later(
@@ -670,7 +671,8 @@ def quoted_lines(task: str) -> tuple[str, ...]:
 def raising_lines(task: str) -> tuple[str, ...]:
     """The code line of each Python traceback's last frame (``File "...", line 472, in f``
     and the line below it), where the exception was raised: lower-cased and stripped, in
-    the task's order."""
+    the task's order. (A line of carets or tildes under a code line, Python 3.11's, is
+    passed over.)"""
     out: list[str] = []
     lines = task.split("\n")
     last = ""
@@ -679,18 +681,15 @@ def raising_lines(task: str) -> tuple[str, ...]:
             below = lines[i + 1] if i + 1 < len(lines) else ""
             # (The frame's code is indented below it; ``File "<stdin>", line 1`` shows none.)
             deeper = len(below) - len(below.lstrip(" \t>")) > len(line) - len(line.lstrip(" \t>"))
-            last = below.strip() if deeper and not below.lstrip(" \t>").startswith("File ") else ""
+            last = below.strip(" \t>") if deeper and not below.lstrip(" \t>").startswith("File ") else ""
             continue
-        if last and line.strip() and line.strip() != last and not _CARETS_RE.match(line):
+        if last and line.strip(" \t>") and line.strip(" \t>") != last and line.strip(" \t>^~"):
             out.append(last.lower())
             last = ""
     if last:
         out.append(last.lower())
     return tuple(dict.fromkeys(out))
 
-
-# A line of carets or tildes under a traceback's code line (Python 3.11 and later).
-_CARETS_RE = compile_later(r"^[ \t>]*[\^~]+[ \t\^~]*$")
 
 
 # (A level's message is on its line: a bare ``error:`` over a line of prose gives none.
@@ -1473,8 +1472,11 @@ def _is_version_dump(body: "list[str]") -> bool:
     return keyed >= VERSION_DUMP_KEY_SHARE * len(filled)
 
 
-# A heading that starts by asking the reporter (``⏯ Please read ...``).
-_PLEASE_RE = compile_later(r"[^\w]{0,8}please\b", re.I)
+# A heading that starts by asking the reporter to do something (``⏯ Please read ...``,
+# ``Please describe the steps``), not the reporter's own plea (``Please help, ...``).
+_PLEASE_RE = compile_later(
+    r"[^\w]{0,8}please[ \t]+(?:read|check|search|provide|describe|fill|include|make[ \t]+sure|confirm|ensure"
+    r"|attach|paste|complete|answer|explain|list|specify|share|tell|give|select|enter|write|add|use)\b", re.I)
 
 
 def _without_form_sections(lines: "list[str]") -> "list[str]":
@@ -1523,13 +1525,16 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
 _SHELL_PROMPT_RE = compile_later(
     r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
     r"[ \t]{0,5}[$#%>](?=[ \t]|$)", re.M)
-# A command that asks a program its version (``difft --version``, ``tmux -V``, ``helm
+# A command that asks a program its version (``difft --version``, ``tmux -V``, ``$ helm
 # version``), backticked, or on a line of its own with the flag or after a prompt (a line
 # ``Wrong version`` is prose): how the reporter tells the version, as an environment
 # heading asks it. Its words are no keywords (a trial's ``difft --version`` ranked
-# ``src/version.rs`` first).
+# ``src/version.rs`` first), except in the title: there it is what the issue is about
+# (```black --version` reports 0.0.0``).
+# (A span starts at a backtick followed by no space: a closing one is followed by prose.
+# A bare ``version`` counts only after a prompt: `` `api version` `` is a header's name.)
 _VERSION_COMMAND_RE = compile_later(
-    r"`[ \t]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V|version)[ \t]*`"
+    r"`(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V)[ \t]*`"
     r"|^[ \t>]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V)[ \t]*$"
     r"|^[ \t>]*\$[ \t]*(?:\./)?[\w.+-]{1,40}[ \t]+version[ \t]*$", re.M)
 # A template's instruction to the reporter, left in the issue: a sentence that starts "If
@@ -1642,7 +1647,8 @@ def strip_boilerplate(task: str) -> str:
                      if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
                      and not _UNCHECKED_ITEM_RE.match(line)
                      and not (_CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line))))
-    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", _VERSION_COMMAND_RE.sub(" ", text)))
+    title, newline, body = text.partition("\n")
+    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", title + newline + _VERSION_COMMAND_RE.sub(" ", body)))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 

@@ -184,6 +184,14 @@ def _argv_text(value: str) -> str:
         return value.encode("utf-8", "replace").decode("utf-8")
 
 
+def line_ends(text: str) -> str:
+    """``text`` with Windows' and old Macs' line ends (``\\r\\n``, ``\\r``) as ``\\n``: a task
+    is read line by line (headings, a traceback's frames, a command on its own line), and
+    an issue saved on Windows, or a third of the dev issues as GitHub keeps them, ends its
+    lines in ``\\r\\n``."""
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
 def _read_task(task: str, task_file: Optional[str]) -> str:
     """--task and --task-file joined (the file's text after the flag's)."""
     if not task_file:
@@ -296,7 +304,7 @@ def from_args(args: Any) -> Request:
                              "(it takes --text, --full and --limit)")
     if args.root is not None and not args.root:
         raise UsageError("--root '': empty; pass the directory to search (. for the current one)")
-    task = _read_task(_argv_text(args.task or ""), args.task_file)
+    task = line_ends(_read_task(_argv_text(args.task or ""), args.task_file))
     keywords = _check_keywords(tuple(_argv_text(k) for k in args.keywords))
     if args.task_file and not task.strip() and not keywords:
         raise _no_text(args.task_file)
