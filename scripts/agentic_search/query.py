@@ -662,8 +662,8 @@ def quoted_lines(task: str) -> tuple[str, ...]:
         line = piece.strip().lower()
         if len(line) >= QUOTED_LINE_MIN_CHARS and _NAME_RUN_RE.search(line) and not HEADER_LINE_RE.match(line):
             found.setdefault(line, len(found))
-    # (The line a traceback raised at comes first, however short: ``assert
-    # isinstance(address, (str, bytes))`` before the longer call of the frame above it.)
+    # (The line a traceback raised at comes first, before longer ones: ``assert
+    # isinstance(address, (str, bytes))`` before the call of the frame above it.)
     raised = {line: n for n, line in enumerate(raising_lines(task)) if line in found}
     return tuple(sorted(found, key=lambda t: (t not in raised, raised.get(t, 0), -len(t), found[t]))[:QUOTED_LINES_KEPT])
 
