@@ -64,8 +64,9 @@ SIBLING_FULL = 12
 NEGATIVE_SHARE = 0.1
 NEAR_MISS = "near-miss"
 # A lift smaller than this (a file's lifts summed) moves it past no other worth reading:
-# it is not given (and so not named as a reason). A near miss in a directory of 400 files lifted each of
-# them by 0.0009, and a trial's agent read "beside <the miss>" first in every reason.
+# it is not given (and so not named as a reason). A near miss in a directory of 400
+# files lifted each of them by 0.0009, and a trial's agent read "beside <the miss>"
+# first in every reason.
 MIN_LIFT = 0.005
 _NEAR_MISS_NOTE = "(judged low; a fix often sits beside a miss)"
 # Without judgements, the loop's own context files (the rubric's high relevance) stand

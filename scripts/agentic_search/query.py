@@ -1530,7 +1530,7 @@ _SHELL_PROMPT_RE = compile_later(
 # ``Wrong version`` is prose): how the reporter tells the version, as an environment
 # heading asks it. Its words are no keywords (a trial's ``difft --version`` ranked
 # ``src/version.rs`` first), except in the title: there it is what the issue is about
-# (```black --version` reports 0.0.0``).
+# (a title "black --version reports 0.0.0").
 # (A span starts at a backtick followed by no space: a closing one is followed by prose.
 # A bare ``version`` counts only after a prompt: `` `api version` `` is a header's name.)
 _VERSION_COMMAND_RE = compile_later(
