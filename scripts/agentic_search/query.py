@@ -677,19 +677,21 @@ def raising_lines(task: str) -> tuple[str, ...]:
     lines = task.split("\n")
     last = ""
     for i, line in enumerate(lines):
-        if _TRACEBACK_RE.search(line) and line.lstrip(" \t>").startswith("File "):
+        text = line.lstrip(" \t>")
+        if text.startswith("File ") and _TRACEBACK_RE.match(text):
             below = lines[i + 1] if i + 1 < len(lines) else ""
+            code = below.lstrip(" \t>")
             # (The frame's code is indented below it; ``File "<stdin>", line 1`` shows none.)
-            deeper = len(below) - len(below.lstrip(" \t>")) > len(line) - len(line.lstrip(" \t>"))
-            last = below.strip(" \t>") if deeper and not below.lstrip(" \t>").startswith("File ") else ""
+            deeper = len(below) - len(code) > len(line) - len(text)
+            last = code.rstrip(" \t>") if deeper and not code.startswith("File ") else ""
             continue
-        if last and line.strip(" \t>") and line.strip(" \t>") != last and line.strip(" \t>^~"):
+        text = text.rstrip(" \t>")
+        if last and text and text != last and text.strip("^~ \t"):
             out.append(last.lower())
             last = ""
     if last:
         out.append(last.lower())
     return tuple(dict.fromkeys(out))
-
 
 
 # (A level's message is on its line: a bare ``error:`` over a line of prose gives none.
