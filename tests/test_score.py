@@ -119,6 +119,13 @@ ROLE_CASES = [
     ("Package.swift", "build"),
     ("rubocop.gemspec", "build"),
     ("Gemfile", "build"),
+    ("gdu.spec", "build"),
+    ("packaging/PKGBUILD", "build"),
+    ("Dockerfile", "build"),
+    ("debian/rules", "build"),
+    ("src/login.spec.ts", "test"),
+    ("src/spec.rs", "source"),
+    ("src/debian_version.c", "source"),
     ("website/versioned_docs/version-1.22.0/gettingstarted/gradle.mdx", "docs"),
     ("api-docs/index.html", "docs"),
     ("django/contrib/admindocs/views.py", "source"),
@@ -129,7 +136,7 @@ ROLE_CASES = [
     ("pkg/scripts/run.py", "source"),
     # A build template plays the part of what it becomes; one of plain source is build input.
     ("assets/manual/bat.1.in", "docs"),
-    ("assets/completions/bat.fish.in", "build"),
+    ("assets/completions/bat.fish.in", "completion"),
     ("src/config.h.in", "build"),
     ("tests/data/case.in", "test"),
     ("src/main.in.rs", "source"),
@@ -174,6 +181,26 @@ ROLE_CASES = [
     ("demo_files/a.js", "example"),
     ("src/sample_filesystem/x.c", "source"),
     ("junit/framework/TestCase.java", "source"),
+    # What a code generator writes; a generator's own code is source.
+    ("crates/oxc_formatter/src/ast_nodes/generated/ast_nodes.rs", "generated"),
+    ("src/__generated__/graphql.ts", "generated"),
+    ("pkg/apis/v1/zz_generated.deepcopy.go", "generated"),
+    ("src/schema.generated.ts", "generated"),
+    ("internal/bindata_generated.go", "generated"),
+    ("tools/codegen/generator.rs", "source"),
+    ("src/generated.rs", "source"),
+    ("src/regenerated/x.py", "source"),
+    # Shell completion scripts in a completions folder; a completion engine's code is source.
+    ("completions/_dust", "completion"),
+    ("completions/dust.fish", "completion"),
+    ("completions/_dust.ps1", "completion"),
+    ("extra/completions/_alacritty", "completion"),
+    ("data/shell-completions/zsh/_meson", "completion"),
+    ("completion/zsh/_task", "completion"),
+    ("etc/completion/completion.bash", "completion"),
+    ("crates/ide-completion/src/completions/dot.rs", "source"),
+    ("src/completions/mod.rs", "source"),
+    ("lib/completion.js", "source"),
     # Python stubs declare what lives elsewhere, as .d.ts files do.
     ("mypy/typeshed/stdlib/ast.pyi", "declarations"),
     ("src/pkg/__init__.pyi", "declarations"),
@@ -203,6 +230,7 @@ ROLE_REQUEST_CASES = [
     ("fix the token expiry", set()),
     ("contest latest attestation", set()),
     ("the legacy decoder crashes", {"legacy"}),
+    ("zsh completion misses the --color flag", {"completion"}),
 ]
 
 
@@ -216,6 +244,7 @@ ROLE_FILES = [
     ("tests/test_store.py", "add a test for parse_token"),
     ("docs/store.md", "update the docs of parse_token"),
     ("app/migrations/0002_store.py", "write a migration using parse_token"),
+    ("completions/_store", "the zsh completions of parse_token"),
 ]
 
 
@@ -226,6 +255,24 @@ def test_role_files_rank_below_source(tmp_path, role_rel, task) -> None:
     plain = by_rel(rank(tmp_path, files, ["parse_token"], "fix parse_token"))
     assert plain[role_rel].score < plain["src/store.py"].score
     assert any("file x0." in sig.text() for sig in plain[role_rel].signals), plain[role_rel].signals
+
+
+@pytest.mark.parametrize("source", ["configure.ac", "configure.in", "configure.acr"])
+def test_configure_beside_its_source_is_generated(tmp_path, source) -> None:
+    # autoconf's output holds every option and word of the project: below the code that
+    # reads them, with its reason; a project's own configure script (no source beside it)
+    # is source, and so is a configure of another directory than the source's.
+    body = "x = parse_token(a)\ny = parse_token(b)\n"
+    files = dict(FILLER, **{"src/store.py": body, "configure": body * 3, source: "parse_token\n",
+                            "sub/configure": body * 3})
+    got = by_rel(rank(tmp_path, files, ["parse_token"], "fix parse_token"))
+    assert got["configure"].role == "generated"
+    assert got["configure"].score < got["src/store.py"].score
+    assert any("generated file x0.2" in sig.text() for sig in got["configure"].signals), got["configure"].signals
+    assert got["sub/configure"].role == "source"
+    alone = by_rel(rank(tmp_path / "own", dict(FILLER, **{"src/store.py": body, "configure": body * 3}),
+                        ["parse_token"], "fix parse_token"))
+    assert alone["configure"].role == "source"
 
 
 @pytest.mark.parametrize("role_rel,task", ROLE_FILES, ids=[c[0] for c in ROLE_FILES])

@@ -18,7 +18,7 @@ import os
 import re
 from bisect import bisect_right
 from dataclasses import dataclass, replace
-from typing import Sequence
+from typing import Callable, Sequence
 
 # --- Definitions --------------------------------------------------------------------------
 
@@ -763,7 +763,7 @@ INFLECTIONS = frozenset(SUFFIXES)
 PATH_EXTENSIONS = (
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
     "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
-    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
+    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle properties"
 ).split()
 # File stems that stand for their directory (the package or module it is).
 PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
@@ -891,10 +891,14 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # none gold; they hold a project's name and version, which issues quote).
     # So are the build scripts and manifests of the JVM (Gradle, sbt), .NET (MSBuild),
     # Swift, Ruby, Elixir and Dart: ``build.gradle.kts``, ``App.csproj``, ``Package.swift``.
+    # And the recipes that package the product (an RPM ``.spec``, Arch's ``PKGBUILD``, a
+    # ``Dockerfile``, ``debian/``): they hold its name, description and options (a trial's gdu
+    # ranking held ``gdu.spec`` 6th, above both files of the fix).
     ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work"
                          r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json"
                          r"|package\.swift|gemfile|rakefile|podfile|cartfile|build\.sbt|mix\.exs|pubspec\.yaml|directory\.build\.(props|targets))$"
-                         r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec)$"
+                         r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec|spec)$"
+                         r"|(^|/)(pkgbuild|dockerfile|containerfile)$|(^|/)debian/"
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
@@ -934,13 +938,25 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Generated files, and patches (a copy of code in another form); a release's detached
     # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
     # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.
+    # So is what a code generator writes into a folder or a name of its own (``generated/``,
+    # ``__generated__/``, Kubernetes' ``zz_generated.deepcopy.go``, ``schema.generated.ts``):
+    # a trial's oxc ranking led with ``src/ast_nodes/generated/ast_nodes.rs``, 3rd a JS
+    # binding's ``generated/lazy/constructors.js``.
     ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff"
-                             r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"), 0.2),
+                             r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"
+                             r"|(^|/)(__generated__|_?generated)/|(^|/)zz_generated[^/]*$|[._]generated\.[a-z]+$"), 0.2),
     # Contributed extras kept at the repository's root beside the product (``contrib/``:
     # ports to other code bases, wrappers, side tools): a fix lands in the product. Only
     # at the root: a package's own ``contrib`` module is its code. Measured on the dev
     # splits: 31 of the other-language split's top-10 slots, none gold (none on Python's).
     ("contrib", re.compile(r"^contrib/"), 0.4),
+    # Shell completion scripts (zsh's ``_dust``, ``dust.fish``, ``.bash``, ``.zsh``, ``.elv``,
+    # ``.ps1``, ``.nu``) in a completions folder: generated from a command's options or kept
+    # beside them, they list every flag and the program's name, which a report quotes
+    # (a trial's dust ranking led with ``completions/_dust``, four in its top 7; trials
+    # held such scripts in the top 20 of six other command-line tools, none a fix's file).
+    # A completion engine's own code (``ide-completion/src/completions/dot.rs``) is source.
+    ("completion", re.compile(r"(^|/)([\w-]*[_-])?completions?/([^/]+/)*(_[^/.]+|[^/]+\.(bash|zsh|fish|elv|ps1|nu))$"), 0.4),
     # Translations: gettext's catalogues, Qt's compiled ``.qm``, XLIFF; and what lives under
     # ``translations/`` (plural: Django's ``utils/translation/`` is code), Qt's ``.ts`` XML
     # catalogues among them (nine of a trial's KeePassXC top 10 were
@@ -985,6 +1001,26 @@ def locale_codes(rel: str) -> frozenset[str]:
     if below is None:
         return frozenset((_LOCALE_SEP_RE.split(parts[-1])[0],)) if parts[-1].endswith(".po") else frozenset()
     return frozenset(_LOCALE_SEP_RE.split(p)[0] for p in parts[below:] if p)
+
+
+# The generated role's factor (ROLE_RULES), for a file known generated by its neighbours.
+GENERATED_ROLE = next((role, factor) for role, _p, factor in ROLE_RULES if role == "generated")
+# A configure script's sources: autoconf's (``configure.ac``, the older ``configure.in``) and
+# acr's (``configure.acr``). A ``configure`` beside one is their output, thousands of lines
+# of shell that hold every option and word of the project (a trial's vifm ranking led with
+# it, two trials' top 20 held one); a ``configure`` without one is the project's own script
+# (FFmpeg's) and stays source.
+CONFIGURE_SOURCES = ("configure.ac", "configure.in", "configure.acr")
+
+
+def generated_beside(rel: str, present: Callable[[str], bool]) -> bool:
+    """Whether ``rel`` is what a tool generates from a file beside it (``present`` says
+    whether a tree path is among the files): a ``configure`` beside its autoconf source."""
+    head, _, name = rel.rpartition("/")
+    if name != "configure":
+        return False
+    prefix = head + "/" if head else ""
+    return any(present(prefix + source) for source in CONFIGURE_SOURCES)
 
 
 def file_role(rel: str) -> tuple[str, float]:

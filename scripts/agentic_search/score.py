@@ -135,6 +135,7 @@ _TASK_ROLE_WORDS = {
     "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
     "legacy": ("legacy", "deprecated", "obsolete"),
     "contrib": ("contrib",),
+    "completion": ("completion", "completions", "autocomplete", "autocompletion"),
     "declarations": ("typescript", "typings", "declaration", "declarations"),
     "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
     + tuple(lang.LANGUAGE_CODES),
@@ -444,6 +445,7 @@ def score_matches(
     locales = {m.rel: named_locales(m.rel, requested_roles) for m in matches}
     locale_hit = NAMED_LOCALE_WEIGHT * PATH_BONUS * idf(sum(1 for c in locales.values() if c), max(corpus.n_docs, 1))
     product_in_scripts = _product_in_scripts(matches)
+    matched = {m.rel for m in matches}  # (a generated file's source matches what it matches)
     prelim = []
     for m, (raw, covered, hits) in evidence:
         extra = bonuses.get(m.rel)
@@ -456,6 +458,8 @@ def score_matches(
         role, factor = file_role(m.rel)
         if role == "source" and _errors_module(m, keywords, hits):
             role, factor = ERRORS_ROLE, ERRORS_MODULE_FACTOR
+        if role == "source" and lang.generated_beside(m.rel, matched.__contains__):
+            role, factor = lang.GENERATED_ROLE
         if product_in_scripts and m.rel.startswith(SCRIPTS_DIR):
             role, factor = "source", 1.0
         if locales[m.rel]:
