@@ -686,6 +686,35 @@ def test_member_expressions_and_file_names_are_not_module_paths():
     assert kws.get("django/db/models/query") == "path"
 
 
+def test_a_java_properties_file_is_a_file_name_not_a_module_path():
+    # a trial's logback report: `levels.properties` was read as the path levels/properties
+    from agentic_search.query import extract_keywords
+    kws = {k.text: k.kind for k in extract_keywords(
+        'Properties not reloaded\n\n<propertiesConfigurator file="levels.properties"/> is not rescanned.')}
+    assert "levels/properties" not in kws
+    assert kws.get("levels.properties") == "path"
+
+
+def test_the_key_of_a_key_value_pair_is_no_module_path():
+    # a trial's syncthing log line: `log.pkg=model` gave the path log/pkg
+    from agentic_search.query import extract_keywords
+    kws = {k.text: k.kind for k in extract_keywords(
+        'Zero byte files fail\n\n```\nINF Lost device connection error="request too small" log.pkg=model\n'
+        'server.port=8080\n```\nbut django.db.models == models and myapp.views fine')}
+    assert not {"log/pkg", "server/port"} & set(kws)
+    assert kws.get("django/db/models") == "path" and kws.get("myapp/views") == "path"
+
+
+def test_a_test_frameworks_and_nodes_globals_are_objects_not_module_paths():
+    # a trial's mocha report: `it.only` was read as the path it/only
+    from agentic_search.query import extract_keywords
+    kws = {k.text: k.kind for k in extract_keywords(
+        "--forbid-only misses `it.only` but catches `describe.only`; expect.extend and "
+        "console.warn print process.env.NODE_ENV, unlike mocha.lib.runner")}
+    assert not {"it/only", "describe/only", "expect/extend", "console/warn", "process/env"} & set(kws)
+    assert kws.get("mocha/lib/runner") == "path"
+
+
 def test_a_command_asking_a_programs_version_gives_no_keywords():
     # a trial's `difft --version` ranked src/version.rs first
     task = ("Tab characters break layout\n\nTabs on the left side misalign the right side.\n\n"

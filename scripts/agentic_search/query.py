@@ -606,8 +606,12 @@ def _tail_path(path: str, keep: int = 3) -> str:
 # A dotted name starting with one of these is a member expression, never a module path
 # (``self.x``, ``import.meta.hot``, ``super.save``, ``window.location``; ``os.path`` and
 # ``sys.argv`` are the standard library's, not the tree's).
+# (A test framework's globals and Node's are objects too: ``it.only``, ``describe.skip``,
+# ``expect.extend``, ``console.log``, ``process.env``; a trial's mocha report read
+# ``it.only`` as the path it/only.)
 _NOT_MODULE_HEADS = frozenset(("self", "cls", "this", "os", "sys", "import", "super", "new",
-                               "window", "document", "globalthis"))
+                               "window", "document", "globalthis", "it", "describe", "expect",
+                               "console", "process"))
 
 
 # File types that are no module (``pip.pyz``, ``app.jar``, ``libpthread.so``): a dotted
@@ -1013,7 +1017,11 @@ def extract_keywords(task: str) -> list[Keyword]:
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
         member = m.group(1).split(".", 1)[0] in variables
-        mod = None if decorator or member or m.start(1) in placeholders or _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)) \
+        # (A key of a ``key=value`` pair, ``log.pkg=model`` in a log line, ``server.port=80``
+        # in a properties file, is a key: a trial's syncthing log gave the path log/pkg.)
+        after = task[m.end(1):m.end(1) + 2]
+        keyed = after[:1] == "=" and after != "=="
+        mod = None if decorator or member or keyed or m.start(1) in placeholders or _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)) \
             else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
