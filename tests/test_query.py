@@ -1616,3 +1616,33 @@ def test_a_heading_of_spaces_without_a_question_is_read_in_linear_time() -> None
     start = time.perf_counter()
     extract_keywords("title\n\n#" + " " * 200_000 + "x\n")
     assert time.perf_counter() - start < 5.0
+
+
+def test_a_forms_camel_case_answer_about_the_machine_and_an_emptied_checklist_give_no_keyword():
+    # a trial's JabRef form: `OpenSuse Tumbleweed` under a heading asking the operating
+    # system, and a heading over nothing but a first-person checked item of the template
+    from agentic_search.query import extract_keywords
+    task = ("@string removed while restoring backups\n\n### Details on version and operating system\n\n"
+            "OpenSuse Tumbleweed\n\n### Checked with the latest development build (copy version output from About dialog)\n\n"
+            "- [x] I made a backup of my libraries before testing the latest development version.\n\n"
+            "### Steps to reproduce the behaviour\n\n1. Open a bib file with `@string` entries\n\n"
+            "### Dialog handling\n\n- [x] I made sure the backup dialog closes\n\nThe dialog restores entries.\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"opensuse", "tumbleweed", "checked", "development", "libraries", "copy"} & texts
+    # a heading over the reporter's own prose stays, and so does an answer naming code
+    assert {"entries", "dialog", "handling", "restores"} <= texts
+    kept = {normalize(k.text) for k in extract_keywords(
+        "Crash on start\n\n### Operating system\n\nAll of them: `BackupManager.perform_backup()` fails\n")}
+    assert "perform_backup" in kept
+
+
+def test_the_terminal_and_shell_the_reporter_runs_give_no_keyword():
+    # a trial's gdu report: `- Terminal: XTerm` under `**System:**` made XTerm its first keyword
+    from agentic_search.query import extract_keywords
+    task = ("deleting wrong files\n\ngdu deletes the wrong files after a sort.\n\n**System:**\n"
+            " - OS: Gentoo Linux\n - Terminal: XTerm\n - **Shell:** zsh 5.9\n - Version: v5.29.0\n\n"
+            "Run it in the shell: `gdu --sort-order` prints ConsoleWriter output.\n- the terminal hangs\n")
+    texts = {normalize(k.text) for k in extract_keywords(task)}
+    assert not {"xterm", "gentoo", "zsh", "system"} & texts
+    # the issue's own lines that merely say "shell" or "terminal" stay
+    assert {"consolewriter", "hangs", "sort"} <= texts

@@ -208,6 +208,13 @@ _ENVIRONMENT_LINE_RE = compile_later(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
 )
+# ... and the terminal or shell the reporter runs, as a ``key: value`` line of its own with a
+# short value (``- Terminal: XTerm``, ``**Shell:** zsh 5.9``: a trial's gdu report made
+# ``XTerm`` its first keyword). Only at the line's start: ``Run it in the shell: gdu -x``
+# is the issue's, and so is an item without a colon (``- the shell hangs``).
+_MACHINE_KEY_LINE_RE = compile_later(
+    r"^[ \t>]*(?:[-*+][ \t]+)?(?:\*+[ \t]*)?(?:terminal(?:[ \t]+emulator)?|shell)[ \t]*(?:\*+[ \t]*)?:[ \t]*(?:\*+[ \t]*)?"
+    r"[^\s`]+(?:[ \t]+[^\s`]+){0,3}[ \t]*$", re.I | re.M)
 # ... and a short list item that names one without a colon ("- Browser Chrome",
 # "- Day.js Version v1.8.14"): at most ENV_ITEM_MAX_WORDS words in all.
 ENV_ITEM_MAX_WORDS = 5
@@ -1341,15 +1348,15 @@ def strip_html(task: str) -> str:
 _UNCHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[ \t]\][ \t]")
 # A checked item that is the reporter's first-person confirmation (``- [x] I have searched
 # the existing issues``, ``- [x] For bug reports, I have checked ...``, ``- [x] I can
-# successfully compile and run the unit tests``): the template's checklist, whose words
+# successfully compile and run the unit tests``, ``- [x] I made a backup of my libraries
+# ...``): the template's checklist, whose words
 # (``searched``, ``discussions``, ``manual``) are no more the issue's than an unchecked
 # one's; so is a template's imperative one pointing at its docs or issues (``- [x] Check
 # [common issues](https://katex.org/docs/issues.html).``). A checked item that says
 # something else stays (``- [x] In `json_sax_dom_parser`, not all lines of
 # `handle_binary` are covered``).
 _CONFIRMED_ITEM_RE = compile_later(
-    r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]+(?:(?:[^,\n]{0,40},[ \t]*)?I(?:'ve|'m| have| am| can| agree| confirm"
-    r"| searched| checked| read| understand| tested| tried| did| will)\b"
+    r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]+(?:(?:[^,\n]{0,40},[ \t]*)?I(?:'ve|'m|[ \t]+[a-z]+)\b"
     r"|(?:Check|Search|Read|Confirm|Verify|Ensure|Make sure)\b[^\n]*(?:\]\(|\b(?:issues?|docs|documentation|FAQ|latest)\b))")
 
 
@@ -1384,8 +1391,12 @@ ENV_HEADING_MAX_WORDS = 8
 # longer line, or one after the section's list, is the issue's own prose and ends it.
 ENV_ANSWER_MAX_WORDS = 12
 # ... and names no code: ``All of them; it crashes in `ZipFile.extractall_members` `` under
-# ``### OS`` is the issue's (a name with ``_``, a camel-case hump, a call).
+# ``### OS`` is the issue's (a name with ``_``, a call; in a heading a camel-case hump too).
 _ANSWER_CODE_RE = compile_later(r"\w_\w|[a-z][A-Z][a-z]|\w\(")
+# (An answer's camel-case word is a product's name as often as code's: ``OpenSuse
+# Tumbleweed``, ``iTerm2``, ``PowerShell 7``; a trial's JabRef form made ``OpenSuse`` its
+# second keyword. There only a name with ``_`` or a call names code.)
+_ENV_ANSWER_CODE_RE = compile_later(r"\w_\w|\w\(")
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
@@ -1501,7 +1512,7 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
         if environment and not heading and (fenced or line.strip() and not _SHORT_ITEM_RE.match(line)):
             if not (fenced or answered) and len(line.split()) <= ENV_ANSWER_MAX_WORDS \
-                    and not _ANSWER_CODE_RE.search(line):
+                    and not _ENV_ANSWER_CODE_RE.search(line):
                 answered = True  # (the form's answer: ``macOS 12.4`` under ``### Operating system``)
                 continue
             environment = False  # (the section's list ends at prose or code: the issue's own)
@@ -1639,6 +1650,42 @@ def _as_atx(m: "re.Match[str]") -> str:
     return "## " + m.group(1)
 
 
+def _template_item(line: str) -> bool:
+    """Whether a line is an item of the template's: a short ``- Browser Chrome`` item about
+    the machine, an option left unchecked, a checked first-person confirmation naming no code."""
+    return bool(_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1
+                or _UNCHECKED_ITEM_RE.match(line)
+                or _CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line)))
+
+
+def _without_emptied_sections(lines: "list[str]", dropped: "list[bool]") -> "list[str]":
+    """The lines less the ``dropped`` ones, and less the heading of a section they emptied:
+    a section that held only the template's items (``### Checked with the latest development
+    build`` over ``- [x] I made a backup ...``) was the template's, its heading too (a
+    trial's JabRef form gave ``checked``, ``development``, ``dialog`` as keywords). The title
+    and a heading over anything else stay; fenced code is no heading."""
+    kept: list[str] = []
+    heading_at, emptied, fenced = -1, False, False
+    for n, (line, drop) in enumerate(zip(lines, dropped)):
+        if line.lstrip(" \t>").startswith("```"):
+            fenced = not fenced
+        if not fenced and n > 0 and _MARKDOWN_HEADING_RE.match(line):
+            if heading_at >= 0 and emptied:
+                del kept[heading_at]
+            heading_at, emptied = len(kept), False
+            kept.append(line)
+            continue
+        if drop:
+            emptied = emptied or heading_at >= 0
+            continue
+        if line.strip():
+            heading_at = -1
+        kept.append(line)
+    if heading_at >= 0 and emptied:
+        del kept[heading_at]
+    return kept
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template
@@ -1652,11 +1699,9 @@ def strip_boilerplate(task: str) -> str:
     text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
-    text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    text = "\n".join(line for line in _without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n"))))
-                     if not (_ENVIRONMENT_ITEM_RE.match(line) and len(line.split()) <= ENV_ITEM_MAX_WORDS + 1)
-                     and not _UNCHECKED_ITEM_RE.match(line)
-                     and not (_CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line))))
+    text = _FILE_HEADER_LINE_RE.sub("", _MACHINE_KEY_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text)))
+    lines = _without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n"))))
+    text = "\n".join(_without_emptied_sections(lines, [_template_item(line) for line in lines]))
     title, newline, body = text.partition("\n")
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", title + newline + _VERSION_COMMAND_RE.sub(" ", body)))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
