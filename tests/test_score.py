@@ -123,6 +123,7 @@ ROLE_CASES = [
     ("packaging/PKGBUILD", "build"),
     ("Dockerfile", "build"),
     ("debian/rules", "build"),
+    ("src/debian/deb822.py", "source"),
     ("src/login.spec.ts", "test"),
     ("src/spec.rs", "source"),
     ("src/debian_version.c", "source"),

@@ -892,13 +892,14 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # So are the build scripts and manifests of the JVM (Gradle, sbt), .NET (MSBuild),
     # Swift, Ruby, Elixir and Dart: ``build.gradle.kts``, ``App.csproj``, ``Package.swift``.
     # And the recipes that package the product (an RPM ``.spec``, Arch's ``PKGBUILD``, a
-    # ``Dockerfile``, ``debian/``): they hold its name, description and options (a trial's gdu
-    # ranking held ``gdu.spec`` 6th, above both files of the fix).
+    # ``Dockerfile``, a root ``debian/``; python-debian's ``src/debian/`` is code): they hold
+    # its name, description and options (a trial's gdu ranking held ``gdu.spec`` 6th, above
+    # both files of the fix).
     ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work"
                          r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json"
                          r"|package\.swift|gemfile|rakefile|podfile|cartfile|build\.sbt|mix\.exs|pubspec\.yaml|directory\.build\.(props|targets))$"
                          r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec|spec)$"
-                         r"|(^|/)(pkgbuild|dockerfile|containerfile)$|(^|/)debian/"
+                         r"|(^|/)(pkgbuild|dockerfile|containerfile)$|^debian/"
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
