@@ -686,15 +686,6 @@ def test_member_expressions_and_file_names_are_not_module_paths():
     assert kws.get("django/db/models/query") == "path"
 
 
-def test_a_java_properties_file_is_a_file_name_not_a_module_path():
-    # a trial's logback report: `levels.properties` was read as the path levels/properties
-    from agentic_search.query import extract_keywords
-    kws = {k.text: k.kind for k in extract_keywords(
-        'Properties not reloaded\n\n<propertiesConfigurator file="levels.properties"/> is not rescanned.')}
-    assert "levels/properties" not in kws
-    assert kws.get("levels.properties") == "path"
-
-
 def test_the_key_of_a_key_value_pair_is_no_module_path():
     # a trial's syncthing log line: `log.pkg=model` gave the path log/pkg
     from agentic_search.query import extract_keywords
@@ -1646,3 +1637,24 @@ def test_the_terminal_and_shell_the_reporter_runs_give_no_keyword():
     assert not {"xterm", "gentoo", "zsh", "system"} & texts
     # the issue's own lines that merely say "shell" or "terminal" stay
     assert {"consolewriter", "hangs", "sort"} <= texts
+
+
+def test_the_reporters_own_lines_near_the_forms_rules_stay():
+    # an adversarial check's cases: each rule above leaves the reporter's own words
+    from agentic_search.query import extract_keywords
+
+    def texts(task):
+        return {normalize(k.text) for k in extract_keywords(task)}
+    # a "what I tried" list of checked items is the reporter's (only the template's verbs go)
+    got = texts("Export hangs\n\n### What I tried\n\n- [x] I disabled hardware acceleration\n"
+                "- [x] I reverted the pdf renderer\n- [x] I searched the existing issues\n")
+    assert {"disabled", "acceleration", "reverted", "renderer"} <= got and "searched" not in got
+    # a lower-case camel name under a question about the machine is code
+    assert "usesearchparams" in texts("Params lost\n\n### Environment\n\nuseSearchParams in the app router\n")
+    # a workflow's `shell:` in fenced code and a symptom of four words are the issue's
+    got = texts("act fails with pwsh\n\n```yaml\njobs:\n  build:\n    steps:\n      - run: echo\n"
+                "        shell: pwsh\n```\n\n- Terminal: cursor vanishes after resize\n")
+    assert {"shell", "cursor", "vanishes", "resize"} <= got
+    # the reporter's heading over nothing but a template item names the issue
+    assert {"crash", "exporting", "dialog"} <= texts(
+        "Title here\n\n### Crash when exporting to PDF from the print dialog\n\n- [x] I searched existing issues\n")

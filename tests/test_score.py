@@ -123,6 +123,8 @@ ROLE_CASES = [
     ("packaging/PKGBUILD", "build"),
     ("Dockerfile", "build"),
     ("debian/rules", "build"),
+    ("Dockerfile.alpine", "build"),
+    ("docker/app.Dockerfile", "build"),
     ("src/debian/deb822.py", "source"),
     ("src/login.spec.ts", "test"),
     ("src/spec.rs", "source"),
@@ -199,6 +201,8 @@ ROLE_CASES = [
     ("data/shell-completions/zsh/_meson", "completion"),
     ("completion/zsh/_task", "completion"),
     ("etc/completion/completion.bash", "completion"),
+    ("share/bash_completion.d/gdu", "completion"),
+    ("src/Generated/Model.cs", "generated"),
     ("crates/ide-completion/src/completions/dot.rs", "source"),
     ("src/completions/mod.rs", "source"),
     ("lib/completion.js", "source"),
@@ -256,6 +260,16 @@ def test_role_files_rank_below_source(tmp_path, role_rel, task) -> None:
     plain = by_rel(rank(tmp_path, files, ["parse_token"], "fix parse_token"))
     assert plain[role_rel].score < plain["src/store.py"].score
     assert any("file x0." in sig.text() for sig in plain[role_rel].signals), plain[role_rel].signals
+
+
+def test_a_completion_script_defining_the_quoted_function_is_source(tmp_path) -> None:
+    # a shell's own completions are its product: the one defining the function the task
+    # quotes is not down-weighted (an adversarial check's fish-shell tree)
+    files = dict(FILLER, **{"share/completions/git.fish": "function __fish_git_branches\n  git branch\nend\n",
+                            "share/completions/hg.fish": "complete -c hg -a '(__fish_git_branches)'\n"})
+    got = by_rel(rank(tmp_path, files, ["__fish_git_branches"], "__fish_git_branches returns refs twice"))
+    assert got["share/completions/git.fish"].role == "source"
+    assert got["share/completions/hg.fish"].role == "completion"
 
 
 @pytest.mark.parametrize("source", ["configure.ac", "configure.in", "configure.acr"])

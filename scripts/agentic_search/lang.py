@@ -763,7 +763,7 @@ INFLECTIONS = frozenset(SUFFIXES)
 PATH_EXTENSIONS = (
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
     "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
-    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle properties"
+    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
 ).split()
 # File stems that stand for their directory (the package or module it is).
 PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
@@ -899,7 +899,7 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
                          r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json"
                          r"|package\.swift|gemfile|rakefile|podfile|cartfile|build\.sbt|mix\.exs|pubspec\.yaml|directory\.build\.(props|targets))$"
                          r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec|spec)$"
-                         r"|(^|/)(pkgbuild|dockerfile|containerfile)$|^debian/"
+                         r"|(^|/)(pkgbuild|(dockerfile|containerfile)(\.[\w.-]+)?|[\w.-]+\.dockerfile)$|^debian/"
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
@@ -945,7 +945,7 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # binding's ``generated/lazy/constructors.js``.
     ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff"
                              r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"
-                             r"|(^|/)(__generated__|_?generated)/|(^|/)zz_generated[^/]*$|[._]generated\.[a-z]+$"), 0.2),
+                             r"|(^|/)(__generated__|_?(?i:generated))/|(^|/)zz_generated[^/]*$|[._]generated\.[a-z]+$"), 0.2),
     # Contributed extras kept at the repository's root beside the product (``contrib/``:
     # ports to other code bases, wrappers, side tools): a fix lands in the product. Only
     # at the root: a package's own ``contrib`` module is its code. Measured on the dev
@@ -957,7 +957,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # (a trial's dust ranking led with ``completions/_dust``, four in its top 7; trials
     # held such scripts in the top 20 of six other command-line tools, none a fix's file).
     # A completion engine's own code (``ide-completion/src/completions/dot.rs``) is source.
-    ("completion", re.compile(r"(^|/)([\w-]*[_-])?completions?/([^/]+/)*(_[^/.]+|[^/]+\.(bash|zsh|fish|elv|ps1|nu))$"), 0.4),
+    # (Read from the path's start once: the folder anywhere, then the last part's form.)
+    # bash-completion's own folder holds scripts named for their command (``gdu``).
+    ("completion", re.compile(r"^(?:(?=(?:[^/]*/)*?(?:[\w-]*[_-])?completions?/)"
+                              r"(?:.*/)?(?:_[^/.]+|[^/]+\.(?:bash|zsh|fish|elv|ps1|nu))|(?:.*/)?bash_completion\.d/[^/]+)$"), 0.4),
     # Translations: gettext's catalogues, Qt's compiled ``.qm``, XLIFF; and what lives under
     # ``translations/`` (plural: Django's ``utils/translation/`` is code), Qt's ``.ts`` XML
     # catalogues among them (nine of a trial's KeePassXC top 10 were

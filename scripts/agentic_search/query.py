@@ -210,11 +210,13 @@ _ENVIRONMENT_LINE_RE = compile_later(
 )
 # ... and the terminal or shell the reporter runs, as a ``key: value`` line of its own with a
 # short value (``- Terminal: XTerm``, ``**Shell:** zsh 5.9``: a trial's gdu report made
-# ``XTerm`` its first keyword). Only at the line's start: ``Run it in the shell: gdu -x``
-# is the issue's, and so is an item without a colon (``- the shell hangs``).
+# ``XTerm`` its first keyword). Only at the line's start, outside fenced code, and of at most
+# three words: ``Run it in the shell: gdu -x``, an item without a colon (``- the shell
+# hangs``), a symptom (``- Terminal: cursor vanishes after resize``), a workflow's ``shell:
+# pwsh`` or a field ``shell: bool = False`` in code are the issue's.
 _MACHINE_KEY_LINE_RE = compile_later(
     r"^[ \t>]*(?:[-*+][ \t]+)?(?:\*+[ \t]*)?(?:terminal(?:[ \t]+emulator)?|shell)[ \t]*(?:\*+[ \t]*)?:[ \t]*(?:\*+[ \t]*)?"
-    r"[^\s`]+(?:[ \t]+[^\s`]+){0,3}[ \t]*$", re.I | re.M)
+    r"[^\s`]+(?:[ \t]+[^\s`]+){0,2}[ \t]*$", re.I)
 # ... and a short list item that names one without a colon ("- Browser Chrome",
 # "- Day.js Version v1.8.14"): at most ENV_ITEM_MAX_WORDS words in all.
 ENV_ITEM_MAX_WORDS = 5
@@ -1356,7 +1358,8 @@ _UNCHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[ \t]\][ \t]")
 # something else stays (``- [x] In `json_sax_dom_parser`, not all lines of
 # `handle_binary` are covered``).
 _CONFIRMED_ITEM_RE = compile_later(
-    r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]+(?:(?:[^,\n]{0,40},[ \t]*)?I(?:'ve|'m|[ \t]+[a-z]+)\b"
+    r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]+(?:(?:[^,\n]{0,40},[ \t]*)?I(?:'ve|'m| have| am| can| agree| confirm"
+    r"| searched| checked| read| understand| tested| tried| did| will| made)\b"
     r"|(?:Check|Search|Read|Confirm|Verify|Ensure|Make sure)\b[^\n]*(?:\]\(|\b(?:issues?|docs|documentation|FAQ|latest)\b))")
 
 
@@ -1393,10 +1396,11 @@ ENV_ANSWER_MAX_WORDS = 12
 # ... and names no code: ``All of them; it crashes in `ZipFile.extractall_members` `` under
 # ``### OS`` is the issue's (a name with ``_``, a call; in a heading a camel-case hump too).
 _ANSWER_CODE_RE = compile_later(r"\w_\w|[a-z][A-Z][a-z]|\w\(")
-# (An answer's camel-case word is a product's name as often as code's: ``OpenSuse
-# Tumbleweed``, ``iTerm2``, ``PowerShell 7``; a trial's JabRef form made ``OpenSuse`` its
-# second keyword. There only a name with ``_`` or a call names code.)
-_ENV_ANSWER_CODE_RE = compile_later(r"\w_\w|\w\(")
+# (An answer's capitalised camel-case word is a product's name as often as code's:
+# ``OpenSuse Tumbleweed``, ``PowerShell 7``; a trial's JabRef form made ``OpenSuse`` its
+# second keyword. There a name with ``_``, a call or a lower-case camel name
+# (``useSearchParams``) names code.)
+_ENV_ANSWER_CODE_RE = compile_later(r"\w_\w|\w\(|(?<![\w.])[a-z]+[A-Z][a-z]")
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
@@ -1658,32 +1662,59 @@ def _template_item(line: str) -> bool:
                 or _CONFIRMED_ITEM_RE.match(line) and not _ITEM_CODE_RE.search(_LINK_TARGET_RE.sub("", line)))
 
 
-def _without_emptied_sections(lines: "list[str]", dropped: "list[bool]") -> "list[str]":
-    """The lines less the ``dropped`` ones, and less the heading of a section they emptied:
-    a section that held only the template's items (``### Checked with the latest development
-    build`` over ``- [x] I made a backup ...``) was the template's, its heading too (a
-    trial's JabRef form gave ``checked``, ``development``, ``dialog`` as keywords). The title
-    and a heading over anything else stay; fenced code is no heading."""
-    kept: list[str] = []
-    heading_at, emptied, fenced = -1, False, False
-    for n, (line, drop) in enumerate(zip(lines, dropped)):
-        if line.lstrip(" \t>").startswith("```"):
+def _fenced_lines(lines: "list[str]") -> "list[bool]":
+    """For each line, whether it is inside fenced code (its fences included)."""
+    out, fenced = [], False
+    for line in lines:
+        fence = line.lstrip(" \t>").startswith("```")
+        out.append(fenced or fence)
+        if fence:
             fenced = not fenced
-        if not fenced and n > 0 and _MARKDOWN_HEADING_RE.match(line):
-            if heading_at >= 0 and emptied:
+    return out
+
+
+def _heading_words(line: str) -> set[str]:
+    """The words of four letters or more of a line, lower-cased, stop words left out."""
+    return {w for w in re.findall(r"[a-z]{4,}", line.lower()) if w not in _STOP_WORDS}
+
+
+def _without_emptied_sections(lines: "list[str]", dropped: "list[bool]") -> "list[str]":
+    """The lines less the ``dropped`` ones, and less the heading of a section they emptied
+    when the heading speaks of what its items said: a section that held only the template's
+    items, under a heading sharing their words (``### Checked with the latest development
+    build`` over ``- [x] I made a backup ... testing the latest development version``), was
+    the template's, its heading too (a trial's JabRef form gave ``checked``, ``development``,
+    ``dialog`` as keywords). The title, a heading over anything else, one that names other
+    things (``### Crash when exporting to PDF`` over ``- [x] I searched the issues``: the
+    reporter's summary) and a heading over a deeper one stay; fenced code is no heading."""
+    kept: list[str] = []
+    heading_at, emptied, said = -1, False, set()
+    code = _fenced_lines(lines)
+    for n, (line, drop) in enumerate(zip(lines, dropped)):
+        if not code[n] and n > 0 and _MARKDOWN_HEADING_RE.match(line):
+            if heading_at >= 0 and emptied and _heading_words(kept[heading_at]) & said \
+                    and _heading_depth(line) <= _heading_depth(kept[heading_at]):
                 del kept[heading_at]
-            heading_at, emptied = len(kept), False
+            heading_at, emptied, said = len(kept), False, set()
             kept.append(line)
             continue
         if drop:
-            emptied = emptied or heading_at >= 0
+            if heading_at >= 0:
+                emptied = True
+                said |= _heading_words(line)
             continue
         if line.strip():
             heading_at = -1
         kept.append(line)
-    if heading_at >= 0 and emptied:
+    if heading_at >= 0 and emptied and _heading_words(kept[heading_at]) & said:
         del kept[heading_at]
     return kept
+
+
+def _heading_depth(line: str) -> int:
+    """A Markdown heading's level: its ``#``s (a bold line, ``**Heading**``, counts 6)."""
+    hashes = len(line.lstrip(" \t>")) - len(line.lstrip(" \t>").lstrip("#"))
+    return hashes or 6
 
 
 def strip_boilerplate(task: str) -> str:
@@ -1699,9 +1730,11 @@ def strip_boilerplate(task: str) -> str:
     text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
-    text = _FILE_HEADER_LINE_RE.sub("", _MACHINE_KEY_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text)))
+    text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     lines = _without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n"))))
-    text = "\n".join(_without_emptied_sections(lines, [_template_item(line) for line in lines]))
+    code = _fenced_lines(lines)
+    text = "\n".join(_without_emptied_sections(lines, [_template_item(line) or not code[n] and bool(
+        _MACHINE_KEY_LINE_RE.match(line)) for n, line in enumerate(lines)]))
     title, newline, body = text.partition("\n")
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", title + newline + _VERSION_COMMAND_RE.sub(" ", body)))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))

@@ -116,8 +116,12 @@ _ERRORS_MODULE_RE = re.compile(r"(?:^|/)(?:errors?|exceptions?|err)\.[a-z+]+$")
 def _errors_module(m: FileMatch, keywords: Sequence[Keyword], hits: Sequence[int]) -> bool:
     """Whether a source file is its package's module of error types that defines none of
     the names the task quotes (see ERRORS_MODULE_FACTOR)."""
-    return _ERRORS_MODULE_RE.search(m.rel) is not None and not any(
-        m.defines[i] >= 1.0 and keywords[i].kind in NAMED_KINDS for i in hits)
+    return _ERRORS_MODULE_RE.search(m.rel) is not None and not _defines_quoted(m, keywords, hits)
+
+
+def _defines_quoted(m: FileMatch, keywords: Sequence[Keyword], hits: Sequence[int]) -> bool:
+    """Whether the file defines a name the task quotes."""
+    return any(m.defines[i] >= 1.0 and keywords[i].kind in NAMED_KINDS for i in hits)
 
 
 # File roles: per ecosystem, in lang.py.
@@ -132,10 +136,11 @@ _TASK_ROLE_WORDS = {
     "docs": ("docs", "documentation", "docstring", "typo", "changelog"),
     "example": ("examples", "demo", "demos", "benchmark", "benchmarks"),
     "migration": ("migration", "migrations", "migrate", "makemigrations"),
-    "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven"),
+    "build": ("makefile", "cmake", "cmakelists", "meson", "gradle", "maven", "dockerfile", "containerfile",
+              "pkgbuild", "packaging"),
     "legacy": ("legacy", "deprecated", "obsolete"),
     "contrib": ("contrib",),
-    "completion": ("completion", "completions", "autocomplete", "autocompletion"),
+    "completion": ("completion", "completions", "completes", "autocomplete", "autocompletion"),
     "declarations": ("typescript", "typings", "declaration", "declarations"),
     "locale": ("locale", "locales", "localization", "localisation", "translation", "translations")
     + tuple(lang.LANGUAGE_CODES),
@@ -460,6 +465,8 @@ def score_matches(
             role, factor = ERRORS_ROLE, ERRORS_MODULE_FACTOR
         if role == "source" and lang.generated_beside(m.rel, matched.__contains__):
             role, factor = lang.GENERATED_ROLE
+        elif role == "completion" and _defines_quoted(m, keywords, hits):
+            role, factor = "source", 1.0  # (a shell's own completions: the one defining the quoted function)
         if product_in_scripts and m.rel.startswith(SCRIPTS_DIR):
             role, factor = "source", 1.0
         if locales[m.rel]:
