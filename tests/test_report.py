@@ -285,7 +285,7 @@ def test_a_word_every_file_holds_says_less_than_a_name_few_files_hold():
     # line far below holds "interspersed", which three files of the tree hold. With the
     # tree's rarity (the cycle's idf) that line is quoted; without it, the header wins
     # the tie on being first.
-    text = "\n".join(["say(`Copyright Apache`)", "say(`see the License`)", "say(`Version 2.0`)", "", "package cmd"]
+    text = "\n".join(["say(Copyright, Apache)", "say(see, the, License)", "say(Version, 2.0)", "", "package cmd"]
                       + ["x := 1"] * 4 + ["\tif interspersed { return }"])
     kws = keywords_from_list(["apache", "license", "version", "interspersed"])
     assert "L10: if interspersed { return }" not in summary_lines(text, kws)
@@ -448,8 +448,11 @@ def test_a_docstring_line_is_quoted_after_the_code_holding_the_same_words() -> N
             '    if token.expiry < now():\n        raise Expired(token.expiry)\n')
     kws = keywords_from_list(["expiry", "token"])
     assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.py")[:2]] == ["L3", "L4"]
-    # (a file of another language has no docstrings: the line is code like the others)
-    assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.rb")[:2]] == ["L2", "L3"]
+    # (a file of another language has no docstrings: there the line is a string, whose
+    # words count as a comment's too)
+    assert [x.split(":")[0] for x in summary_lines(text, kws, rel="auth.rb")[:2]] == ["L3", "L4"]
+    plain = text.replace('"""', "")
+    assert [x.split(":")[0] for x in summary_lines(plain, kws, rel="auth.rb")[:2]] == ["L2", "L3"]
 
 
 def test_the_closing_quotes_of_an_assigned_string_open_no_docstring() -> None:
@@ -494,3 +497,16 @@ def test_a_long_line_is_quoted_where_the_tasks_word_is_not_from_its_start():
     short = "x = 1  # " + "pad " * 20 + "throttle " + "y" * 100 + "\n"
     (line,) = summary_lines(short, keywords_from_list(["throttle"]))
     assert line.startswith("L1: x = 1") and "throttle" in line[:LINE_CHARS]
+
+
+def test_a_log_calls_message_is_quoted_after_the_code_holding_the_same_words() -> None:
+    # a trial's JabRef result quoted `LOGGER.error("Could not save the backup ...")` lines
+    # over the code that makes the backup; a message the task quotes is where it is raised
+    text = ('void run() {\n    LOGGER.error("Could not write the backup entries", e);\n'
+            '    writeBackup(entries);\n    backupEntries(database.entries);\n}\n')
+    kws = keywords_from_list(["backup", "entries"])
+    got = [x.split(":")[0] for x in summary_lines(text, kws, rel="BackupManager.java")]
+    assert got[:2] == ["L3", "L4"], got
+    from agentic_search.query import Kind, make_keyword
+    msg = [make_keyword("could not write the backup entries", Kind.MESSAGE)]
+    assert summary_lines(text, msg, rel="BackupManager.java")[0].startswith("L2:")

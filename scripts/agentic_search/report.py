@@ -54,6 +54,11 @@ COMMENT_LINE_FACTOR = 0.5
 # but not the code the task is about (a trial: both lines quoted from ``mod tests``, the
 # bug far above). Quoted with the comment's factor.
 _RUST_TESTS_RE = re.compile(r"^[ \t]*#\[cfg\(test\)\]", re.M)
+# A word of the task found only inside a string on a line (a log call's message, ``LOGGER
+# .error("Could not save the backup")``) says the line talks about it; the code that does
+# it holds the same words as names. Such a keyword counts the comment's factor on that
+# line, unless it is a message the task quotes (where an error is raised is the place).
+STRING_HIT_FACTOR = COMMENT_LINE_FACTOR
 _COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#(?![\w!\[])|/\*|\*(?!\*?[\w(])|--[ \t]|;;|<!--)")
 # A file's licence header: the comment at its head, when it names a licence or a copyright.
 # It is about the file's terms, not its code (a trial's Java interface quoted ``* WITHOUT
@@ -147,6 +152,8 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         counts = None
     hits: dict[int, dict[int, str]] = {}  # line -> keyword index -> a needle found there
     spread: dict[int, int] = {}  # keyword index -> lines holding it
+    in_string: set[tuple[int, int]] = set()  # (line, keyword): every needle found there is in a string
+    strings: dict[int, list[tuple[int, int]]] = {}  # line -> its strings' spans (offsets in the line)
     for k, kw in enumerate(keywords):
         if kw.kind == Kind.PATH:
             continue
@@ -155,14 +162,26 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         for n in dict.fromkeys(n.decode("utf-8", "ignore") for n in kw.needles):
             if not n or "\n" in n:  # (make_keyword keeps no empty needle)
                 continue
+            quoted_kind = kw.kind is Kind.MESSAGE
             pos = joined.find(n)
             while pos >= 0 and spread.get(k, 0) < SPREAD_LINES_MAX:
                 i = bisect_right(starts, pos) - 1
                 found = hits.setdefault(i, {})
+                nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
+                if not quoted_kind:
+                    spans = strings.get(i)
+                    if spans is None:
+                        spans = strings[i] = _string_spans(joined[starts[i]:nxt])
+                    inside = _within(spans, pos - starts[i], len(n))
+                else:
+                    inside = False
                 if k not in found:
                     found[k] = n
                     spread[k] = spread.get(k, 0) + 1
-                nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
+                    if inside:
+                        in_string.add((i, k))
+                elif not inside:
+                    in_string.discard((i, k))
                 pos = joined.find(n, nxt)
     if rarity is not None and len(rarity) != len(keywords):
         rarity = None
@@ -198,7 +217,8 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 break
             if i in chosen or i < licence or (texts and lines[i].strip() in texts):
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
-            worth = sum(value[k] * (COVERED_FACTOR if k in covered else 1.0) for k in hits[i])
+            worth = sum(value[k] * (COVERED_FACTOR if k in covered else 1.0)
+                        * (STRING_HIT_FACTOR if (i, k) in in_string else 1.0) for k in hits[i])
             if i not in kinds:
                 names = line_definitions(lines, i, rel)
                 kinds[i] = (0 if not names else 1 + any(n and n in name for n in hits[i].values() for name in names),
@@ -227,6 +247,30 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             line = _window(line, [hits[i][k] for k in sorted(hits.get(i, {}), key=lambda k: -value[k])], len(head))
         out.append(head + line)
     return out
+
+
+def _string_spans(line: str) -> list[tuple[int, int]]:
+    """The spans ``(start, end)`` of the strings a line of code holds: from a quote (``"``,
+    ``'`` or a backtick) to the same quote unescaped, or to the line's end. An apostrophe
+    between letters (``don't`` in a comment) opens none."""
+    spans: list[tuple[int, int]] = []
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c in "\"'`" and not (c == "'" and 0 < i < n - 1 and line[i - 1].isalpha() and line[i + 1].isalpha()):
+            j = i + 1
+            while j < n and line[j] != c:
+                j += 2 if line[j] == "\\" else 1
+            spans.append((i, min(j, n)))
+            i = j + 1
+        else:
+            i += 1
+    return spans
+
+
+def _within(spans: Sequence[tuple[int, int]], at: int, length: int) -> bool:
+    """Whether ``[at, at + length)`` lies inside one of ``spans``."""
+    return any(a < at and at + length <= b for a, b in spans)
 
 
 def _window(line: str, needles: Sequence[str], head: int = 0) -> str:
