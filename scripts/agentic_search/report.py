@@ -58,6 +58,8 @@ _RUST_TESTS_RE = re.compile(r"^[ \t]*#\[cfg\(test\)\]", re.M)
 # .error("Could not save the backup")``) says the line talks about it; the code that does
 # it holds the same words as names. Such a keyword counts the comment's factor on that
 # line, unless it is a message the task quotes (where an error is raised is the place).
+# Measured with bench/lines.py on both dev splits: a quoted line within 10 lines of the
+# fix for 145 -> 149 of 261 gold files, inside it 54 -> 56.
 STRING_HIT_FACTOR = COMMENT_LINE_FACTOR
 _COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#(?![\w!\[])|/\*|\*(?!\*?[\w(])|--[ \t]|;;|<!--)")
 # A file's licence header: the comment at its head, when it names a licence or a copyright.
