@@ -61,6 +61,9 @@ _RUST_TESTS_RE = re.compile(r"^[ \t]*#\[cfg\(test\)\]", re.M)
 # Measured with bench/lines.py on both dev splits: a quoted line within 10 lines of the
 # fix for 145 -> 149 of 261 gold files, inside it 54 -> 56.
 STRING_HIT_FACTOR = COMMENT_LINE_FACTOR
+# Lines longer than this (a minified bundle's, a data file's) are not scanned for strings:
+# the scan is a walk over the line's characters, once per line a keyword is found on.
+STRING_SCAN_MAX_CHARS = 4096
 _COMMENT_LINE_RE = re.compile(r"^[ \t]*(?://|#(?![\w!\[])|/\*|\*(?!\*?[\w(])|--[ \t]|;;|<!--)")
 # A file's licence header: the comment at its head, when it names a licence or a copyright.
 # It is about the file's terms, not its code (a trial's Java interface quoted ``* WITHOUT
@@ -254,9 +257,12 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
 def _string_spans(line: str) -> list[tuple[int, int]]:
     """The spans ``(start, end)`` of the strings a line of code holds: from a quote (``"``,
     ``'`` or a backtick) to the same quote unescaped, or to the line's end. An apostrophe
-    between letters (``don't`` in a comment) opens none."""
+    between letters (``don't`` in a comment) opens none; a line longer than
+    STRING_SCAN_MAX_CHARS holds none that counts."""
     spans: list[tuple[int, int]] = []
     i, n = 0, len(line)
+    if n > STRING_SCAN_MAX_CHARS:
+        return spans
     while i < n:
         c = line[i]
         if c in "\"'`" and not (c == "'" and 0 < i < n - 1 and line[i - 1].isalpha() and line[i + 1].isalpha()):
