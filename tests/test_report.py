@@ -512,11 +512,7 @@ def test_a_log_calls_message_is_quoted_after_the_code_holding_the_same_words() -
     assert summary_lines(text, msg, rel="BackupManager.java")[0].startswith("L2:")
 
 
-def test_a_minified_line_is_not_scanned_for_strings_and_stays_fast() -> None:
-    import time
+def test_a_minified_line_is_not_scanned_for_strings() -> None:
     from agentic_search.report import STRING_SCAN_MAX_CHARS, _string_spans
-    line = 'a("x' + "y" * 2_000_000 + '");'
-    started = time.monotonic()
-    assert _string_spans(line) == []
-    assert time.monotonic() - started < 0.5
+    assert _string_spans('a("x' + "y" * STRING_SCAN_MAX_CHARS + '");') == []
     assert _string_spans('f("backup") + g') == [(2, 9)] and len('f("backup") + g') < STRING_SCAN_MAX_CHARS
