@@ -197,3 +197,17 @@ def test_a_clear_stop_names_the_file_its_quoted_definitions_hand_the_work_to():
                           "read that")
     d = decide(Evidence(**base, handoff="B.java", handoff_names=("x",), handoff_callers=("a1", "a2", "a3", "a4")))
     assert "; its a1, a2, a3, ... call x in B.java:" in d.why
+
+
+def test_a_clear_stop_on_a_setter_names_where_the_value_is_read():
+    # a trial's mocha stop: `Mocha.prototype.forbidOnly` only stores the option; the fix
+    # is in the two files that read it
+    base = dict(cycle=1, max_cycles=3, results=5, confidence=0.8, clear=True, high=1, best=0.87, top="lib/mocha.js")
+    d = decide(Evidence(**base, readers=("lib/interfaces/common.js", "lib/runner.js"), reader_names=("forbidOnly",)))
+    assert (d.action, d.done) == ("synthesize", True)
+    assert d.why.endswith("read it; its forbidOnly only stores a value, read in lib/interfaces/common.js, "
+                          "lib/runner.js: the work is where it is read")
+    # a handoff found first is the one named
+    d = decide(Evidence(**base, handoff="B.js", handoff_names=("x",), handoff_callers=("a",),
+                        readers=("lib/runner.js",), reader_names=("forbidOnly",)))
+    assert "only stores" not in d.why and "call x in B.js" in d.why

@@ -274,3 +274,50 @@ def test_a_name_the_tasks_traceback_shows_as_a_frame_hands_nothing_on(tmp_path):
     out = run_cycle(str(root), LoopState(root=str(root)), req, {}, ENV)
     assert out.view.decision.done and out.view.results[0].id.endswith("/Styled.java")
     assert "StyledBuilder.java" not in out.view.decision.why
+
+
+SETTER = """'use strict';
+function Mocha(options) {
+  this.options = options;
+}
+
+/**
+ * Whether tests marked `only` fail the suite.
+ */
+Mocha.prototype.forbidOnly = function(forbidOnly) {
+  this.options.forbidOnly = forbidOnly !== false;
+  return this;
+};
+
+Mocha.prototype.grep = function(re) {
+  this.options.grep = compile(re);
+  return this;
+};
+"""
+
+
+def test_a_setter_of_the_quoted_option_names_the_files_that_read_it():
+    readers = [
+        ("lib/cli/run.js", b"'forbid-only': { description: 'fail if exclusive test(s) encountered' }"),
+        ("lib/runner.js", b"runner.prototype.run = function() { if (this.forbidonly && suite.hasonly()) { fail(); } };"),
+        ("lib/setup.js", b"runner.forbidonly = options.forbidonly;"),
+        ("lib/interfaces/common.js", b"if (mocha.options.forbidonly === true && shouldbetested(suite)) { throw err; }"),
+        ("test/runner.spec.js", b"expect(runner.forbidonly).to.be(true);"),
+    ]
+    got = handoff.find_readers("lib/mocha.js", SETTER, {"forbid-only": ("forbid-only", "forbidonly")}, readers)
+    # the CLI's option table names it as a string, a test reads it: neither is the work;
+    # `runner.forbidonly = options.forbidonly` both stores and reads it
+    assert got == handoff.Readers(("forbidOnly",), ("lib/runner.js", "lib/setup.js"))
+
+
+def test_a_definition_that_does_more_than_store_names_no_reader():
+    readers = [("lib/runner.js", b"if (this.grep) { x(); }")]
+    # `grep` stores what a call computes: it does work of its own
+    assert handoff.find_readers("lib/mocha.js", SETTER, {"grep": ("grep",)}, readers) is None
+    # a definition storing another name than its own is no setter of it
+    other = SETTER.replace("this.options.forbidOnly =", "this.options.exclusive =")
+    assert handoff.find_readers("lib/mocha.js", other, {"forbid-only": ("forbidonly",)},
+                                [("lib/runner.js", b"if (this.forbidonly) {}")]) is None
+    # a file that only assigns it reads nothing
+    assert handoff.find_readers("lib/mocha.js", SETTER, {"forbid-only": ("forbidonly",)},
+                                [("lib/runner.js", b"runner.forbidonly = true;")]) is None

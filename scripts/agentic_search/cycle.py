@@ -630,6 +630,23 @@ def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
                             linked=frozenset(ev.related.get(top, ())))
 
 
+def _readers(ev: Evaluation, d: Dispatched, top: str, state: LoopState, judgements: Mapping[str, float],
+             keywords: Sequence[Keyword]) -> Optional[handoff_mod.Readers]:
+    """Where the values the first file's definitions of quoted names only store are read,
+    among the files ranked after it that the caller neither left out nor judged
+    (handoff.find_readers): a stop on a setter names the code that acts on the setting."""
+    first = d.by_rel.get(top)
+    quoted = set(ev.assessment.evidence.defines) if ev.assessment.evidence is not None else set()
+    if first is None or first.changed or not quoted:
+        return None
+    spellings = {k.text: tuple(dict.fromkeys(n.decode("utf-8", "ignore") for n in k.needles if n))
+                 for k in keywords if k.text in quoted}
+    judged = frozenset(judgements).union(rel for rel, e in state.scores.items() if e.judged)
+    after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
+             if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
+    return handoff_mod.find_readers(top, decode_text(first.data), spellings, [(rel, d.by_rel[rel].low) for rel in after])
+
+
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
     quoted = quoted_lines(p.task)
     return tuple(build_result(s, d.by_rel.get(s.rel), p.query.keywords, ev.matches.get(s.rel),
@@ -903,8 +920,9 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     if runner_up[1] < RELATED:
         runner_up = ("", 0.0)
     # (Only where the decision can stop on a clear first file: the note belongs to that stop.)
-    handed = _handoff(ev, d, top, state, p.judgements, p.task) \
-        if ev.assessment.clear and assessed and not ev.assessment.generic and not steered else None
+    stop_note = ev.assessment.clear and assessed and not ev.assessment.generic and not steered
+    handed = _handoff(ev, d, top, state, p.judgements, p.task) if stop_note else None
+    read_in = _readers(ev, d, top, state, p.judgements, p.query.keywords) if stop_note and handed is None else None
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
@@ -923,6 +941,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         top_rank=next((i for i, (rel, _s, _e) in enumerate(ranked_shown, 1) if rel == top), 0) if p.cycle > 1 else 0,
         handoff=handed.target if handed else "", handoff_names=handed.names if handed else (),
         handoff_callers=handed.callers if handed else (),
+        readers=read_in.files if read_in else (), reader_names=read_in.names if read_in else (),
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}

@@ -111,6 +111,8 @@ class Evidence:
     handoff: str = ""                     # the file the best one's quoted definitions call into (handoff.py)
     handoff_names: tuple[str, ...] = ()   # ... the names of it they call
     handoff_callers: tuple[str, ...] = () # ... and which quoted names of the best file call them
+    readers: tuple[str, ...] = ()         # the files reading what the best one's quoted definitions only store
+    reader_names: tuple[str, ...] = ()    # ... those definitions' names
 
 
 def _ordinal(n: int) -> str:
@@ -127,7 +129,11 @@ def _handoff(e: Evidence) -> str:
     """The stop's note on the file the best one hands the work to (handoff.py), or "".
     (The trials' commonest wrong stop: the fix one call below the API the report calls.)"""
     if not e.handoff:
+        if e.readers:  # (a setter: the fix is where the setting acts; a trial's mocha stop)
+            return (f"; its {', '.join(e.reader_names[:HANDOFF_NAMES_SHOWN])} only stores a value, read in "
+                    f"{', '.join(e.readers)}: the work is where it is read")
         return ""
+
     def listed(names: tuple[str, ...]) -> str:
         return ", ".join(names[:HANDOFF_NAMES_SHOWN]) + (", ..." if len(names) > HANDOFF_NAMES_SHOWN else "")
 

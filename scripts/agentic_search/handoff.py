@@ -67,6 +67,22 @@ _NOT_CALLS = frozenset(
     "print super this self function func lambda match with except defer go".split())
 
 
+# A line of a body that only stores: an assignment (not a comparison) or a ``return``
+# of the object itself (a fluent setter's ``return this;``).
+_ASSIGN_RE = re.compile(r"^[ \t]*(?:(?:this|self)[ \t]*(?:\.|->)[ \t]*)?[\w$.\[\]'\"-]+[ \t]*(?<![=!<>])=(?![=>])")
+_RETURN_SELF_RE = re.compile(r"^[ \t]*return[ \t]+(?:this|self)?[ \t;]*$")
+# The readers named at most.
+MAX_READERS = 2
+
+
+@dataclass(frozen=True)
+class Readers:
+    """Where a value the first file's definition of a quoted name only stores is read."""
+
+    names: tuple[str, ...]      # the quoted names whose definitions only store, as the code spells them
+    files: tuple[str, ...]      # the ranked files that read the stored value, best first
+
+
 @dataclass(frozen=True)
 class Handoff:
     """Where the first file's definitions of quoted names send the work."""
@@ -210,3 +226,72 @@ def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
         if best is None or key > best[0]:
             best = (key, Handoff(rel, tuple(sorted(spelled[k] for k in names)), tuple(callers)))
     return best[1] if best else None
+
+
+def _stores_own(body: Sequence[str], key: str) -> bool:
+    """Whether a thin body only stores a value under its own name ``key`` (lower case):
+    every line of code an assignment or a ``return this``, one of them to ``.key`` (a
+    setter: ``this.options.forbidOnly = forbidOnly !== false;``), and no call."""
+    if not body or _called(body):
+        return False
+    stores = False
+    for line in body:
+        m = _ASSIGN_RE.match(line)
+        if m is None:
+            if not _RETURN_SELF_RE.match(line):
+                return False
+            continue
+        target = line[:m.end() - 1].strip().lower()
+        stores = stores or target.endswith("." + key) or target.endswith("->" + key)
+    return stores
+
+
+def _reads(low: bytes, key: bytes) -> bool:
+    """Whether the file (lower-cased bytes) reads a member ``key``: ``.key`` not assigned."""
+    needle = b"." + key
+    p = low.find(needle)
+    while p >= 0:
+        end = p + len(needle)
+        if end >= len(low) or not (chr(low[end]).isalnum() or low[end] in b"_$"):
+            rest = low[end:end + 3].lstrip(b" \t")
+            if not (rest[:1] == b"=" and rest[1:2] not in (b"=", b">")):
+                return True
+        p = low.find(needle, end)
+    return False
+
+
+def find_readers(top: str, top_text: str, spellings: dict[str, Sequence[str]],
+                 candidates: Sequence[tuple[str, bytes]]) -> Optional[Readers]:
+    """The ranked files that read what the first file's definitions of quoted names only
+    store, or None. ``spellings`` maps each quoted name to how the code may spell it
+    (lower case: ``forbid-only`` -> ``forbidonly``). A setter the report's flag leads to
+    (mocha's ``Mocha.prototype.forbidOnly`` storing ``options.forbidOnly``) is where the
+    option is kept, not where it acts: the files reading it are (a trial's mocha stop)."""
+    if len(top_text) > MAX_BYTES:
+        return None
+    lines = top_text.split("\n")
+    low, starts = lowered_lines(lines)
+    stored: dict[str, str] = {}  # the spelling stored -> as the code spells it
+    for spelled in spellings.values():
+        for key in spelled:
+            for i in _sites(low, starts, key):
+                if len(lines[i]) > LONG_LINE or "(" not in lines[i] or not _defines_here(lines, i, top, key):
+                    continue
+                end = i + 1
+                while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, top):
+                    end += 1
+                body = _code_lines(lines[i + 1:end])
+                if len(body) <= THIN_LINES and _stores_own(body, key):
+                    at = low.find(key, starts[i])
+                    stored[key] = lines[i][at - starts[i]:at - starts[i] + len(key)] if at >= 0 else key
+    if not stored:
+        return None
+    files = []
+    for rel, flow in candidates[:CANDIDATES]:
+        if rel == top or len(flow) > MAX_BYTES or lang.file_role(rel)[0] != "source" or _declares_only(rel):
+            continue
+        if any(_reads(flow, key.encode("utf-8", "replace")) for key in stored):
+            files.append(rel)
+            if len(files) == MAX_READERS:
+                break
+    return Readers(tuple(sorted(set(stored.values()))), tuple(files)) if files else None
