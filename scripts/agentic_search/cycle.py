@@ -606,45 +606,32 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
     return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
-def _handoff(ev: Evaluation, d: Dispatched, top: str, state: LoopState,
-             judgements: Mapping[str, float], task: str) -> Optional[handoff_mod.Handoff]:
-    """Where the first file's definitions of the task's quoted names send the work, among
-    the files ranked after it that the caller neither left out nor judged (handoff.py),
-    a file an import links to it first on a tie: read only for a cycle whose first file
-    is clear. A name the task's traceback shows as a frame is not read: the traceback
-    already says where its work went (a trial's ``readLib`` raised in its own line, and
-    the hint named the module it would have called next)."""
+def _stop_notes(ev: Evaluation, d: Dispatched, top: str, state: LoopState, judgements: Mapping[str, float],
+                task: str, keywords: Sequence[Keyword]
+                ) -> tuple[Optional[handoff_mod.Handoff], Optional[handoff_mod.Readers]]:
+    """What a clear stop's note names beside the first file (handoff.py), among the files
+    ranked after it that the caller neither left out nor judged: where the first file's
+    definitions of the task's quoted names send the work (a file an import links to it
+    first on a tie), else where the values they only store are read (a setter's readers).
+    A name the task's traceback shows as a frame is not read: the traceback already says
+    where its work went (a trial's ``readLib`` raised in its own line, and the hint named
+    the module it would have called next)."""
     first = d.by_rel.get(top)
     frames = traceback_frames(task)
     quoted = tuple(q for q in ev.assessment.evidence.defines if q not in frames) \
         if ev.assessment.evidence is not None else ()
-    if first is None or not quoted:
-        return None
+    if first is None or not quoted or first.changed:
+        return None, None  # (edited while the cycle ran: its text is not what was ranked)
     judged = frozenset(judgements).union(rel for rel, e in state.scores.items() if e.judged)
-    after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
+    after = [(s.rel, d.by_rel[s.rel].low) for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
              if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
     text = decode_text(first.data)
-    if first.changed:
-        return None  # (edited while the cycle ran: its text is not what was ranked, and is quoted nowhere)
-    return handoff_mod.find(top, text, first.low, quoted, [(rel, d.by_rel[rel].low) for rel in after],
-                            linked=frozenset(ev.related.get(top, ())))
-
-
-def _readers(ev: Evaluation, d: Dispatched, top: str, state: LoopState, judgements: Mapping[str, float],
-             keywords: Sequence[Keyword]) -> Optional[handoff_mod.Readers]:
-    """Where the values the first file's definitions of quoted names only store are read,
-    among the files ranked after it that the caller neither left out nor judged
-    (handoff.find_readers): a stop on a setter names the code that acts on the setting."""
-    first = d.by_rel.get(top)
-    quoted = set(ev.assessment.evidence.defines) if ev.assessment.evidence is not None else set()
-    if first is None or first.changed or not quoted:
-        return None
+    handed = handoff_mod.find(top, text, first.low, quoted, after, linked=frozenset(ev.related.get(top, ())))
+    if handed is not None:
+        return handed, None
     spellings = {k.text: tuple(dict.fromkeys(n.decode("utf-8", "ignore") for n in k.needles if n))
                  for k in keywords if k.text in quoted}
-    judged = frozenset(judgements).union(rel for rel, e in state.scores.items() if e.judged)
-    after = [s.rel for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
-             if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
-    return handoff_mod.find_readers(top, decode_text(first.data), spellings, [(rel, d.by_rel[rel].low) for rel in after])
+    return None, handoff_mod.find_readers(top, text, spellings, after)
 
 
 def _results(p: Plan, ev: Evaluation, d: Dispatched, cache: Optional[Any] = None) -> tuple[ResultView, ...]:
@@ -921,8 +908,8 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         runner_up = ("", 0.0)
     # (Only where the decision can stop on a clear first file: the note belongs to that stop.)
     stop_note = ev.assessment.clear and assessed and not ev.assessment.generic and not steered
-    handed = _handoff(ev, d, top, state, p.judgements, p.task) if stop_note else None
-    read_in = _readers(ev, d, top, state, p.judgements, p.query.keywords) if stop_note and handed is None else None
+    handed, read_in = _stop_notes(ev, d, top, state, p.judgements, p.task, p.query.keywords) \
+        if stop_note else (None, None)
     decision = decide(Evidence(
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),

@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
-from typing import AbstractSet, Optional, Sequence
+from typing import AbstractSet, Iterator, Optional, Sequence
 
 from . import lang
 from .match import defines
@@ -115,17 +115,24 @@ def _bodies(text: str, rel: str, names: Sequence[str]) -> dict[str, list[str]]:
     low, starts = lowered_lines(lines)
     out: dict[str, list[str]] = {}
     for name in names:
-        key = name.lower()
-        for i in _sites(low, starts, key):
-            if len(lines[i]) > LONG_LINE or "(" not in lines[i] or not _defines_here(lines, i, rel, key):
-                continue
-            end = i + 1
-            while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, rel):
-                end += 1
-            body = _code_lines(lines[i + 1:end])
-            if len(body) <= THIN_LINES:
-                out.setdefault(name, []).extend(body)
+        for _i, body in _thin_definitions(lines, low, starts, rel, name.lower()):
+            out.setdefault(name, []).extend(body)
     return out
+
+
+def _thin_definitions(lines: Sequence[str], low: str, starts: Sequence[int], rel: str,
+                      key: str) -> Iterator[tuple[int, list[str]]]:
+    """Each definition of ``key`` (lower case) as a function with a thin body (see
+    :func:`_bodies`): its line's index and its body's lines of code."""
+    for i in _sites(low, starts, key):
+        if len(lines[i]) > LONG_LINE or "(" not in lines[i] or not _defines_here(lines, i, rel, key):
+            continue
+        end = i + 1
+        while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, rel):
+            end += 1
+        body = _code_lines(lines[i + 1:end])
+        if len(body) <= THIN_LINES:
+            yield i, body
 
 
 def _code_lines(lines: Sequence[str]) -> list[str]:
@@ -274,14 +281,8 @@ def find_readers(top: str, top_text: str, spellings: dict[str, Sequence[str]],
     stored: dict[str, str] = {}  # the spelling stored -> as the code spells it
     for spelled in spellings.values():
         for key in spelled:
-            for i in _sites(low, starts, key):
-                if len(lines[i]) > LONG_LINE or "(" not in lines[i] or not _defines_here(lines, i, top, key):
-                    continue
-                end = i + 1
-                while end < min(len(lines), i + 1 + BODY_LINES) and not line_definitions(lines, end, top):
-                    end += 1
-                body = _code_lines(lines[i + 1:end])
-                if len(body) <= THIN_LINES and _stores_own(body, key):
+            for i, body in _thin_definitions(lines, low, starts, top, key):
+                if _stores_own(body, key):
                     at = low.find(key, starts[i])
                     stored[key] = lines[i][at - starts[i]:at - starts[i] + len(key)] if at >= 0 else key
     if not stored:
