@@ -454,6 +454,11 @@ def _texts(task: str) -> List[str]:
     return [k.text for k in extract_keywords(task)]
 
 
+def _words(task: str) -> set:
+    """The task's keywords, normalized."""
+    return {normalize(k.text) for k in extract_keywords(task)}
+
+
 @pytest.mark.parametrize("url,path", [
     ("https://github.com/tokio-rs/tokio/blob/master/tokio/src/sync/semaphore.rs#L377-L382", "tokio/src/sync/semaphore.rs"),
     ("https://github.com/iamkun/dayjs/tree/dev/src/plugin/utc", "src/plugin/utc"),
@@ -712,14 +717,14 @@ def test_a_command_asking_a_programs_version_gives_no_keywords():
             "`difft --version`\n```\nDifftastic 0.67.0\n```\n\n$ tmux -V\n\n$ helm version\nv3\n"
             "The `--version` flag of `frobnicate` prints twice.\n\nManifest version\n"
             "The `api version` header; upgrading `pydantic` to version `2.0`.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"difft", "tmux", "helm"} & texts
     # a line of prose, a header's name and the words between two spans stay
     assert {"tab", "layout", "misalign", "frobnicate", "version", "manifest", "api", "pydantic"} <= texts
 
 
 def test_a_version_command_in_the_title_is_what_the_issue_is_about():
-    texts = {normalize(k.text) for k in extract_keywords("`black --version` reports 0.0.0\n\nIt did after install.\n")}
+    texts = _words("`black --version` reports 0.0.0\n\nIt did after install.\n")
     assert {"black", "version"} <= texts
 
 
@@ -727,7 +732,7 @@ def test_a_heading_asking_the_reporter_goes_but_the_reporters_own_plea_stays():
     task = ("Editor crash\n\n## Please help, the editor crashes when saving\n\nIt hangs.\n\n"
             "### Please describe the steps to reproduce the issue\n\nopen, save\n\n"
             "### \U0001F3F3\ufe0f\u200d\U0001F308 Playground Link\n\nnone\n\n```js\n// Summary\n```\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert {"help", "crashes", "saving", "summary"} <= texts  # (a comment is no heading)
     assert not {"describe", "steps", "reproduce", "playground", "link"} & texts
 
@@ -767,14 +772,14 @@ def test_a_template_option_the_reporter_left_unchecked_gives_no_keyword():
     task = ("Iterator breaks\n\n#### Which version of the library did you use?\n\n"
             "- [x] latest release version 3.10.5\n- [ ] other release - please state the version: ___\n"
             "- [ ] the `develop` branch\n\nThe `iter_impl` post-increment is const.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert "develop" not in texts and "iter_impl" in texts
 
 
 def test_a_pasted_files_encoding_line_and_shebang_give_no_keyword():
     task = ("Memory leak\n```python\n#!/usr/bin/env python\n# -*- coding: utf-8 -*-\n"
             "from marshmallow import Schema\nclass MsgSchema(Schema): pass\n```\nmemory grows")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"coding", "utf", "env", "usr", "bin"} & texts
     assert {"msgschema", "memory", "leak"} <= texts
 
@@ -783,7 +788,7 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
     task = ("Panics on conflicts\n### Checklist\n\n- [x] I have searched the [discussions](https://x.org/d)\n"
             "- [x] For bug reports, I have checked the manual page (`man fzf`)\n"
             "- [x] In `json_sax_dom_parser`, not all lines of `handle_binary` are covered.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"searched", "discussions", "manual", "checklist", "fzf"} & texts
     assert {"json_sax_dom_parser", "handle_binary", "conflicts"} <= texts
 
@@ -810,7 +815,7 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
      set(), {"separator", "quoted", "trailing"}),
 ])
 def test_an_issue_forms_answers_about_the_machine_give_no_keyword(task, absent, present) -> None:
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not absent & texts
     assert present <= texts
 
@@ -831,7 +836,7 @@ def test_an_environment_sections_list_ends_where_the_issues_own_text_begins() ->
 
 
 def test_a_title_that_holds_the_word_version_is_no_environment_question() -> None:
-    texts = {normalize(k.text) for k in extract_keywords("Bug\n# Version.parse rejects build metadata\ntext")}
+    texts = _words("Bug\n# Version.parse rejects build metadata\ntext")
     assert {"rejects", "metadata"} <= texts
 
 
@@ -1048,7 +1053,7 @@ def test_a_file_holding_the_message_verbatim_matches_it_and_one_holding_its_word
      {"dumped"}, {"range", "aborted"}),
 ])
 def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone, kept) -> None:
-    found = {normalize(k.text) for k in extract_keywords(task)}
+    found = _words(task)
     assert not gone & found
     assert kept <= found
 
@@ -1153,10 +1158,10 @@ def test_an_installed_copys_path_is_the_path_inside_its_package() -> None:
 
 def test_a_file_names_extension_in_pasted_code_is_no_keyword() -> None:
     task = 'Running `flask run --exclude-patterns "*.tmp"` (same with `--extra-files a.py`) fails'
-    found = {normalize(k.text) for k in extract_keywords(task)}
+    found = _words(task)
     assert not {"tmp", "py"} & found and {"exclude", "patterns", "extra", "files"} <= found
     # an attribute is no extension: request.args keeps args
-    assert "args" in {normalize(k.text) for k in extract_keywords("read `request.args` in `views.py`")}
+    assert "args" in _words("read `request.args` in `views.py`")
 
 
 def test_a_decorator_is_no_module_path() -> None:
@@ -1181,7 +1186,7 @@ def test_a_member_of_a_variable_the_tasks_code_assigns_is_no_module_path() -> No
 
 
 def test_a_quoted_core_dumped_is_the_tasks_subject() -> None:
-    found = {normalize(k.text) for k in extract_keywords("The jobs list prints `(core dumped)` for a killed job")}
+    found = _words("The jobs list prints `(core dumped)` for a killed job")
     assert {"core", "dumped"} <= found
 
 
@@ -1480,7 +1485,7 @@ def test_an_envinfo_report_and_an_apps_saved_state_link_give_no_keyword() -> Non
 
 def test_a_strings_byte_escape_gives_no_word() -> None:
     task = "Show files whose name is invalid UTF-8\n\n`mkdir $'bad_name_\\xff'` then `ls` shows nothing (\\u00e9 too)\n"
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"xff", "u00e9"} & texts
     assert {"invalid", "bad_name_"} <= texts
 
@@ -1502,7 +1507,7 @@ def test_an_underlined_heading_and_a_question_heading_are_the_templates() -> Non
             "Local filesystem\n\nProblem description\n===================\n"
             "The snapshot shows up in the mountpoint but the symlink still points to the old one.\n\n"
             "**What did you expect to see?**\nThe newest snapshot.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"compiled", "linux", "arm", "version", "backend", "service", "store", "expect"} & texts
     assert {"latest", "snapshot", "mountpoint", "symlink", "newest", "filesystem"} <= texts
 
@@ -1512,7 +1517,7 @@ def test_a_heading_that_asks_the_reporter_or_starts_with_an_emoji_is_the_templat
             "### Please read the FAQ for the bug you encountered.\n\n- [x] I have read the existing FAQ\n\n"
             "### \u23ef Playground Link\n\nN/A\n\n### Additional information about the issue\n\n"
             "The glob is ignored when a language is given; please keep both.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"faq", "encountered", "playground", "link", "additional"} & texts
     assert {"globs", "lang", "glob", "ignored", "language"} <= texts
 
@@ -1520,7 +1525,7 @@ def test_a_heading_that_asks_the_reporter_or_starts_with_an_emoji_is_the_templat
 def test_counts_spelled_out_and_chat_shorthand_are_no_keywords() -> None:
     task = ("Flex items overlap\n\nThe cells two, three and four are drawn at the same place, "
             "idk why; imo the flexbox layout resets their offset.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"two", "three", "four", "idk", "imo"} & texts
     assert {"flex", "cells", "flexbox", "layout", "offset"} <= texts
 
@@ -1554,16 +1559,16 @@ def test_a_templates_imperative_checklist_item_gives_no_keywords() -> None:
             "- [x] Search for [existing issues](https://github.com/KaTeX/KaTeX/issues).\n"
             "- [x] Check the bug is reproducible in the demo. If not, check KaTeX is up-to-date and installed correctly.\n"
             "- [x] Check that `getBaseElem` keeps the font\n\nThe hat is off centre.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"common", "existing", "search"} & texts
     assert {"getbaseelem", "hat", "mathbb"} <= texts
 
 
 def test_the_word_commit_before_a_commits_name_goes_with_it() -> None:
-    texts = {normalize(k.text) for k in extract_keywords(
-        "Parser not backward compatible\n\nCommit 3ea458b introduces a breaking change in the parser.\n")}
+    texts = _words(
+        "Parser not backward compatible\n\nCommit 3ea458b introduces a breaking change in the parser.\n")
     assert not {"3ea458b", "commit"} & texts and "introduces" in texts
-    texts = {normalize(k.text) for k in extract_keywords("Hook fails\n\nSince commit 3ea458b the commit hook fails.\n")}
+    texts = _words("Hook fails\n\nSince commit 3ea458b the commit hook fails.\n")
     assert "commit" in texts  # the other "commit" is the text's own
 
 
@@ -1618,12 +1623,12 @@ def test_a_forms_camel_case_answer_about_the_machine_and_an_emptied_checklist_gi
             "- [x] I made a backup of my libraries before testing the latest development version.\n\n"
             "### Steps to reproduce the behaviour\n\n1. Open a bib file with `@string` entries\n\n"
             "### Dialog handling\n\n- [x] I made sure the backup dialog closes\n\nThe dialog restores entries.\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"opensuse", "tumbleweed", "checked", "development", "libraries", "copy"} & texts
     # a heading over the reporter's own prose stays, and so does an answer naming code
     assert {"entries", "dialog", "handling", "restores"} <= texts
-    kept = {normalize(k.text) for k in extract_keywords(
-        "Crash on start\n\n### Operating system\n\nAll of them: `BackupManager.perform_backup()` fails\n")}
+    kept = _words(
+        "Crash on start\n\n### Operating system\n\nAll of them: `BackupManager.perform_backup()` fails\n")
     assert "perform_backup" in kept
 
 
@@ -1633,7 +1638,7 @@ def test_the_terminal_and_shell_the_reporter_runs_give_no_keyword():
     task = ("deleting wrong files\n\ngdu deletes the wrong files after a sort.\n\n**System:**\n"
             " - OS: Gentoo Linux\n - Terminal: XTerm\n - **Shell:** zsh 5.9\n - Version: v5.29.0\n\n"
             "Run it in the shell: `gdu --sort-order` prints ConsoleWriter output.\n- the terminal hangs\n")
-    texts = {normalize(k.text) for k in extract_keywords(task)}
+    texts = _words(task)
     assert not {"xterm", "gentoo", "zsh", "system"} & texts
     # the issue's own lines that merely say "shell" or "terminal" stay
     assert {"consolewriter", "hangs", "sort"} <= texts
@@ -1641,20 +1646,16 @@ def test_the_terminal_and_shell_the_reporter_runs_give_no_keyword():
 
 def test_the_reporters_own_lines_near_the_forms_rules_stay():
     # an adversarial check's cases: each rule above leaves the reporter's own words
-    from agentic_search.query import extract_keywords
-
-    def texts(task):
-        return {normalize(k.text) for k in extract_keywords(task)}
     # a "what I tried" list of checked items is the reporter's (only the template's verbs go)
-    got = texts("Export hangs\n\n### What I tried\n\n- [x] I disabled hardware acceleration\n"
-                "- [x] I reverted the pdf renderer\n- [x] I searched the existing issues\n")
+    got = _words("Export hangs\n\n### What I tried\n\n- [x] I disabled hardware acceleration\n"
+                 "- [x] I reverted the pdf renderer\n- [x] I searched the existing issues\n")
     assert {"disabled", "acceleration", "reverted", "renderer"} <= got and "searched" not in got
     # a lower-case camel name under a question about the machine is code
-    assert "usesearchparams" in texts("Params lost\n\n### Environment\n\nuseSearchParams in the app router\n")
+    assert "usesearchparams" in _words("Params lost\n\n### Environment\n\nuseSearchParams in the app router\n")
     # a workflow's `shell:` in fenced code and a symptom of four words are the issue's
-    got = texts("act fails with pwsh\n\n```yaml\njobs:\n  build:\n    steps:\n      - run: echo\n"
-                "        shell: pwsh\n```\n\n- Terminal: cursor vanishes after resize\n")
+    got = _words("act fails with pwsh\n\n```yaml\njobs:\n  build:\n    steps:\n      - run: echo\n"
+                 "        shell: pwsh\n```\n\n- Terminal: cursor vanishes after resize\n")
     assert {"shell", "cursor", "vanishes", "resize"} <= got
     # the reporter's heading over nothing but a template item names the issue
-    assert {"crash", "exporting", "dialog"} <= texts(
+    assert {"crash", "exporting", "dialog"} <= _words(
         "Title here\n\n### Crash when exporting to PDF from the print dialog\n\n- [x] I searched existing issues\n")
