@@ -69,6 +69,8 @@ MAX_INPUT_BYTES = 512 * 1024 * 1024
 # Result items the CLI takes: twice the 500,000 above. Past it an input is no result list
 # but a flood of tiny items (``{}`` repeated: 42 MB of them took 49 s and 5 GB).
 MAX_RESULTS = 1_000_000
+# Keywords a query is read for (the first, each once); a longer list is a document.
+MAX_KEYWORDS = 1_000
 # Longest rendering of a bad value in an error message.
 _SHOWN_CHARS = 40
 # Invisible characters that steer a terminal or reorder text: escaped in --text output.
@@ -303,11 +305,12 @@ def _parse_results(results: object) -> _Results:
 
 
 def _parse_keywords(keywords: object) -> list[str]:
-    """Keywords as a list of non-blank strings; a plain string is split on whitespace."""
+    """Keywords as a list of non-blank strings, each once (in first-seen order) and at
+    most MAX_KEYWORDS of them; a plain string is split on whitespace."""
     if keywords is None:
         return []
     if isinstance(keywords, str):
-        return keywords.split()
+        return _capped_words(keywords.split())
     if not isinstance(keywords, (list, tuple)):
         raise HintsInputError(f"keywords: expected a list of strings, got {_describe(keywords)}")
     words = []
@@ -315,7 +318,13 @@ def _parse_keywords(keywords: object) -> list[str]:
         word = "" if value is None else _id_text(value, f"keywords[{i}]", "a string").strip()
         if word:
             words.append(word)
-    return words
+    return _capped_words(words)
+
+
+def _capped_words(words: list[str]) -> list[str]:
+    """``words`` without repeats, the first MAX_KEYWORDS kept: a query, not a document
+    (ten million words took minutes, each looked up for synonyms and gaps)."""
+    return list(dict.fromkeys(words))[:MAX_KEYWORDS]
 
 
 def _parse_round(value: object, where: str) -> int | None:
@@ -875,7 +884,7 @@ def _read_input(path: str | None) -> str:
     if path is None or path == "-":
         where = "input" if path is None else "--input -"
         try:
-            data = sys.stdin.buffer.read(MAX_INPUT_BYTES + 1)
+            data = _read_stdin(MAX_INPUT_BYTES + 1)
         except (OSError, ValueError) as error:
             raise HintsInputError(f"{where}: cannot read: {getattr(error, 'strerror', None) or error}") from None
     else:
@@ -891,6 +900,31 @@ def _read_input(path: str | None) -> str:
     if not text.strip():
         raise HintsInputError(f"{where}: empty; expected a JSON object")
     return text
+
+
+def _read_stdin(limit: int) -> bytes:
+    """At most ``limit`` bytes of stdin, to its end. A pipe its writer left non-blocking
+    is waited on piece by piece, as a blocking read would, never cut at what had arrived."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # (a replaced sys.stdin with no descriptor)
+        return sys.stdin.read(limit).encode("utf-8", "surrogateescape")
+    parts: list[bytes] = []
+    left = limit
+    while left > 0:
+        try:
+            piece = os.read(fd, min(left, 1 << 20))
+        except BlockingIOError:
+            import select
+            select.select([fd], [], [])
+            continue
+        except InterruptedError:
+            continue
+        if not piece:
+            break
+        parts.append(piece)
+        left -= len(piece)
+    return b"".join(parts)
 
 
 def _read_regular(path: str, where: str) -> bytes:
@@ -915,9 +949,12 @@ def _read_regular(path: str, where: str) -> bytes:
                               "not a result list")
     with os.fdopen(fd, "rb") as handle:
         try:
-            return handle.read(MAX_INPUT_BYTES + 1)
+            data = handle.read(MAX_INPUT_BYTES + 1)
         except OSError as error:
             raise HintsInputError(f"{where}: cannot read: {error.strerror or error}") from None
+    if data is None:  # a file that says it is regular yet would block (``/proc/kmsg``)
+        raise HintsInputError(f"{where}: would block (a kernel or device file); pass a file")
+    return data
 
 
 def _load_payload(text: str, where: str = "input") -> dict:

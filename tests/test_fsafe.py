@@ -90,3 +90,20 @@ def test_the_walk_does_not_list_a_folder_moved_out_while_it_ran(tmp_path, monkey
         result = walk_mod.walk(root_real)
     rels = sorted(e.rel for e in result.files)
     assert "src/auth/sub/planted.py" not in rels and "src/u.py" in rels
+
+
+@pytest.mark.skipif(not hasattr(os, "set_blocking"), reason="non-blocking pipes")
+def test_read_stream_waits_on_a_non_blocking_pipe_or_refuses_when_told_not_to_wait():
+    r, w = os.pipe()
+    try:
+        os.set_blocking(r, False)
+        with pytest.raises(BlockingIOError):  # (read_regular's kernel file that would block)
+            fsafe.read_stream(r, 10, wait=False)
+        os.write(w, b"abc")
+        os.close(w)
+        w = -1
+        assert fsafe.read_stream(r, 10) == b"abc"
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)

@@ -872,3 +872,29 @@ def test_too_few_open_files_allowed_runs_without_the_index(tmp_path, monkeypatch
     opened = index_mod.open_index(tree, where)
     assert opened is not None and raised == [(index_mod.MIN_OPEN_FILES, 4096)]
     opened.close()
+
+
+@pytest.mark.parametrize("how", ["--no-cache", "refused"])
+def test_a_folder_of_the_tree_named_as_the_index_dir_is_still_searched(tmp_path, instant, monkeypatch, how):
+    """(An adversarial check: ``--index-dir TREE/middleware`` with ``--no-cache`` left
+    ``middleware/`` out of the search, without a word.) Only a directory that holds an
+    index the tool made is its own cache."""
+    tree = make_tree(tmp_path / "tree")
+    monkeypatch.setenv(index_mod.ENV_DIR, str(tmp_path / "elsewhere"))
+    ask = ["--keywords", "Throttle", "check"]
+    clean = json.loads(main("--root", tree, "--state", tmp_path / "c.json", "--no-cache", *ask))
+    assert "middleware/throttle.py" in [r["id"] for r in clean["ranking"]]
+    extra = ["--no-cache"] if how == "--no-cache" else []
+    out = json.loads(main("--root", tree, "--state", tmp_path / "s.json", "--index-dir", tree / "middleware",
+                          *extra, *ask))
+    assert out["ranking"] == clean["ranking"]
+    assert not list((tree / "middleware").glob("*/seg-*.idx"))  # (nothing written in the tree)
+
+
+def test_holds_indexes_knows_the_tools_own_directories(tmp_path):
+    assert not index_mod.holds_indexes(str(tmp_path / "missing"))
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("x = 1\n")
+    assert not index_mod.holds_indexes(str(tmp_path / "src"))
+    (tmp_path / "cache" / ("0" * index_mod.KEY_DIGITS)).mkdir(parents=True)
+    assert index_mod.holds_indexes(str(tmp_path / "cache"))

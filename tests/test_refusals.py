@@ -423,3 +423,72 @@ def test_a_state_in_a_folder_that_takes_no_new_file_is_refused_at_once(tmp_path,
     """/proc says ENOENT to a new file: read as a lock that vanished, the call spun 60 s."""
     loop_refuses("--root", tree, "--state", "/proc/self/new.json", "--task", "token",
                  needle="cannot create the state's lock", code=1)
+
+
+def test_a_refused_call_prints_its_error_alone_not_the_notices_before_it(tmp_path):
+    """(An adversarial check: an ``--exclude`` notice came before the error line.)"""
+    tree = write_tree(tmp_path / "t", {"a.py": "def parse_date():\n    pass\n"})
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task", "~", "--exclude", "nosuch")
+    assert_one_line(proc, "retrieve_loop.py", "no keywords", 1)
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task", "fix parse_date", "--exclude", "nosuch")
+    assert proc.returncode == 0 and b"--exclude nosuch: no such file" in proc.stderr
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_a_task_file_dash_on_a_terminal_is_a_usage_error_not_a_wait(tmp_path):
+    tree = write_tree(tmp_path / "t", {"a.py": "def f():\n    pass\n"})
+    leader, follower = os.openpty()
+    try:
+        proc = subprocess.run([sys.executable, str(LOOP), "--root", str(tree), "--state", str(tmp_path / "s.json"),
+                               "--task-file", "-"], stdin=follower, capture_output=True, timeout=HANG_SECONDS)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert_one_line(proc, "retrieve_loop.py", "--task-file -: standard input is a terminal", 2)
+    assert not (tmp_path / "s.json").exists()
+
+
+# A writer that sets its pipe non-blocking, then writes in two pieces a moment apart.
+_NONBLOCKING = ("import fcntl, os, sys; fl = fcntl.fcntl(0, fcntl.F_GETFL); "
+                "fcntl.fcntl(0, fcntl.F_SETFL, fl | os.O_NONBLOCK); os.execv(sys.executable, sys.argv[1:])")
+
+
+def _fed_in_two_pieces(first: bytes, second: bytes, *argv) -> subprocess.CompletedProcess:
+    proc = subprocess.Popen([sys.executable, "-c", _NONBLOCKING, sys.executable, *map(str, argv)],
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdin.write(first)
+    proc.stdin.flush()
+    time.sleep(0.5)
+    out, err = proc.communicate(second, timeout=HANG_SECONDS)
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="fcntl")
+def test_a_non_blocking_stdin_is_read_to_its_end_by_both_scripts(tmp_path):
+    """(An adversarial check: a pipe left non-blocking gave a traceback, or only what
+    had arrived: the task ``session``, the rest lost.)"""
+    tree = write_tree(tmp_path / "t", {"auth.py": "def verify_token(t):\n    raise ValueError(t)\n"})
+    proc = _fed_in_two_pieces(b"session\n", b"verify_token raises ValueError\n",
+                              LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task-file", "-")
+    assert proc.returncode == 0, proc.stderr
+    assert "verify_token" in json.loads(proc.stdout)["query"]["keywords"]
+    proc = _fed_in_two_pieces(b'{"keywords": ["a"],', b' "results": []}', HINTS)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["gap_keywords"] == ["a"]
+
+
+def test_a_very_long_task_is_read_to_a_cap_and_says_so(tmp_path):
+    """(An adversarial check: a 4 MB task of list items took half a minute on four files.)"""
+    from agentic_search.query import MAX_TASK_CHARS, task_read
+
+    tree = write_tree(tmp_path / "t", {"auth.py": "def verify_token(t):\n    raise ValueError(t)\n"})
+    task = tmp_path / "task.txt"
+    task.write_text("verify_token raises\n" + "- a\n" * (MAX_TASK_CHARS // 2))
+    proc = run(LOOP, "--root", tree, "--state", tmp_path / "s.json", "--task-file", task)
+    assert proc.returncode == 0, proc.stderr
+    err = proc.stderr.decode()
+    assert err.count("\n") == 1 and "it is read to its first" in err
+    assert json.loads(proc.stdout)["ranking"][0]["id"] == "auth.py"
+    text = task.read_text()
+    assert task_read(text).endswith("- a") and len(task_read(text)) <= MAX_TASK_CHARS
+    assert task_read("short") == "short"

@@ -15,10 +15,11 @@ from typing import Any, Optional
 
 from hints import _say as notice  # (hints.py's own: one diagnostic line, best effort)
 from . import fsafe
-from .index import base_dir, open_index
+from .index import base_dir, holds_indexes, open_index
 from .cycle import CycleError, Env, rejudge, run_cycle, with_changes_marked, with_hints, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
+from .query import task_read
 from .records import CycleView
 from .request import (DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root,
                       check_state_outside, resolve_judgements)
@@ -185,11 +186,13 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     # A path copied from the ranking is that file, whatever characters it holds.
     request = replace(request, patterns=literal_paths(tree, request.patterns),
                       excludes=literal_paths(tree, request.excludes))
-    for x in request.excludes:
-        path = os.path.join(tree, *unescaped(x).split("/"))
-        if not prunes(tree, x) and not os.path.lexists(path):
-            notice(f"retrieve_loop.py: --exclude {x}: no such file in the tree, nothing excluded "
-                   f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)")
+    # (Said once the call has run: a call refused later prints its one error line alone.)
+    notes = [f"retrieve_loop.py: the task is {len(request.task):,} characters; it is read "
+             f"to its first {len(task_read(request.task)):,}"] if task_read(request.task) != request.task else []
+    notes += [f"retrieve_loop.py: --exclude {x}: no such file in the tree, nothing excluded "
+             f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
+             for x in request.excludes
+             if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
@@ -204,15 +207,20 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     detail = FULL if request.full else COMPACT
     if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles) \
             and not _judged_on(state, judgements):
-        return _replay(request, state, judgements, detail, ascii_only)
+        replayed = _replay(request, state, judgements, detail, ascii_only)
+        for line in notes:
+            notice(line)
+        return replayed
     progress = Progress()
     index = open_index(tree, request.index_dir) if request.use_cache else None
     if index is not None:
         index.progress = progress
     # The tool's own files are never results: its state and lock, and its indexes should
-    # they lie inside the tree (a cache directory under the root: not used, and pruned).
+    # they lie inside the tree (a cache directory under the root: not used, and pruned
+    # when it holds an index; a folder of the tree named as the index directory is not).
+    base = base_dir(request.index_dir)
     env = Env(
-        cache=index, progress=progress, skip_paths=own + (base_dir(request.index_dir),),
+        cache=index, progress=progress, skip_paths=own + ((base,) if holds_indexes(base) else ()),
         synonym_runs=_hints_module().synonym_runs, compute_hints=_hints_module().compute_hints,
     )
     try:
@@ -223,6 +231,8 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     except OSError as exc:
         raise RequestError(f"--root {root}: {exc.strerror or exc}") from None
     _save(request, outcome.state)
+    for line in notes:
+        notice(line)
     if index is not None:
         try:
             index.save()

@@ -38,12 +38,12 @@ from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
     is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, singular_of, \
-    traceback_frames
+    MAX_TASK_CHARS, task_read, traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
 from .report import CHANGED_IN_CYCLE, build_result, decode_text, ranked_names
-from .request import DEFAULT_LIMIT, MAX_TASK_BYTES, Request
+from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
     reason_text, roles_requested, score_matches, task_words
@@ -188,8 +188,9 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
     keywords: list[Keyword] = list(proposal.keywords) if proposal else []
     patterns = list(proposal.patterns) if proposal else []
     excludes = list(proposal.excludes) if proposal else []
-    if request.task:
-        keywords = merge_keywords(keywords, extract_keywords(request.task))
+    told = task_read(request.task)  # (a very long task is read to its first MAX_TASK_CHARS)
+    if told:
+        keywords = merge_keywords(keywords, extract_keywords(told))
     if request.keywords:
         keywords = merge_keywords(_steering(keywords_from_list(request.keywords, Kind.GIVEN), keywords), keywords)
     if request.patterns:
@@ -201,10 +202,10 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
         raise CycleError("no keywords: pass --keywords or a --task with searchable words")
     keywords = keywords[:MAX_QUERY_KEYWORDS]  # (the caller's newest first, the loop's own last)
     task = state.task
-    if request.task:
-        task = (task + "\n" + request.task).strip() if task else request.task
-        if len(task) > MAX_TASK_BYTES:  # (tasks added call after call: the newest is kept)
-            task = request.task
+    if told:
+        task = (task + "\n" + told).strip() if task else told
+        if len(task) > MAX_TASK_CHARS:  # (tasks added call after call: the newest is kept)
+            task = told
     merged = dict(state.judgements)
     merged.update(judgements)
     return Plan(

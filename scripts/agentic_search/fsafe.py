@@ -332,13 +332,41 @@ class NotRegularError(OSError):
 
 def read_regular(path: str, limit: int) -> bytes:
     """At most ``limit`` bytes of the regular file at ``path``; NotRegularError for any
-    other kind (opened without blocking, so a FIFO with no writer never hangs)."""
+    other kind (opened without blocking, so a FIFO with no writer never hangs). A file
+    that says it is regular yet would block (``/proc/kmsg``) is refused, not waited on."""
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            if stat.S_ISDIR(mode):
+                raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
+            raise NotRegularError(path)
+        return read_stream(fd, limit, wait=False)
+    finally:
         os.close(fd)
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), path)
-        raise NotRegularError(path)
-    with os.fdopen(fd, "rb") as fh:
-        return fh.read(limit)
+
+
+def read_stream(fd: int, limit: int, wait: bool = True) -> bytes:
+    """At most ``limit`` bytes of the open descriptor ``fd``, to its end. A descriptor
+    left non-blocking (a pipe whose writer set ``O_NONBLOCK``) is read as a blocking one
+    would be - waiting for each next piece until the writer closes - so that a task is
+    never cut at what had arrived; with ``wait`` false such a read raises
+    BlockingIOError instead."""
+    parts = []
+    left = limit
+    while left > 0:
+        try:
+            piece = os.read(fd, min(left, 1 << 20))
+        except BlockingIOError:
+            if not wait:
+                raise
+            import select  # (only here: most reads never need it)
+            select.select([fd], [], [])
+            continue
+        except InterruptedError:
+            continue
+        if not piece:
+            break
+        parts.append(piece)
+        left -= len(piece)
+    return b"".join(parts)

@@ -253,6 +253,22 @@ KEY_DIGITS = 24
 _KEY_RE = re.compile(r"[0-9a-f]{%d}" % KEY_DIGITS)
 
 
+_KEY_RE = re.compile(r"[0-9a-f]{%d}" % KEY_DIGITS)
+
+
+def holds_indexes(base: str) -> bool:
+    """Whether the directory ``base`` holds an index this tool made (a directory named as
+    :func:`index_path` names one): the tool's own cache, never searched should it lie in a
+    tree. A folder of the tree given as the index directory (``--index-dir src``) is
+    refused for the index (:func:`open_index`) and searched as any other."""
+    try:
+        with os.scandir(base) as entries:
+            return any(_KEY_RE.fullmatch(e.name) is not None and e.is_dir(follow_symlinks=False)
+                       for e in entries)
+    except OSError:
+        return False
+
+
 def index_path(root: str, override: Optional[str] = None) -> str:
     """The directory of the tree's index: under :func:`base_dir`, named by a hash of the
     resolved root."""

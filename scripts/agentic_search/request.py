@@ -200,10 +200,15 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
         if task_file == "-":
             if sys.stdin is None or sys.stdin.closed:
                 raise RequestError("--task-file -: standard input is closed")
-            extra = sys.stdin.buffer.read(MAX_TASK_BYTES + 1) if hasattr(sys.stdin, "buffer") else \
-                sys.stdin.read(MAX_TASK_BYTES + 1).encode("utf-8", "surrogateescape")
+            if sys.stdin.isatty():
+                raise UsageError("--task-file -: standard input is a terminal; pipe the task in "
+                                 "or pass --task-file FILE")
+            extra = _read_stdin(MAX_TASK_BYTES + 1)
         else:
             extra = read_regular(task_file, MAX_TASK_BYTES + 1)
+    except BlockingIOError:
+        raise RequestError(f"--task-file {task_file}: would block (a kernel or device file); "
+                           "pass the issue's text") from None
     except NotRegularError:
         raise RequestError(f"--task-file {task_file}: not a regular file (a FIFO or device); "
                            "pass a file, or '-' for standard input") from None
@@ -217,6 +222,16 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
         raise RequestError(f"--task-file {task_file}: looks binary (more than "
                            f"{int(BINARY_SHARE * 100)}% of it is no text); pass the issue's text")
     return (task + "\n" + text).strip() if task else text
+
+
+def _read_stdin(limit: int) -> bytes:
+    """At most ``limit`` bytes of standard input, to its end (fsafe.read_stream: a pipe left
+    non-blocking is waited on, not cut short)."""
+    try:
+        fd = sys.stdin.fileno()
+    except (AttributeError, OSError, ValueError):  # (a replaced sys.stdin with no descriptor)
+        return sys.stdin.read(limit).encode("utf-8", "surrogateescape")
+    return fsafe.read_stream(fd, limit)
 
 
 # A task file that is more than this share of undecodable bytes and control characters
