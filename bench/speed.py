@@ -170,7 +170,7 @@ def floor_argv() -> List[str]:
     """A process that starts the interpreter and imports the retriever, then stops: the
     least any cycle costs, since every cycle is a new process."""
     return [sys.executable, "-c",
-            f"import sys; sys.path.insert(0, {SCRIPTS!r}); import agentic_search.cli"]
+            f"import sys; sys.path.insert(0, {SCRIPTS!r}); import agentic_search_skill.cli"]
 
 
 BARE_NAME = "bare interpreter: python3 -c pass"

@@ -16,7 +16,7 @@ issues the gold file stands 1st, in the top 3 / 5 / 10 of the ranking after the 
 cycle, and among its ``results``, and how often the steered cycle stopped ``sufficient``
 and its first file was gold then; exit 0, 1 when no issue qualifies, 2 on usage.
 
-This is the fit of ``agentic_search.cycle.STEER_SHARE`` (bench/HISTORY.md): the tools
+This is the fit of ``agentic_search_skill.cycle.STEER_SHARE`` (bench/HISTORY.md): the tools
 are copies of the code that differ in that constant.
 """
 from __future__ import annotations
@@ -34,7 +34,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 import localize
 
 sys.path.insert(0, os.path.join(localize.PROJECT, "scripts"))
-from agentic_search.lang import defined_names  # noqa: E402
+from agentic_search_skill.lang import defined_names  # noqa: E402
 
 # Source files whose text is searched for the name's other holders.
 SOURCE_RE = re.compile(r"\.(py|pyi|js|jsx|mjs|cjs|ts|tsx|go|rs|java|kt|c|h|cc|cpp|cxx|hh|hpp)$")

@@ -1,4 +1,4 @@
-"""Feature dump and fit report for scripts/agentic_search/trust.py (cycle 1 only).
+"""Feature dump and fit report for scripts/agentic_search_skill/trust.py (cycle 1 only).
 
 ``dump`` runs cycle 1 in-process the way ``cycle.run_cycle`` does (the caller's task
 turned into a query, the tree walked and read, every document matched and scored by
@@ -35,10 +35,10 @@ from typing import Dict, List, Optional, Sequence
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(PROJECT, "scripts"))
 
-from agentic_search import cycle as cycle_mod  # noqa: E402
-from agentic_search.engine import rank_documents  # noqa: E402
-from agentic_search.score import task_words  # noqa: E402
-from agentic_search import trust  # noqa: E402
+from agentic_search_skill import cycle as cycle_mod  # noqa: E402
+from agentic_search_skill.engine import rank_documents  # noqa: E402
+from agentic_search_skill.score import task_words  # noqa: E402
+from agentic_search_skill import trust  # noqa: E402
 
 SHARED = "/work/shared/bench"
 SPLITS = {
@@ -57,8 +57,8 @@ def cycle1_inputs(root: str, task: str) -> tuple:
     """(documents, keywords, task text) of cycle 1, by the cycle's own stages: the typed
     stages (plan -> dispatch) where cycle.py has them, the earlier helpers otherwise."""
     if hasattr(cycle_mod, "plan"):
-        from agentic_search.request import Request
-        from agentic_search.state import LoopState
+        from agentic_search_skill.request import Request
+        from agentic_search_skill.state import LoopState
         state = LoopState(root=root)
         p = cycle_mod.plan(state, Request(state_path="", state_shown="", task=task), {})
         d = cycle_mod.dispatch(root, p, cycle_mod.Env(), state.max_file_bytes)

@@ -80,7 +80,7 @@ ACTIONS = ("broaden", "refine", "expand", "synthesize")
 STOP_REASONS = ("sufficient", "saturated", "max_rounds")
 
 _SYNONYMS_PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                              "agentic_search", "data", "synonyms.json")
+                              "agentic_search_skill", "data", "synonyms.json")
 # (term key -> group numbers, groups); None until synonyms_for() first needs it.
 _synonym_table: tuple[dict[str, tuple[int, ...]], tuple[tuple[str, ...], ...]] | None = None
 
@@ -570,7 +570,7 @@ def _table_synonyms(phrase: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------
-# Synonyms (data: agentic_search/data/synonyms.json, shared with the retriever)
+# Synonyms (data: agentic_search_skill/data/synonyms.json, shared with the retriever)
 
 
 def _synonym_key(term: str) -> str:
@@ -639,7 +639,7 @@ def synonyms_for(term: str) -> list[str]:
     ("rateLimit", "rate_limit" and "ratelimit" all find the rate-limit group). The result
     lists the other members of every group holding the term, in table order, without
     the term itself (other spellings such as "ratelimit" are kept). The table,
-    ``agentic_search/data/synonyms.json``, is read on the first call and cached; if it
+    ``agentic_search_skill/data/synonyms.json``, is read on the first call and cached; if it
     cannot be read the table is empty. Never raises.
     """
     global _synonym_table

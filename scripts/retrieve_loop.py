@@ -58,7 +58,7 @@ def _bytecode_in_the_cache(root: str | None) -> None:
         return
     sys.dont_write_bytecode = True
     try:
-        from agentic_search import fsafe
+        from agentic_search_skill import fsafe
     finally:
         sys.dont_write_bytecode = False
     xdg = os.environ.get("XDG_CACHE_HOME", "")
@@ -274,8 +274,8 @@ def _file_identity(path: str) -> tuple | None:
 
 def _run_and_print(args, notice, silence_stdout) -> int:
     """Run the call and print its answer; the exit code."""
-    from agentic_search.cli import run
-    from agentic_search.request import RequestError, UsageError, from_args
+    from agentic_search_skill.cli import run
+    from agentic_search_skill.request import RequestError, UsageError, from_args
 
     # One cycle allocates an object or more per file and frees them all at exit: the
     # cyclic collector would only rescan them (a quarter of the time on 100,000 files).

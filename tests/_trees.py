@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 from typing import Dict, List, Optional, Union
 
-from agentic_search.match import Document, read_document
+from agentic_search_skill.match import Document, read_document
 
 
 def write_tree(root: Path, files: Dict[str, Union[str, bytes]], mtime: Optional[float] = None) -> Path:

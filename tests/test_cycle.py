@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from _trees import write_tree
 
-from agentic_search.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, dispatch, \
+from agentic_search_skill.cycle import EXCLUDE_WINDOW, CycleError, Env, _new_in_answer, dispatch, \
     evaluate, plan, rejudge, run_cycle
-from agentic_search.imports import own_package_index
-from agentic_search.query import Kind, normalize
-from agentic_search.request import Judgement, Request, RequestError, resolve_judgements
-from agentic_search.state import LoopState, Query, ScoreEntry, ranked_scores
+from agentic_search_skill.imports import own_package_index
+from agentic_search_skill.query import Kind, normalize
+from agentic_search_skill.request import Judgement, Request, RequestError, resolve_judgements
+from agentic_search_skill.state import LoopState, Query, ScoreEntry, ranked_scores
 
 import hints
 
@@ -41,7 +41,7 @@ def tree(tmp_path: Path) -> Path:
 
 def test_plan_runs_the_last_proposal_plus_the_callers_keywords_first(tmp_path):
     proposal = Query(("**",), (), ())
-    from agentic_search.query import make_keyword
+    from agentic_search_skill.query import make_keyword
     st = LoopState(root="/r", cycle=1, proposal=Query(("**",), (make_keyword("route", Kind.LEARNED),), ("x.py",)))
     p = plan(st, request(tmp_path, keywords=("throttle",), excludes=("y.py", "x.py")), {})
     assert [k.text for k in p.query.keywords] == ["throttle", "route"]
@@ -52,7 +52,7 @@ def test_plan_runs_the_last_proposal_plus_the_callers_keywords_first(tmp_path):
 
 
 def test_patterns_on_a_later_call_replace_the_proposal_so_a_caller_can_narrow(tmp_path):
-    from agentic_search.query import make_keyword
+    from agentic_search_skill.query import make_keyword
     st = LoopState(root="/r", cycle=1, proposal=Query(("**", "src/**"), (make_keyword("x", Kind.GIVEN),), ()))
     p = plan(st, request(tmp_path, patterns=("core/mapping/*.go",)), {})
     assert p.query.patterns == ("core/mapping/*.go",)
@@ -145,8 +145,8 @@ def test_the_files_to_judge_next_are_never_ones_the_caller_left_out(tmp_path):
 def test_the_state_keeps_the_best_scores_and_every_judged_file(tmp_path, monkeypatch):
     # A tree where every file matches: the loop's memory is bounded, by the ranking's
     # order, and a file the caller judged is never forgotten, however low.
-    from agentic_search import cycle
-    from agentic_search.state import ranked_scores
+    from agentic_search_skill import cycle
+    from agentic_search_skill.state import ranked_scores
     files = {f"src/m{i:02d}.py": "widget = 1\n" + "# widget\n" * i for i in range(12)}
     root = write_tree(tmp_path / "repo", files)
     whole = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, keywords=("widget",)), {}, ENV)
@@ -283,7 +283,7 @@ def test_max_cycles_one_stops_with_the_documented_reason(tmp_path, tree):
 def test_keywords_the_glossary_translated_are_marked_with_the_tasks_term(tmp_path, tree):
     """A task in Chinese is searched in the code's English words, and the output says
     which keywords are translations of which of the task's terms."""
-    from agentic_search.output import render_text, to_output
+    from agentic_search_skill.output import render_text, to_output
     out = run_cycle(str(tree), LoopState(root=str(tree)), request(tmp_path, task="添加限流"), {}, ENV)
     assert "throttle (from 限流)" in out.view.translated
     assert out.view.results and out.view.results[0].id == "src/middleware/throttle.ts"
@@ -470,10 +470,10 @@ def test_an_expansion_follows_imports_into_code_never_into_the_next_test():
     # reads tests, not the fix. The code a leading file imports is followed.
     from types import SimpleNamespace
 
-    from agentic_search.cycle import _expand_targets
-    from agentic_search.match import FileMatch
-    from agentic_search.query import keywords_from_list
-    from agentic_search.score import Scored
+    from agentic_search_skill.cycle import _expand_targets
+    from agentic_search_skill.match import FileMatch
+    from agentic_search_skill.query import keywords_from_list
+    from agentic_search_skill.score import Scored
 
     kws = keywords_from_list(["`select_related`"])
     named = FileMatch(rel="", size=1, counts=(3,), in_path=(0.0,), defines=(1.0,))
@@ -492,7 +492,7 @@ def test_an_expansion_follows_imports_into_code_never_into_the_next_test():
 
 
 def test_the_callers_keywords_show_again_what_the_loop_set_aside_and_keep_it_shown(tmp_path, tree):
-    from agentic_search.query import make_keyword
+    from agentic_search_skill.query import make_keyword
     aside = ("src/router-setup.ts", "src/handlers/users.ts")
     st = LoopState(root=str(tree), cycle=1,
                    proposal=Query(("**",), (make_keyword("middleware", Kind.LEARNED),), (), aside))
@@ -529,7 +529,7 @@ def test_the_callers_keywords_outweigh_a_long_tasks_words_in_the_cycle_they_stee
     steer = request(tmp_path, keywords=("compute_jitter_delay",))
     planned = plan(first.state, steer, {}).query.keywords
     given = next(k for k in planned if k.text == "compute_jitter_delay")
-    from agentic_search.cycle import STEER_SHARE
+    from agentic_search_skill.cycle import STEER_SHARE
     total = sum(k.weight for k in planned)
     assert given.weight / total == pytest.approx(STEER_SHARE)  # the caller's share of the query
     out = run_cycle(str(root), first.state, steer, {}, ENV)
@@ -540,8 +540,8 @@ def test_the_callers_keywords_outweigh_a_long_tasks_words_in_the_cycle_they_stee
 
 
 def test_a_query_holds_at_most_its_limit_the_callers_newest_words_first(tmp_path):
-    from agentic_search.cycle import MAX_QUERY_KEYWORDS
-    from agentic_search.query import make_keyword
+    from agentic_search_skill.cycle import MAX_QUERY_KEYWORDS
+    from agentic_search_skill.query import make_keyword
     old = tuple(make_keyword(f"old{i}", Kind.GIVEN) for i in range(MAX_QUERY_KEYWORDS))
     st = LoopState(root="/r", cycle=1, max_cycles=9, proposal=Query(("**",), old, ()))
     p = plan(st, request(tmp_path, keywords=("fresh",)), {})
@@ -552,7 +552,7 @@ def test_a_query_holds_at_most_its_limit_the_callers_newest_words_first(tmp_path
 def test_a_file_that_cannot_be_looked_at_for_a_while_is_not_gone(tmp_path, monkeypatch):
     # A folder's permissions taken away for one cycle dropped the caller's judged files
     # from the answer for good (a stat error was read as "deleted").
-    from agentic_search import cycle as cycle_mod
+    from agentic_search_skill import cycle as cycle_mod
 
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.py").write_text("x = 1\n")
@@ -641,7 +641,7 @@ def test_a_file_written_just_before_cycle_one_and_left_alone_is_not_changed_in_c
     """Its cycle-1 stamp carries a checksum (racy), a later one taken outside the racy
     window would not: the two must compare alike, or the file loses its standing because
     the tree was written less than two seconds before cycle 1 (a tester's repro)."""
-    from agentic_search import cycle as cycle_mod
+    from agentic_search_skill import cycle as cycle_mod
     root, first = _first_cycle(tmp_path, "auth token expiry")
     before = first.state.scores["pkg/auth.py"]
     assert before.stamp.count(":") == 5
@@ -654,7 +654,7 @@ def test_a_file_written_just_before_cycle_one_and_left_alone_is_not_changed_in_c
 def test_two_files_of_one_stat_whose_directories_were_swapped_are_changed(tmp_path):
     """Same size, mtime and ctime: the inode tells them apart, for the next cycle and
     for ``--show``'s "changed since this answer"."""
-    from agentic_search.cycle import _stamp_changed
+    from agentic_search_skill.cycle import _stamp_changed
     assert _stamp_changed("40:1:2:3:100", "40:1:2:3:101")
     assert not _stamp_changed("40:1:2:3:100:0000abcd", "40:1:2:3:100:0000abcd")
     assert _stamp_changed("40:1:2:3:100:0000abcd", "40:1:2:3:100:0000abce")
@@ -678,8 +678,8 @@ def test_an_excluded_file_caps_no_score_shown_below_it():
     # Shown scores read downward (none above a file ranked before it): a file the caller
     # excluded must not cap them, or the file its exclude brought forward shows the
     # excluded one's weak score (0.41 for a file the tool gave 0.94).
-    from agentic_search.state import shown_scores
-    from agentic_search.walk import excluded_by
+    from agentic_search_skill.state import shown_scores
+    from agentic_search_skill.walk import excluded_by
     scores = {"single/bundle.cpp": ScoreEntry(0.41, 1, "defines x", standing=1.0),
               "lib/numbers.h": ScoreEntry(0.94, 2, "defines parse", standing=0.9)}
     assert [(rel, s) for rel, s, _e in ranked_scores(scores)] == [("single/bundle.cpp", 0.41), ("lib/numbers.h", 0.41)]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_search.decide import CROWDED_AT, ENOUGH_HIGH_FILES, Evidence, decide
-from agentic_search.records import ACTIONS, STOP_REASONS
+from agentic_search_skill.decide import CROWDED_AT, ENOUGH_HIGH_FILES, Evidence, decide
+from agentic_search_skill.records import ACTIONS, STOP_REASONS
 
 
 def ev(**kw) -> Evidence:

@@ -12,13 +12,13 @@ from pathlib import Path
 
 from _trees import read_tree, write_tree
 
-from agentic_search import feedback
-from agentic_search.cycle import Env, run_cycle
-from agentic_search.match import FileMatch
-from agentic_search.query import Kind, make_keyword
-from agentic_search.request import Request
-from agentic_search.score import Corpus, Scored
-from agentic_search.state import LoopState, ranked_scores
+from agentic_search_skill import feedback
+from agentic_search_skill.cycle import Env, run_cycle
+from agentic_search_skill.match import FileMatch
+from agentic_search_skill.query import Kind, make_keyword
+from agentic_search_skill.request import Request
+from agentic_search_skill.score import Corpus, Scored
+from agentic_search_skill.state import LoopState, ranked_scores
 
 import hints
 
@@ -136,7 +136,7 @@ def _fd(rel: str, counts: tuple[int, ...], defines: tuple[float, ...]) -> FileMa
 
 def _docs_and_scored(tmp_path, tree: dict) -> tuple[dict, list]:
     """The tree written, its documents, and every file scored alike (tests/ as tests)."""
-    from agentic_search.match import read_document
+    from agentic_search_skill.match import read_document
     root = write_tree(tmp_path / "repo", tree)
     docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
     scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="test" if r.startswith("test/") else "source",
@@ -267,8 +267,8 @@ def test_a_sibling_in_a_large_directory_is_lifted_less_than_one_in_a_small_one(t
             "big/judged.py": "x = 1\n", "big/peer.py": "y = 1\n",
             **{f"big/f{i}.py": "z = 1\n" for i in range(3 * feedback.SIBLING_FULL)}}
     root = write_tree(tmp_path / "repo", tree)
-    from agentic_search.match import read_document
-    from agentic_search.score import Scored
+    from agentic_search_skill.match import read_document
+    from agentic_search_skill.score import Scored
     docs = {rel: read_document(rel, str(root / rel)) for rel in tree}
     scored = [Scored(rel=r, score=0.5, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
               for r in sorted(tree)]
@@ -286,9 +286,9 @@ def _merge(confidence: float, steered: bool = False):
     """Cycle 2 of an unjudged loop: a.py led cycle 1 at standing 0.6; cycle 2's guessed
     query puts b.py first and a.py at 0.3."""
     from types import SimpleNamespace
-    from agentic_search.cycle import merge_scores
-    from agentic_search.score import Scored
-    from agentic_search.state import ScoreEntry
+    from agentic_search_skill.cycle import merge_scores
+    from agentic_search_skill.score import Scored
+    from agentic_search_skill.state import ScoreEntry
 
     def row(rel, score):
         return Scored(rel=rel, score=score, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
@@ -356,7 +356,7 @@ LEAD_TREE = {
 
 
 def _unsure_state(best: float) -> LoopState:
-    from agentic_search.state import ScoreEntry
+    from agentic_search_skill.state import ScoreEntry
     return LoopState(root="/r", scores={"shop/cart.py": ScoreEntry(best, 1, "x", standing=1.0),
                                          "shop/audit.py": ScoreEntry(best / 2, 1, "y", standing=0.5)})
 
@@ -365,8 +365,8 @@ def _leader_lifts(tmp_path, best: float) -> dict[str, str]:
     """Cycle 2 of an unjudged loop whose best file (shop/cart.py) scored ``best``: the
     lifts, file -> reason."""
     from types import SimpleNamespace
-    from agentic_search.cycle import _with_leaders
-    from agentic_search.imports import TreeImports
+    from agentic_search_skill.cycle import _with_leaders
+    from agentic_search_skill.imports import TreeImports
     docs = {d.rel: d for d in read_tree(tmp_path, LEAD_TREE)}
     scored = [_scored("shop/cart.py", 0.4), _scored("shop/audit.py", 0.3),
               _scored("shop/money.py", 0.1), _scored("shop/__init__.py", 0.1)]

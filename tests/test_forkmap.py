@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from agentic_search.forkmap import fork_map
+from agentic_search_skill.forkmap import fork_map
 
 needs_fork = pytest.mark.skipif(not hasattr(os, "fork") or sys.platform == "darwin", reason="forks only here")
 
@@ -49,7 +49,7 @@ def test_an_interrupted_worker_ends_without_a_traceback(capfd):
 _ORPHAN_SCRIPT = r"""
 import fcntl, os, sys, time
 sys.path.insert(0, sys.argv[1])
-from agentic_search.forkmap import close_in_workers, fork_map
+from agentic_search_skill.forkmap import close_in_workers, fork_map
 lock = os.open(sys.argv[2], os.O_RDWR | os.O_CREAT, 0o600)
 fcntl.flock(lock, fcntl.LOCK_EX)
 close_in_workers(lock)

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from agentic_search import fsafe
+from agentic_search_skill import fsafe
 
 MOUNTS = (
     "1 0 8:1 / / rw,relatime - ext4 /dev/sda1 rw\n"
@@ -68,7 +68,7 @@ def test_a_folder_moved_out_and_linked_back_is_not_read_through(tmp_path):
 
 @needs_proc
 def test_the_walk_does_not_list_a_folder_moved_out_while_it_ran(tmp_path, monkeypatch):
-    from agentic_search import walk as walk_mod
+    from agentic_search_skill import walk as walk_mod
 
     tree, out = tmp_path / "tree", tmp_path / "out"
     (tree / "src" / "auth" / "sub").mkdir(parents=True)

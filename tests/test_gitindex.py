@@ -10,8 +10,8 @@ import subprocess
 
 import pytest
 
-from agentic_search import gitindex
-from agentic_search.walk import walk
+from agentic_search_skill import gitindex
+from agentic_search_skill.walk import walk
 
 needs_git = pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from _trees import write_tree
 
-from agentic_search import handoff
-from agentic_search.cycle import Env, run_cycle
-from agentic_search.request import Request
-from agentic_search.state import LoopState
+from agentic_search_skill import handoff
+from agentic_search_skill.cycle import Env, run_cycle
+from agentic_search_skill.request import Request
+from agentic_search_skill.state import LoopState
 
 import hints
 

@@ -292,7 +292,7 @@ def test_broken_synonym_table_is_empty_never_raises(tmp_path, monkeypatch, conte
 
 
 def test_synonym_table_is_well_formed():
-    path = os.path.join(SCRIPTS, "agentic_search", "data", "synonyms.json")
+    path = os.path.join(SCRIPTS, "agentic_search_skill", "data", "synonyms.json")
     with open(path, encoding="utf-8") as handle:
         data = json.load(handle)
     assert data["_comment"] and data["version"] == 1
@@ -777,3 +777,14 @@ def test_the_library_keeps_its_limits_and_reads_only_text_as_text() -> None:
     got = h.compute_hints([{"id": "a", "title": {"k": None}, "summary": True, "score": 0.9}], ["none", "true"])
     assert got["gap_keywords"] == ["none", "true"]
     assert h.compute_hints([{"id": "a", "title": [7, "x"], "score": 0.9}], ["7"])["gap_keywords"] == []
+
+
+def test_scripts_on_sys_path_shadows_no_module_a_consumer_may_have():
+    """Skills put ``scripts/`` first on sys.path to import hints: every top-level name
+    there must be this skill's own. ``agentic_search`` is the top-level package of
+    PyPI's ``agentic-search`` distribution (12.0.1), so the retriever's is not."""
+    names = {os.path.splitext(n)[0] for n in os.listdir(SCRIPTS)
+             if not n.startswith((".", "__")) and (n.endswith(".py") or os.path.isdir(os.path.join(SCRIPTS, n)))}
+    assert names == {"hints", "retrieve_loop", "agentic_search_skill"}
+    stdlib = getattr(sys, "stdlib_module_names", frozenset())
+    assert not names & (set(stdlib) | {"agentic_search"})

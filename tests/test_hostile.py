@@ -30,13 +30,13 @@ from typing import Iterator, List
 
 import pytest
 
-from agentic_search import index as index_mod
-from agentic_search import fsafe, imports, walk as walk_mod
-from agentic_search.ignore import (
+from agentic_search_skill import index as index_mod
+from agentic_search_skill import fsafe, imports, walk as walk_mod
+from agentic_search_skill.ignore import (
     GitIgnore, LinearGlob, _tokens, compile_glob, parse_ignore_file, root_rules, translate_glob,
 )
-from agentic_search.match import read_document, read_entry
-from agentic_search.walk import GlobError, escape_glob, expand_braces, walk
+from agentic_search_skill.match import read_document, read_entry
+from agentic_search_skill.walk import GlobError, escape_glob, expand_braces, walk
 from _trees import write_tree
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
@@ -119,7 +119,7 @@ def test_summary_reread_is_pinned_to_the_file_first_read(tmp_path) -> None:
 def test_swap_between_walk_and_read_leaks_nothing_end_to_end(tmp_path, monkeypatch, capsys) -> None:
     """The whole cycle, with a hook that swaps every file for a symlink right after the walk."""
     import retrieve_loop
-    from agentic_search import cycle
+    from agentic_search_skill import cycle
     secret = secret_outside(tmp_path)
     root = write_tree(tmp_path / "root", {f"m{i}.py": "def handler(request): pass\n" for i in range(5)})
     real_walk = walk_mod.walk
@@ -148,7 +148,7 @@ def test_swap_between_walk_and_read_leaks_nothing_end_to_end(tmp_path, monkeypat
 def test_directory_swapped_between_walk_and_read_leaks_nothing_end_to_end(tmp_path, monkeypatch, capsys,
                                                                           cache) -> None:
     import retrieve_loop
-    from agentic_search import cycle
+    from agentic_search_skill import cycle
     outside = secret_outside(tmp_path).parent
     root = write_tree(tmp_path / "root", {"d/a.py": "def handler(request): pass\n"})
     real_walk = walk_mod.walk
@@ -212,7 +212,7 @@ def test_special_files_where_ignore_and_git_files_belong_never_block(tmp_path, k
 
 
 def test_oversized_gitignore_is_not_read_and_is_counted(tmp_path, monkeypatch) -> None:
-    from agentic_search import ignore
+    from agentic_search_skill import ignore
     monkeypatch.setattr(ignore, "MAX_IGNORE_BYTES", 64)
     root = write_tree(tmp_path, {".gitignore": "*.py\n" * 20, "a.py": ""})
     result = walk(str(root))
@@ -323,7 +323,7 @@ def test_task_texts_of_blank_runs_and_modifier_lines_read_in_linear_time() -> No
     """A pasted terminal (lines padded to 200 columns), a line of spaces after an
     environment key, and lines of only ``pub`` (the definition pattern's modifiers) were
     cubic or quadratic: tens of seconds at 20-64 KB."""
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     tasks = ["\n".join(f"line {i}".ljust(200) for i in range(2000)), "x\n" + " " * 200_000 + "\n",
              "- OS: " + " " * 200_000 + "linux\n", "pub\n" * 100_000, "pub(crate)\n" * 50_000,
              "\t" * 300_000]
@@ -338,8 +338,8 @@ def test_task_markup_and_files_of_long_runs_read_in_linear_time() -> None:
     """Unclosed tags, images and comment pairs in a task, and a file's long run of host or
     scheme characters beside a link (learned vocabulary), were quadratic: minutes at 40 KB
     of ``<a b=`` and for a 250 KB string of ``a.b.c.``."""
-    from agentic_search.query import extract_keywords, strip_boilerplate
-    from agentic_search.refine import _without_urls
+    from agentic_search_skill.query import extract_keywords, strip_boilerplate
+    from agentic_search_skill.refine import _without_urls
     tasks = ["token expiry " + "<a b=" * 40_000, "x " + "<!-- a -->" * 40_000, "y " + "![a](" * 80_000,
              "z " + '<img src="' * 30_000]
     files = [b'DATA = "' + b"a.b.c.d.e.f.g.h." * 15_625 + b'"\n',
@@ -363,7 +363,7 @@ def test_task_messages_escapes_and_reports_of_long_runs_read_in_linear_time() ->
     cut out of a message, backticked chains, log levels, fenced ``key: value`` blocks,
     entities, percent-encoded links, guides' paths, XML prologs, prompts, options - at
     200 KB of each take about a second."""
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     n = 200_000
     tasks = ["Error: " + "a/b " * (n // 4), "`a: b" * (n // 5), "`" + "word: " * (n // 6) + "`",
              "ERROR:\n" * (n // 7), "[" * n + "ERROR]", "```\n" + "k: 1.2.3\n" * (n // 9) + "```\n",
@@ -723,7 +723,7 @@ def test_pathological_gitignore_is_cut_and_stays_fast(tmp_path, capsys) -> None:
     ("MAX_IGNORE_LINEAR", ["*a*.p*", "*b*.p*", "*c*.p*"]),
 ])
 def test_ignore_file_lines_past_a_cap_are_not_applied(tmp_path, monkeypatch, capsys, cap, lines) -> None:
-    from agentic_search import ignore
+    from agentic_search_skill import ignore
     monkeypatch.setattr(ignore, cap, 2)
     root = write_tree(tmp_path, {".gitignore": "# two kept\n" + "\n".join(lines) + "\n",
                                  "a.py": "", "b.py": "", "c.py": ""})
@@ -733,7 +733,7 @@ def test_ignore_file_lines_past_a_cap_are_not_applied(tmp_path, monkeypatch, cap
 
 
 def test_ignore_file_is_read_up_to_a_byte_cap_in_whole_lines(tmp_path, monkeypatch, capsys) -> None:
-    from agentic_search import ignore
+    from agentic_search_skill import ignore
     monkeypatch.setattr(ignore, "MAX_IGNORE_READ_BYTES", 12)
     root = write_tree(tmp_path, {".gitignore": "a.py\nb.py\nc.py\n", "a.py": "", "b.py": "", "c.py": ""})
     assert rels(walk(str(root))) == ["c.py"]  # 12 bytes end inside 'c.py': that line is dropped
@@ -743,7 +743,7 @@ def test_ignore_file_is_read_up_to_a_byte_cap_in_whole_lines(tmp_path, monkeypat
 
 def test_a_task_of_a_hundred_thousand_forge_links_is_read_in_linear_time() -> None:
     # Each link's path was looked up in a list of those before it: 92 s for 4 MiB.
-    from agentic_search.query import strip_urls
+    from agentic_search_skill.query import strip_urls
     task = "".join(f"https://github.com/o/r/blob/m/{i:x} " for i in range(120_000))
     with deadline(30):
         _, paths = strip_urls(task)
@@ -758,7 +758,7 @@ def test_a_task_of_a_hundred_thousand_forge_links_is_read_in_linear_time() -> No
     "Error: " + "[" * 400_000,             # a message's bracketed values, each read to the line's end
 ])
 def test_a_task_shaped_against_the_heading_and_error_readers_is_read_in_linear_time(task) -> None:
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     with deadline(20):
         extract_keywords(task)
 
@@ -766,7 +766,7 @@ def test_a_task_shaped_against_the_heading_and_error_readers_is_read_in_linear_t
 def test_learning_the_codes_words_near_the_task_is_linear_in_the_best_files() -> None:
     # Each line was tested against each of the query's needles: 90 s on three files of
     # 780,000 short lines; the needles are searched together now.
-    from agentic_search.refine import _parts_near
+    from agentic_search_skill.refine import _parts_near
     names = [f"fooBar_baz-Qux{i}".encode() for i in range(100)]
     text = b" ".join(names) + b"\n" * 780_000
     with deadline(20):

@@ -1,4 +1,4 @@
-"""Tests for agentic_search.ignore: .gitignore semantics, with real git as the oracle.
+"""Tests for agentic_search_skill.ignore: .gitignore semantics, with real git as the oracle.
 
 Each scenario is a set of ignore files plus a tree; every file and directory
 of the tree is asked of ``git check-ignore -v -n --no-index`` and of
@@ -14,7 +14,7 @@ from typing import Dict, List, Optional, Tuple
 
 import pytest
 
-from agentic_search.ignore import (
+from agentic_search_skill.ignore import (
     GitIgnore, IgnoreRules, parse_ignore_file, parse_pattern, root_rules, translate_glob,
 )
 
@@ -360,7 +360,7 @@ def test_in_directory_answers_as_match() -> None:
 def test_two_stars_before_an_escaped_slash_span_directories_but_skip_none(linear) -> None:
     # git's wildmatch: ``**\/a.py`` spans directories, yet its "zero directories"
     # shortcut needs a bare '/': the top-level a.py is not matched (checked against git).
-    from agentic_search.ignore import LinearGlob, _tokens, compile_glob
+    from agentic_search_skill.ignore import LinearGlob, _tokens, compile_glob
     glob = "**\\/a.py"
     matcher = LinearGlob(_tokens(glob, False)) if linear else compile_glob(glob)
     assert [p for p in ("a.py", "d/a.py", "x/y/a.py", "d/b.py") if matcher.fullmatch(p)] == ["d/a.py", "x/y/a.py"]

@@ -1,4 +1,4 @@
-"""Tests for agentic_search.imports: each import form resolves to the right tree file.
+"""Tests for agentic_search_skill.imports: each import form resolves to the right tree file.
 
 imports_of never touches the disk, so each language's tree is a set of paths
 and each case is (importing file, its bytes, the expected imports).
@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from agentic_search import imports
-from agentic_search.imports import ModuleIndex, build_index, importers_of, imports_of
+from agentic_search_skill import imports
+from agentic_search_skill.imports import ModuleIndex, build_index, importers_of, imports_of
 
 # --- Python ---------------------------------------------------------------------------
 PY_TREE = (

@@ -24,13 +24,13 @@ from typing import Callable, Optional
 
 import pytest
 
-from agentic_search import engine
-from agentic_search import index as index_mod
-from agentic_search import lang
-from agentic_search.match import defines
-from agentic_search.paths import path_match
-from agentic_search.progress import Progress
-from agentic_search.query import Kind, keywords_from_list, make_keyword
+from agentic_search_skill import engine
+from agentic_search_skill import index as index_mod
+from agentic_search_skill import lang
+from agentic_search_skill.match import defines
+from agentic_search_skill.paths import path_match
+from agentic_search_skill.progress import Progress
+from agentic_search_skill.query import Kind, keywords_from_list, make_keyword
 from _trees import write_tree
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
@@ -232,7 +232,7 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
     the files the index serves, from the text for a changed one, equal to ``in`` on the
     texts for every token, prefix and inner piece, and for needles of other bytes; the
     roles the index recorded are lang.file_role's."""
-    from agentic_search.walk import walk
+    from agentic_search_skill.walk import walk
 
     tree = make_tree(tmp_path / "tree", {**TREE, **CORPUS})
     main("--root", tree, "--state", tmp_path / "a.json", *STEPS[1])
@@ -250,7 +250,7 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
     for n in sorted(needles):
         want = sum(n in low for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
         assert holding(n) == want, n  # (None: other needles are left to the texts)
-    from agentic_search import score
+    from agentic_search_skill import score
 
     served = [d.rel for d in docs if d.rel != "util/strings.py"]
     assert served and all(score.KNOWN_ROLES[r] == lang.file_role(r) for r in served)  # roles kept
@@ -424,7 +424,7 @@ def test_the_size_cap_leaves_files_unindexed(tmp_path, instant, monkeypatch):
 
 
 def test_indexing_shows_progress_on_a_terminal_only(monkeypatch):
-    from agentic_search import progress as progress_mod
+    from agentic_search_skill import progress as progress_mod
 
     monkeypatch.setattr(progress_mod, "PROGRESS_AFTER", 0.0)
     monkeypatch.setattr(progress_mod, "PROGRESS_EVERY", 0.0)
@@ -597,7 +597,7 @@ def test_a_crash_mid_write_leaves_the_previous_index(tmp_path, instant, monkeypa
     monkeypatch.setattr(index_mod, "atomic_write", crash)
     with pytest.raises(KeyboardInterrupt):
         index = index_mod.open_index(str(tree))
-        docs, _, _ = engine.load_documents(__import__("agentic_search.walk", fromlist=["walk"]).walk(str(tree)).files,
+        docs, _, _ = engine.load_documents(__import__("agentic_search_skill.walk", fromlist=["walk"]).walk(str(tree)).files,
                                            index)
         index.match(docs, [])
         index.save()
@@ -690,7 +690,7 @@ def test_an_unusable_index_dir_is_not_an_error(tmp_path, instant, monkeypatch, h
 
 def test_a_large_first_build_on_several_cores_agrees(tmp_path, instant, monkeypatch):
     """Forked workers each write a part of the first build as a segment of its own."""
-    from agentic_search import match as match_mod
+    from agentic_search_skill import match as match_mod
 
     monkeypatch.setattr(match_mod, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
@@ -767,8 +767,8 @@ def test_facts_kept_for_later_tasks_never_outlive_the_file(tmp_path, instant, mo
     for later cycles and tasks (not derived again), and never served for another version
     of the file: an edit that keeps size and mtime gives what a run without the index
     gives."""
-    from agentic_search import cycle
-    from agentic_search import imports as imports_mod
+    from agentic_search_skill import cycle
+    from agentic_search_skill import imports as imports_mod
 
     tree = make_tree(tmp_path / "tree")
     args = ["--full", *STEPS[1]]
@@ -842,7 +842,7 @@ def test_an_empty_or_relative_home_is_not_where_indexes_go(monkeypatch):
 def test_a_file_grown_past_the_size_limit_after_the_walk_is_not_read_whole(tmp_path, indexed) -> None:
     """The walk let a small file in; it grew past the limit before the read (a writer at
     work): it is unreadable this cycle, with the index and without, never counted whole."""
-    from agentic_search.walk import walk
+    from agentic_search_skill.walk import walk
 
     tree = tmp_path / "tree"
     write_tree(tree, {"a.txt": "token\n", "b.txt": "token expiry\n"})

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_search import lang
-from agentic_search.match import defines
-from agentic_search.report import tags_for
+from agentic_search_skill import lang
+from agentic_search_skill.match import defines
+from agentic_search_skill.report import tags_for
 
 # (file, source, name, value): 1.0 defines (a body), 0.5 only declares, 0.0 neither.
 CASES = [
@@ -208,7 +208,7 @@ def test_language_by_extension(rel, name) -> None:
 
 
 def test_one_inflection_list_for_stems_and_names() -> None:
-    from agentic_search.query import stem_prefix
+    from agentic_search_skill.query import stem_prefix
     for suffix in lang.SUFFIXES:
         assert suffix in lang.INFLECTIONS
     assert stem_prefix("limiting") == "limit"

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from agentic_search.lazyre import compile_later
+from agentic_search_skill.lazyre import compile_later
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
@@ -28,8 +28,8 @@ def test_lazy_pattern_answers_as_the_compiled_one():
 
 def test_importing_the_retriever_leaves_task_text_patterns_uncompiled():
     """A later cycle (no task text) never pays for the patterns that parse one."""
-    code = ("import agentic_search.cli, hints\n"
-            "from agentic_search import query, imports, index\n"
+    code = ("import agentic_search_skill.cli, hints\n"
+            "from agentic_search_skill import query, imports, index\n"
             "lazy = [v for m in (query, imports, index) for v in vars(m).values()\n"
             "        if type(v).__name__ == 'LazyPattern']\n"
             "assert len(lazy) > 20, len(lazy)\n"

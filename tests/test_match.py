@@ -1,4 +1,4 @@
-"""Tests for agentic_search.match: one pass per file, all keywords.
+"""Tests for agentic_search_skill.match: one pass per file, all keywords.
 
 Pins: definitions recognised per language (and not for locals, comments, strings,
 prose or data files), the 0.5 for an inflection of the keyword (and nothing for a longer name),
@@ -12,11 +12,11 @@ from dataclasses import replace
 
 import pytest
 
-from agentic_search.match import (
+from agentic_search_skill.match import (
     BINARY_SNIFF_BYTES, FileMatch, compile_keywords, count_needles, definition_words, is_binary, match_document, path_match,
     read_document,
 )
-from agentic_search.query import keywords_from_list, make_keyword
+from agentic_search_skill.query import keywords_from_list, make_keyword
 
 
 def write_bytes(tmp_path, rel: str, data: bytes) -> str:
@@ -374,8 +374,8 @@ def test_is_binary(data, expected) -> None:
 
 
 def test_matching_on_several_cores_gives_the_sequential_answer(tmp_path) -> None:
-    from agentic_search.match import compile_keywords, match_document, match_many
-    from agentic_search.query import make_keyword
+    from agentic_search_skill.match import compile_keywords, match_document, match_many
+    from agentic_search_skill.query import make_keyword
 
     docs = []
     for i in range(40):
@@ -390,8 +390,8 @@ def test_matching_on_several_cores_gives_the_sequential_answer(tmp_path) -> None
 
 
 def _match_in_daemon(n: int) -> bool:
-    from agentic_search.match import Document, compile_keywords, match_document, match_many
-    from agentic_search.query import make_keyword
+    from agentic_search_skill.match import Document, compile_keywords, match_document, match_many
+    from agentic_search_skill.query import make_keyword
 
     docs = [Document(f"m{i}.py", b"rate_limit()\n" * (i + 1), b"rate_limit()\n" * (i + 1), 13 * (i + 1))
             for i in range(n)]
@@ -429,8 +429,8 @@ def test_contained_needle_filters_the_longer_ones() -> None:
 def test_definition_check_by_occurrence_agrees_with_the_search_by_probe() -> None:
     # Both ways of finding a definition must give the same value on every input.
     import random
-    from agentic_search.lang import language_of
-    from agentic_search.match import _defines_at_occurrences, defines
+    from agentic_search_skill.lang import language_of
+    from agentic_search_skill.match import _defines_at_occurrences, defines
     rng = random.Random(7)
     pieces = ["def ", "class ", "func ", "type ", "const ", "var ", "let ", "export ", "  ", "\t", "\n",
               "func (r *T) ", ") ", "=", "==", ":", " ", "_", "s", "er", "x", "rate", "limit", "ratelimit",
@@ -478,7 +478,7 @@ def test_a_document_read_again_is_the_text_searched_never_more(tmp_path) -> None
     """The bytes as written are read again for the few files quoted; a file grown or
     rewritten since the search gives its searched text back, never its new bytes (a file
     grown to gigabytes is not read whole)."""
-    from agentic_search.match import read_document
+    from agentic_search_skill.match import read_document
     f = tmp_path / "a.py"
     f.write_bytes(b"Token Expiry\n")
     doc = read_document("a.py", str(f))
@@ -496,7 +496,7 @@ def test_a_document_read_again_is_the_text_searched_never_more(tmp_path) -> None
 # --------------------------------------------------------------------------- #
 
 def _held_by_matching(docs, keywords) -> tuple[bool, ...]:
-    from agentic_search.match import match_many
+    from agentic_search_skill.match import match_many
 
     found = match_many(docs, compile_keywords(keywords), workers=1)
     return tuple(any(m.counts[i] or m.in_path[i] for m in found) for i in range(len(keywords)))
@@ -506,8 +506,8 @@ def _held_by_matching(docs, keywords) -> tuple[bool, ...]:
 def test_held_anywhere_says_what_counting_every_file_says(monkeypatch, block: int) -> None:
     # Whatever the block size: a word in one file's content, a name only a path holds,
     # a quoted path named from outside the root, and words in no file.
-    from agentic_search import match as match_mod
-    from agentic_search.match import Document, held_anywhere
+    from agentic_search_skill import match as match_mod
+    from agentic_search_skill.match import Document, held_anywhere
 
     monkeypatch.setattr(match_mod, "HELD_BLOCK_BYTES", block)
     texts = {"src/app.py": b"def widget():\n    return 1\n", "src/throttle_util.py": b"x = 1\n",
@@ -523,7 +523,7 @@ def test_held_anywhere_says_what_counting_every_file_says(monkeypatch, block: in
 def test_held_anywhere_finds_no_word_across_two_files() -> None:
     # Files are searched joined, but a word split between one file's end and the next
     # file's start is in neither.
-    from agentic_search.match import Document, held_anywhere
+    from agentic_search_skill.match import Document, held_anywhere
 
     docs = [Document("a.py", b"x = wid", b"x = wid", 7), Document("b.py", b"get = 1", b"get = 1", 7)]
     assert held_anywhere(docs, [make_keyword("widget", "word")]) == (False,)
@@ -532,9 +532,9 @@ def test_held_anywhere_finds_no_word_across_two_files() -> None:
 def test_a_definition_on_the_first_line_after_a_byte_order_mark_counts():
     """An editor on Windows saves a byte-order mark before the first line: it hid a
     first-line ``def`` (no ``defines``, no name in the title; a tester's)."""
-    from agentic_search import lang
-    from agentic_search.match import defines
-    from agentic_search.report import decode_text, defined_names
+    from agentic_search_skill import lang
+    from agentic_search_skill.match import defines
+    from agentic_search_skill.report import decode_text, defined_names
     data = b"\xef\xbb\xbfdef throttle_requests(x):\n    return x\n"
     assert defines(data, b"throttle_requests", lang.PYTHON) == 1.0
     assert defined_names(decode_text(data), "a.py") == ["throttle_requests"]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from _trees import write_tree
 
-from agentic_search.output import LINE_CHARS, QUERY_KEYWORDS_SHOWN, RESULTS_SHOWN, render_json, render_text
+from agentic_search_skill.output import LINE_CHARS, QUERY_KEYWORDS_SHOWN, RESULTS_SHOWN, render_json, render_text
 
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -157,8 +157,8 @@ def test_a_finished_loop_prints_no_next_query_unless_full(tmp_path):
 def test_a_judged_file_stands_where_its_score_puts_it_and_scores_read_downward():
     # The tool's files lead on standing (its own scale) while showing low rubric scores; a
     # caller's 0.9 is on the rubric: it goes before every file shown lower, and in context.
-    from agentic_search.output import context_entries, ranking_entries
-    from agentic_search.state import ScoreEntry
+    from agentic_search_skill.output import context_entries, ranking_entries
+    from agentic_search_skill.state import ScoreEntry
     scores = {
         "a.ts": ScoreEntry(1.0, 2, "judged", judged=True),
         "ws.ts": ScoreEntry(0.32, 1, "listen x3", standing=0.95),
@@ -175,7 +175,7 @@ def test_a_judged_file_stands_where_its_score_puts_it_and_scores_read_downward()
 
 
 def test_a_shortened_reason_ends_after_a_whole_signal():
-    from agentic_search.output import _cut_reason
+    from agentic_search_skill.output import _cut_reason
     reason = "defines reverse_proxy; path names health; reverse_proxy x45; port x105; upstream x3"
     assert _cut_reason(reason, 40) == "defines reverse_proxy; …"
     assert _cut_reason(reason, 200) == reason
@@ -183,7 +183,7 @@ def test_a_shortened_reason_ends_after_a_whole_signal():
 
 
 def test_the_default_query_counts_the_single_files_the_loop_excluded():
-    from agentic_search.output import _excludes_shown
+    from agentic_search_skill.output import _excludes_shown
     assert _excludes_shown(["**/*.test.ts", "src/a.py", "src/b.py", "docs/[ab].md"], False) == \
         (["**/*.test.ts", "docs/[ab].md"], 2)
     assert _excludes_shown(["**/*.test.ts", "src/a.py"], True) == (["**/*.test.ts", "src/a.py"], 0)
@@ -193,9 +193,9 @@ def test_the_default_query_counts_the_single_files_the_loop_excluded():
 def test_results_offer_no_file_the_same_output_sets_aside():
     # A trial's second round offered four translation files beside one real candidate,
     # while next_query set the four aside: the default results keep the candidate only.
-    from agentic_search.output import FULL, to_output
-    from agentic_search.records import Change, CycleView, Decision, ResultView, Stats
-    from agentic_search.state import LoopState, ScoreEntry
+    from agentic_search_skill.output import FULL, to_output
+    from agentic_search_skill.records import Change, CycleView, Decision, ResultView, Stats
+    from agentic_search_skill.state import LoopState, ScoreEntry
     weak = ("locales/es.ts", "locales/hr.ts", "locales/ro.ts")
 
     def view(results, aside):
@@ -218,9 +218,9 @@ def test_results_offer_no_file_the_same_output_sets_aside():
 
 def test_results_read_in_the_rankings_order_at_its_scores():
     # A round's own order beside the ranking's scores read as out of order (0.74 before 0.86).
-    from agentic_search.output import to_output
-    from agentic_search.records import Change, CycleView, Decision, ResultView, Stats
-    from agentic_search.state import LoopState, ScoreEntry
+    from agentic_search_skill.output import to_output
+    from agentic_search_skill.records import Change, CycleView, Decision, ResultView, Stats
+    from agentic_search_skill.state import LoopState, ScoreEntry
     view = CycleView(cycle=2, max_cycles=3, patterns=("**",), keywords=("regexvalidator",), excludes=(),
                      stats=Stats(10, 9, 2), results=(ResultView("core/validators.py", 0.9, "defines x"),
                                                      ResultView("auth/validators.py", 0.8, "x x1")),

@@ -2,8 +2,8 @@
 
 import io
 
-from agentic_search import progress as progress_mod
-from agentic_search.progress import Progress
+from agentic_search_skill import progress as progress_mod
+from agentic_search_skill.progress import Progress
 
 
 class _Tty(io.StringIO):

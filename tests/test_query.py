@@ -1,4 +1,4 @@
-"""Tests for agentic_search.query: task text and keyword lists -> keywords.
+"""Tests for agentic_search_skill.query: task text and keyword lists -> keywords.
 
 Pins what a user relies on: identifier-aware needles ("rate limit" finds
 ``rateLimit``), keywords found by file path, what extract_keywords pulls out of
@@ -16,8 +16,8 @@ from typing import List, Tuple
 
 import pytest
 
-from agentic_search.match import compile_keywords, match_document, read_document
-from agentic_search.query import (
+from agentic_search_skill.match import compile_keywords, match_document, read_document
+from agentic_search_skill.query import (
     CODE_ONLY_FACTOR, TITLE_BOOST, Keyword, extract_keywords, installed_tail, keywords_from_list, make_keyword,
     merge_keywords, normalize, prose_of, split_identifier, strip_urls,
 )
@@ -437,7 +437,7 @@ def test_code_vocabulary_is_a_word_of_prose() -> None:
 
 def test_stop_words_come_from_the_data_file_without_duplicates() -> None:
     import json
-    path = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "agentic_search", "data", "stopwords.json")
+    path = os.path.join(os.path.dirname(__file__), os.pardir, "scripts", "agentic_search_skill", "data", "stopwords.json")
     with open(path, encoding="utf-8") as fh:
         groups = json.load(fh)["groups"]
     words = [w for g in groups for w in g["words"].split()]
@@ -473,7 +473,7 @@ def test_forge_url_names_a_path_of_the_repository(url, path) -> None:
 def test_a_forge_url_of_thousands_of_components_keeps_its_last_ones() -> None:
     # Each tail of a quoted path is matched against the tree: a path of N components
     # would cost N*N, so a URL's is cut to URL_PATH_PARTS components (a real one is shorter).
-    from agentic_search.query import URL_PATH_PARTS, strip_urls
+    from agentic_search_skill.query import URL_PATH_PARTS, strip_urls
     _, paths = strip_urls("see https://github.com/o/r/blob/main/" + "a/" * 5000 + "auth.py")
     assert paths == ["/".join(["a"] * (URL_PATH_PARTS - 1) + ["auth.py"])]
 
@@ -604,7 +604,7 @@ def test_cjk_in_a_fenced_block_is_the_reporters_data_and_indented_cjk_prose_stay
 
 
 def test_translated_flag_round_trips_through_json() -> None:
-    from agentic_search.query import Keyword
+    from agentic_search_skill.query import Keyword
     for kw in extract_keywords("认证令牌过期"):
         assert Keyword.from_json(kw.to_json()) == kw
     assert any(kw.to_json().get("translated") for kw in extract_keywords("认证令牌过期"))
@@ -682,7 +682,7 @@ def test_html_markup_of_the_prose_gives_no_keywords_but_its_links_do():
 
 
 def test_member_expressions_and_file_names_are_not_module_paths():
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     kws = {k.text: k.kind for k in extract_keywords(
         "import.meta.hot.invalidate() fails when run as pip.pyz against libpthread.so; "
         "super.save and window.location too, unlike django.db.models.query; a main.svg template")}
@@ -693,7 +693,7 @@ def test_member_expressions_and_file_names_are_not_module_paths():
 
 def test_the_key_of_a_key_value_pair_is_no_module_path():
     # a trial's syncthing log line: `log.pkg=model` gave the path log/pkg
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     kws = {k.text: k.kind for k in extract_keywords(
         'Zero byte files fail\n\n```\nINF Lost device connection error="request too small" log.pkg=model\n'
         'server.port=8080\n```\nbut django.db.models == models and myapp.views fine')}
@@ -703,7 +703,7 @@ def test_the_key_of_a_key_value_pair_is_no_module_path():
 
 def test_a_test_frameworks_and_nodes_globals_are_objects_not_module_paths():
     # a trial's mocha report: `it.only` was read as the path it/only
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     kws = {k.text: k.kind for k in extract_keywords(
         "--forbid-only misses `it.only` but catches `describe.only`; expect.extend and "
         "console.warn print process.env.NODE_ENV, unlike mocha.lib.runner")}
@@ -739,7 +739,7 @@ def test_a_heading_asking_the_reporter_goes_but_the_reporters_own_plea_stays():
 
 def test_long_runs_under_a_traceback_or_after_a_heading_are_read_in_linear_time() -> None:
     import time
-    from agentic_search.query import quoted_lines
+    from agentic_search_skill.query import quoted_lines
     carets = ("bug\n```\nTraceback (most recent call last):\n  File \"a.py\", line 1, in f\n    x = g()\n    "
               + "^" * 200_000 + "x\n```\n")
     heading = "title\n### summary" + " " * 200_000 + "x\n"
@@ -751,7 +751,7 @@ def test_long_runs_under_a_traceback_or_after_a_heading_are_read_in_linear_time(
 
 
 def test_short_environment_items_and_bot_regions_give_no_keywords():
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     task = ("`dayjs.locale()` returns null instead of the current locale\n\n"
             "**Information**\n - Day.js Version v1.8.14\n - Browser Chrome\n - OS: Mac\n"
             " - version negotiation breaks the parser when a locale is missing\n\n"
@@ -939,7 +939,7 @@ def test_a_quoted_message_is_searched_as_written(task, message) -> None:
 
 
 def test_a_chains_last_message_where_the_error_was_raised_comes_first() -> None:
-    from agentic_search.query import messages
+    from agentic_search_skill.query import messages
     task = ("`could not query for pull request for current branch: could not determine current branch: "
             "failed to run git: not on any branch`")
     found = messages(task)
@@ -948,7 +948,7 @@ def test_a_chains_last_message_where_the_error_was_raised_comes_first() -> None:
 
 
 def test_a_message_cut_at_a_number_is_no_chain() -> None:
-    from agentic_search.query import messages
+    from agentic_search_skill.query import messages
     found = messages("[ERROR] T.java:3: 'try' child has incorrect indentation level 8, expected level should be 12.")
     assert found == ("child has incorrect indentation level", "expected level should be")
 
@@ -982,7 +982,7 @@ def test_code_with_versions_in_strings_is_no_report_of_versions() -> None:
 
 
 def test_unescaping_keeps_code_references_and_a_links_encoded_spaces() -> None:
-    from agentic_search.query import unescaped
+    from agentic_search_skill.query import unescaped
     assert unescaped("let total = &sum; let m = &map; a &lt; b") == "let total = &sum; let m = &map; a < b"
     link = "https://x.org/auth?redirect_uri=http%3A%2F%2Flocalhost%3A8080%2Fcb&scope=openid%20email%20profile&s=xyzzy"
     kws = {k.text for k in extract_keywords("Login loops\n\ngo to " + link + " and back")}
@@ -1016,7 +1016,7 @@ def test_a_loggers_level_is_no_constant_of_the_tree() -> None:
 
 
 def test_a_panics_message_is_a_line_a_result_quotes_first() -> None:
-    from agentic_search.query import quoted_lines
+    from agentic_search_skill.query import quoted_lines
     task = "thread '<unnamed>' panicked at src/walk.rs:529:14:\nRetrieving absolute path succeeds: Os { code: 2 }"
     assert "retrieving absolute path succeeds" in quoted_lines(task)
 
@@ -1374,7 +1374,7 @@ def test_a_name_may_follow_a_hash_and_subject_may_be_a_class() -> None:
 def test_a_web_word_is_looked_up_in_the_prose_once_however_often_the_task_holds_it(monkeypatch) -> None:
     """A long log where ``http`` occurs only in URLs and names looked the word up in the
     whole prose at every occurrence: a 740 KB task took two minutes (a tester's)."""
-    from agentic_search import query
+    from agentic_search_skill import query
     calls = []
     real = query._in_text
     monkeypatch.setattr(query, "_in_text", lambda w, text: calls.append(w) or real(w, text))
@@ -1458,7 +1458,7 @@ def test_a_link_holding_a_saved_state_encoded_whole_gives_no_words() -> None:
 
 
 def test_html_entities_and_a_percent_encoded_link_are_read_as_what_they_stand_for() -> None:
-    from agentic_search.query import unescaped
+    from agentic_search_skill.query import unescaped
     task = ('Links in the HTML report are broken\n\n<a href="https%3A%2F%2Fdocs.example.org%2Fdoc-7.2%2Frules_design.html">'
             "replace with `return !{condition} &amp;&amp; {elseBranch};`</a> and 100%2d stays")
     assert "https://docs.example.org/doc-7.2/rules_design.html" in unescaped(task)
@@ -1531,7 +1531,7 @@ def test_counts_spelled_out_and_chat_shorthand_are_no_keywords() -> None:
 
 
 def test_dashes_under_a_list_or_inside_code_are_no_heading() -> None:
-    from agentic_search.query import strip_boilerplate
+    from agentic_search_skill.query import strip_boilerplate
     text = "Bug\n\n- item one\n---\n\n```\nfrontmatter_key: 1\n---\n```\n"
     assert strip_boilerplate(text).count("## ") == 0
 
@@ -1602,7 +1602,7 @@ def test_the_new_rules_leave_what_a_report_means(task, present, absent) -> None:
 
 
 def test_prose_after_a_pronoun_and_failed_is_no_message() -> None:
-    from agentic_search.query import messages
+    from agentic_search_skill.query import messages
     found = messages("It failed: the uploader never retries after a timeout.\nBuild failed: could not resolve the graph\n")
     assert found == ("could not resolve the graph",)
 
@@ -1617,7 +1617,7 @@ def test_a_heading_of_spaces_without_a_question_is_read_in_linear_time() -> None
 def test_a_forms_camel_case_answer_about_the_machine_and_an_emptied_checklist_give_no_keyword():
     # a trial's JabRef form: `OpenSuse Tumbleweed` under a heading asking the operating
     # system, and a heading over nothing but a first-person checked item of the template
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     task = ("@string removed while restoring backups\n\n### Details on version and operating system\n\n"
             "OpenSuse Tumbleweed\n\n### Checked with the latest development build (copy version output from About dialog)\n\n"
             "- [x] I made a backup of my libraries before testing the latest development version.\n\n"
@@ -1634,7 +1634,7 @@ def test_a_forms_camel_case_answer_about_the_machine_and_an_emptied_checklist_gi
 
 def test_the_terminal_and_shell_the_reporter_runs_give_no_keyword():
     # a trial's gdu report: `- Terminal: XTerm` under `**System:**` made XTerm its first keyword
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     task = ("deleting wrong files\n\ngdu deletes the wrong files after a sort.\n\n**System:**\n"
             " - OS: Gentoo Linux\n - Terminal: XTerm\n - **Shell:** zsh 5.9\n - Version: v5.29.0\n\n"
             "Run it in the shell: `gdu --sort-order` prints ConsoleWriter output.\n- the terminal hangs\n")

@@ -1,4 +1,4 @@
-"""Tests for agentic_search.refine (REFINE): the next query.
+"""Tests for agentic_search_skill.refine (REFINE): the next query.
 
 Pins: synonyms from the table hints.py uses for keywords that matched nothing
 ("rate limiting" -> throttle), without other spellings of the same word and
@@ -17,13 +17,13 @@ from typing import Dict, List, Optional, Sequence
 import pytest
 
 import hints
-from agentic_search.match import Document
-from agentic_search.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
-from agentic_search.refine import (
+from agentic_search_skill.match import Document
+from agentic_search_skill.query import Keyword, extract_keywords, keywords_from_list, make_keyword, normalize
+from agentic_search_skill.refine import (
     EXCLUDE_BELOW, MAX_LEARNED, MAX_SYNONYMS, MAX_SYNONYMS_PER_GAP, NextQuery,
     LEARN_MAX_BYTES, LEARN_MAX_SHARE, _rarest, learn_vocabulary, refine_query, synonym_keywords,
 )
-from agentic_search.score import Scored
+from agentic_search_skill.score import Scored
 from _trees import read_tree
 
 
@@ -83,7 +83,7 @@ def test_a_programming_word_the_tree_lacks_is_searched_by_its_stem_first() -> No
 
 def test_a_message_no_file_holds_is_searched_by_its_halves() -> None:
     # the code builds it from a format string: "%v while waiting for connections to become ready"
-    from agentic_search.refine import message_pieces
+    from agentic_search_skill.refine import message_pieces
     gap = make_keyword("context deadline exceeded while waiting for connections to become ready", "message")
     pieces = message_pieces([gap], [gap])
     assert [k.text for k in pieces] == ["context deadline exceeded while waiting", "for connections to become ready"]
@@ -95,7 +95,7 @@ def test_a_message_no_file_holds_is_searched_by_its_halves() -> None:
 
 def test_a_message_printed_with_a_word_added_is_searched_without_it() -> None:
     # the code's "real number overflow", printed as "real number overflow input"
-    from agentic_search.refine import message_pieces
+    from agentic_search_skill.refine import message_pieces
     gap = make_keyword("real number overflow input", "message")
     assert [k.text for k in message_pieces([gap], [gap])] == ["real number overflow", "number overflow input"]
     five = make_keyword("failed to parse config value", "message")

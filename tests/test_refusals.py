@@ -17,8 +17,8 @@ import pytest
 
 import hints
 import retrieve_loop
-from agentic_search.request import MAX_KEYWORDS, MAX_LIMIT, MAX_MAX_CYCLES, MAX_MAX_FILE_KB
-from agentic_search.state import LOCK_SUFFIX, StateError, locked
+from agentic_search_skill.request import MAX_KEYWORDS, MAX_LIMIT, MAX_MAX_CYCLES, MAX_MAX_FILE_KB
+from agentic_search_skill.state import LOCK_SUFFIX, StateError, locked
 from _trees import write_tree
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -247,7 +247,7 @@ def test_a_waiter_on_a_lock_its_creator_removed_still_excludes_others(tmp_path):
 def test_a_lock_whose_folder_vanishes_at_the_open_is_taken_in_a_folder_made_again(tmp_path, monkeypatch):
     """A refused call removes the folders it made just as a waiter opens the lock in one:
     the waiter failed ("cannot open the state's lock: No such file or directory")."""
-    from agentic_search import state as state_mod
+    from agentic_search_skill import state as state_mod
 
     path = tmp_path / "NEW" / "s.json"
     real_open = state_mod.os.open
@@ -297,10 +297,10 @@ def test_hints_input_beyond_the_cap_is_one_line(tmp_path, monkeypatch, capsys, h
 
 def test_hints_input_cap_holds_half_a_million_results():
     """The cap's reason: 500,000 results as retrieve_loop.py hands them to hints."""
-    one = {"id": "src/agentic_search/module_name.py", "title": "module_name.py \u2014 Alpha, beta_gamma, Delta",
+    one = {"id": "src/agentic_search_skill/module_name.py", "title": "module_name.py \u2014 Alpha, beta_gamma, Delta",
            "summary": "class Alpha:\n    def beta_gamma(self, value: int) -> str:\ndef delta_epsilon(items):",
            "tags": ["Alpha", "beta_gamma", "Delta", "epsilon", "Zeta"], "score": 0.873,
-           "related": [f"src/agentic_search/neighbour_{i}.py" for i in range(10)]}
+           "related": [f"src/agentic_search_skill/neighbour_{i}.py" for i in range(10)]}
     assert 500_000 * (len(json.dumps(one)) + 2) < hints.MAX_INPUT_BYTES
 
 
@@ -479,7 +479,7 @@ def test_a_non_blocking_stdin_is_read_to_its_end_by_both_scripts(tmp_path):
 
 def test_a_very_long_task_is_read_to_a_cap_and_says_so(tmp_path):
     """(An adversarial check: a 4 MB task of list items took half a minute on four files.)"""
-    from agentic_search.query import MAX_TASK_CHARS, task_read
+    from agentic_search_skill.query import MAX_TASK_CHARS, task_read
 
     tree = write_tree(tmp_path / "t", {"auth.py": "def verify_token(t):\n    raise ValueError(t)\n"})
     task = tmp_path / "task.txt"

@@ -2,8 +2,8 @@
 
 import pytest
 
-from agentic_search.query import keywords_from_list
-from agentic_search.report import SUMMARY_LINE_CHARS, defined_names, summary_lines
+from agentic_search_skill.query import keywords_from_list
+from agentic_search_skill.report import SUMMARY_LINE_CHARS, defined_names, summary_lines
 
 
 def test_summary_quotes_the_lines_with_most_keywords_best_two_first():
@@ -103,7 +103,7 @@ def test_only_the_licence_itself_is_never_quoted(rel, text, word, line):
 
 
 def test_only_gos_func_takes_a_receiver_before_the_name():
-    from agentic_search.report import line_definitions
+    from agentic_search_skill.report import line_definitions
     assert line_definitions(["func (p *PathSpec) RelURL(in string) string {"], 0, "url.go") == ["relurl"]
     for line in ("extension (c: Circle) def circumference: Double = 1", "local function (x) return x end"):
         assert line_definitions([line], 0, "a.scala") == []
@@ -123,7 +123,7 @@ def test_defined_names_most_used_first():
 
 
 def test_the_line_defining_a_quoted_name_is_quoted_before_lines_of_plain_words():
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     text = "\n".join([
         "# pretty print a vector: print the vector pretty",
         "class PrettyPrinter:",
@@ -145,7 +145,7 @@ def _plain_summary_starts(lines):
 
 
 def test_lowered_lines_equal_lowering_each_line_on_ascii_and_other_text():
-    from agentic_search.report import lowered_lines
+    from agentic_search_skill.report import lowered_lines
     cases = ["", "x", "A\nB", "Token = 1\n\ndef F():\n  RETURN X\n",
              "İstanbul ΣΑΣ\nweiß\r\nß\u2028TAIL", "ascii\nthen İ here\nΣ", "\n\n\n"]
     for text in cases:
@@ -154,7 +154,7 @@ def test_lowered_lines_equal_lowering_each_line_on_ascii_and_other_text():
 
 
 def test_tags_are_defined_names_in_order_minus_keywords_private_and_short():
-    from agentic_search.report import MAX_TAGS, tags_for
+    from agentic_search_skill.report import MAX_TAGS, tags_for
     text = "\n".join([
         "class TokenStore:", "def _hidden(): pass", "def ab(): pass", "def refresh(): pass",
         "def expiry(): pass", "def rotate(): pass", "def revoke(): pass", "def issue(): pass",
@@ -171,7 +171,7 @@ def test_tags_are_defined_names_in_order_minus_keywords_private_and_short():
 def test_tags_from_kept_ranked_names_equal_tags_made_afresh():
     """The ranked names the index keeps per file give the tags of any query, also when its
     keywords hide more of the kept names than the tags can spare."""
-    from agentic_search.report import RANKED_NAMES_KEPT, ranked_names, tags_for
+    from agentic_search_skill.report import RANKED_NAMES_KEPT, ranked_names, tags_for
     names = [f"name{i:02d}" for i in range(RANKED_NAMES_KEPT + 10)]
     text = "\n".join(f"def {n}(): pass" for n in names) + "\n" + " ".join(
         n for i, n in enumerate(names) for _ in range(len(names) - i))  # earlier names used more
@@ -186,13 +186,13 @@ def test_tags_from_kept_ranked_names_equal_tags_made_afresh():
 
 def test_the_characters_whose_lower_case_holds_ascii_are_all_listed():
     import sys
-    from agentic_search.report import _LOWERS_TO_ASCII
+    from agentic_search_skill.report import _LOWERS_TO_ASCII
     found = tuple(c for c in map(chr, range(128, sys.maxunicode + 1)) if any(ord(x) < 128 for x in c.lower()))
     assert found == _LOWERS_TO_ASCII
 
 
 def test_summary_with_the_match_counts_equals_the_summary_without_them():
-    from agentic_search.match import Document, compile_keywords, match_document
+    from agentic_search_skill.match import Document, compile_keywords, match_document
     kws = keywords_from_list(["token", "expiry", "kelvin", "refresh_token", "absent"])
     texts = [
         "def refresh_token(token):\n    return token.expiry\n# nothing else\n",
@@ -212,7 +212,7 @@ def _every_line_judged(text, keywords):
     every pick: each keyword worth its weight over (1 + log2 of the lines holding it),
     halved once an earlier pick quoted it; a definition of a name holding one doubles."""
     import math
-    from agentic_search import report
+    from agentic_search_skill import report
 
     lines = text.splitlines()
     found_on = {}
@@ -318,7 +318,7 @@ def test_the_items_of_a_multi_line_import_are_import_lines_too():
     got = summary_lines(ts, kws)
     assert "L6: export function urlOf(u: ResolvedUrl, g: EnvironmentModuleGraph) {" in got
     assert not {"L2: EnvironmentModuleGraph,", "L3: ResolvedUrl,"} & set(got), got
-    from agentic_search.report import _is_header
+    from agentic_search_skill.report import _is_header
     go = ["import (", '\t"fmt"', '\tlog "example.com/log"', ")", "", "func f() {", '\tx := []string{', '\t\t"fmt",', "\t}"]
     assert [_is_header(go, i) for i in range(len(go))] == [True, True, True, False, False, False, False, False, False]
     py = ["from x import (", "    a,", "    b as c,", ")", "values = [", "    a,", "]"]
@@ -334,7 +334,7 @@ def test_the_same_line_is_quoted_once():
 
 
 def test_a_line_the_task_pasted_is_quoted_first_where_the_file_holds_it():
-    from agentic_search.query import quoted_lines
+    from agentic_search_skill.query import quoted_lines
     task = ("Post-increment returns const.\nLooking in `json.hpp` we find:\n```\n"
             "    iter_impl const operator++(int) // NOLINT\n    {\n        return result;\n    }\n```\n")
     text = "\n".join(["// iterator", "class iter_impl {"] + ["  int token;"] * 5 +
@@ -350,7 +350,7 @@ def test_a_line_the_task_pasted_is_quoted_first_where_the_file_holds_it():
 
 
 def test_a_message_quoted_in_the_prose_is_quoted_first_where_the_file_holds_it():
-    from agentic_search.query import quoted_lines
+    from agentic_search_skill.query import quoted_lines
     task = ("With hide_input the prompt prints 'Error: The value you entered was invalid.' "
             "and I don't know why it's hidden; \u201cRepeat for confirmation\u201d is fine.")
     quoted = quoted_lines(task)
@@ -364,7 +364,7 @@ def test_a_message_quoted_in_the_prose_is_quoted_first_where_the_file_holds_it()
 
 def test_the_line_a_traceback_raised_at_is_quoted_first_where_the_file_holds_it():
     # a trial's results quoted the longer call of the frame above, not the assert that raised
-    from agentic_search.query import quoted_lines
+    from agentic_search_skill.query import quoted_lines
     task = ("bind(Path) fails\n\n```\nTraceback (most recent call last):\n"
             '  File "/usr/lib/python3.12/site-packages/trio/_socket.py", line 874, in bind\n'
             "    address = await self._resolve_address_nocp(address, local=True)\n"
@@ -380,13 +380,13 @@ def test_the_line_a_traceback_raised_at_is_quoted_first_where_the_file_holds_it(
     kws = keywords_from_list(["_resolve_address_nocp", "bind"])
     assert summary_lines(text, kws, quoted=quoted)[0] == "L2: assert isinstance(address, (str, bytes))"
     # (quoted in a reply, the traceback's lines start with "> ": the raising line is still its own)
-    from agentic_search.query import raising_lines
+    from agentic_search_skill.query import raising_lines
     quoted_reply = "\n".join("> " + line for line in task.split("\n"))
     assert raising_lines(quoted_reply) == ("assert isinstance(address, (str, bytes))",)
 
 
 def test_quoted_lines_come_from_code_only():
-    from agentic_search.query import quoted_lines
+    from agentic_search_skill.query import quoted_lines
     task = ("A long prose line that is not code at all, surely.\n"
             ">>> frobnicate_widget(size=3)\n"
             "    File \"app/core.py\", line 3, in frobnicate_widget\n"
@@ -434,7 +434,7 @@ def test_a_rust_files_own_tests_are_quoted_after_its_code():
 def test_tags_are_the_same_with_and_without_the_names_the_index_kept() -> None:
     """A file of 257 names, one of them a keyword: the index's kept ranking and a fresh
     count (the keyword taken out first) count uses the same way, so the tags agree."""
-    from agentic_search.report import COUNTED_NAMES, ranked_names, tags_for
+    from agentic_search_skill.report import COUNTED_NAMES, ranked_names, tags_for
     text = "def token():\n    pass\ndef aaa():\n    pass\ndef aaab():\n    pass\n"
     text += "".join(f"def filler{i:03d}():\n    pass\n" for i in range(COUNTED_NAMES - 2))
     text += "x = " + " + ".join(["aaab"] * 10) + "\n"
@@ -456,7 +456,7 @@ def test_a_docstring_line_is_quoted_after_the_code_holding_the_same_words() -> N
 
 
 def test_the_closing_quotes_of_an_assigned_string_open_no_docstring() -> None:
-    from agentic_search.report import _docstring_spans, lowered_lines
+    from agentic_search_skill.report import _docstring_spans, lowered_lines
     lines = ['SQL = """', "select token", '"""', "token = expiry(token)", "def f():", '    r"""Token.', '    """']
     joined, starts = lowered_lines(lines)
     assert _docstring_spans(joined, starts) == [(5, 6)]  # the docstring of f, not line 2 on
@@ -465,9 +465,9 @@ def test_the_closing_quotes_of_an_assigned_string_open_no_docstring() -> None:
 def test_a_file_edited_while_the_cycle_ran_quotes_nothing_and_says_so(tmp_path):
     # The quotes come from reading the file again: edited in between, that read is not
     # the text searched, and the answer quoted the searched text lower-cased, as the file's.
-    from agentic_search.match import Document, FileMatch
-    from agentic_search.report import build_result
-    from agentic_search.score import Scored
+    from agentic_search_skill.match import Document, FileMatch
+    from agentic_search_skill.report import build_result
+    from agentic_search_skill.score import Scored
 
     path = tmp_path / "Validators.py"
     path.write_bytes(b"class ASCIIUsernameValidator(RegexValidator):\n    regex = r'^[\\w.@+-]+$'\n")
@@ -490,7 +490,7 @@ def test_a_long_line_is_quoted_where_the_tasks_word_is_not_from_its_start():
     """A minified file is one line: quoted from its start it showed ``var a=1;var a=1;…``
     and none of the task's words (a tester's); the word is now within what an output
     shows of the line (report.LINE_CHARS)."""
-    from agentic_search.report import LINE_CHARS
+    from agentic_search_skill.report import LINE_CHARS
     text = "var a=1;" * 60 + "function throttle(x){return x}" + "var b=2;" * 40 + "\n"
     (line,) = summary_lines(text, keywords_from_list(["throttle"]))
     assert line.startswith("L1: …") and "throttle" in line[:LINE_CHARS] and len(line) <= SUMMARY_LINE_CHARS + 4
@@ -507,12 +507,12 @@ def test_a_log_calls_message_is_quoted_after_the_code_holding_the_same_words() -
     kws = keywords_from_list(["backup", "entries"])
     got = [x.split(":")[0] for x in summary_lines(text, kws, rel="BackupManager.java")]
     assert got[:2] == ["L3", "L4"], got
-    from agentic_search.query import Kind, make_keyword
+    from agentic_search_skill.query import Kind, make_keyword
     msg = [make_keyword("could not write the backup entries", Kind.MESSAGE)]
     assert summary_lines(text, msg, rel="BackupManager.java")[0].startswith("L2:")
 
 
 def test_a_minified_line_is_not_scanned_for_strings() -> None:
-    from agentic_search.report import STRING_SCAN_MAX_CHARS, _string_spans
+    from agentic_search_skill.report import STRING_SCAN_MAX_CHARS, _string_spans
     assert _string_spans('a("x' + "y" * STRING_SCAN_MAX_CHARS + '");') == []
     assert _string_spans('f("backup") + g') == [(2, 9)] and len('f("backup") + g') < STRING_SCAN_MAX_CHARS

@@ -445,7 +445,7 @@ def test_a_state_moved_into_the_root_is_refused_and_kept(tmp_path, router):
 
 def test_crash_while_saving_keeps_the_previous_state_and_no_temp_file(tmp_path, router, monkeypatch, capsys):
     import retrieve_loop
-    from agentic_search import state as state_mod
+    from agentic_search_skill import state as state_mod
 
     state = tmp_path / "s.json"
     run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
@@ -470,8 +470,8 @@ def test_an_interrupt_after_the_state_is_saved_says_so_and_show_prints_the_answe
     # Ctrl-C after the new state was in place: exit 130 with no word, the cycle counted,
     # and the caller believed the state was as it was.
     import retrieve_loop
-    from agentic_search import cli as cli_mod
-    from agentic_search import state as state_mod
+    from agentic_search_skill import cli as cli_mod
+    from agentic_search_skill import state as state_mod
 
     state = tmp_path / "s.json"
     run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
@@ -480,7 +480,7 @@ def test_an_interrupt_after_the_state_is_saved_says_so_and_show_prints_the_answe
         raise KeyboardInterrupt
 
     if where == "index":
-        from agentic_search import index as index_mod
+        from agentic_search_skill import index as index_mod
         monkeypatch.setattr(index_mod.Index, "save", interrupt)
     elif where == "output":
         monkeypatch.setattr(cli_mod, "to_output", interrupt)
@@ -507,7 +507,7 @@ def test_an_interrupt_after_the_state_is_saved_says_so_and_show_prints_the_answe
 def test_running_out_of_memory_is_one_line_not_a_traceback(tmp_path, router):
     script = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
     code = (f"import sys, runpy\nsys.path.insert(0, {str(script.parent)!r})\n"
-            "from agentic_search import cli\n"
+            "from agentic_search_skill import cli\n"
             "def boom(*a, **k):\n    raise MemoryError\n"
             "cli.run = boom\n"
             f"sys.argv = ['retrieve_loop.py', '--root', {str(router)!r}, '--state', {str(tmp_path / 's.json')!r}, "
@@ -531,7 +531,7 @@ def test_sigterm_while_the_state_is_written_leaves_it_as_it_was_and_no_temporary
     before = state.read_bytes()
     script = Path(__file__).resolve().parent.parent / "scripts" / "retrieve_loop.py"
     code = (f"import sys, time, runpy\nsys.path.insert(0, {str(script.parent)!r})\n"
-            "from agentic_search import state as st\n"
+            "from agentic_search_skill import state as st\n"
             "real = st.os.replace\n"
             "def slow(*a, **k):\n    time.sleep(30)\n    return real(*a, **k)\n"
             "st.os.replace = slow\n"
@@ -550,7 +550,7 @@ def test_sigterm_while_the_state_is_written_leaves_it_as_it_was_and_no_temporary
 
 def test_an_interrupt_before_the_state_is_saved_leaves_it_as_it_was(tmp_path, router, monkeypatch, capsys):
     import retrieve_loop
-    from agentic_search import cli as cli_mod
+    from agentic_search_skill import cli as cli_mod
 
     state = tmp_path / "s.json"
     run_json("--root", router, "--state", state, "--keywords", "route", "--max-cycles", "3")
@@ -580,7 +580,7 @@ def test_a_state_folder_swapped_for_a_link_into_the_tree_mid_cycle_gets_nothing_
     # An adversary swaps the state's folder for a link into the tree while a cycle runs:
     # the state was written into the tree (the check had run before the cycle).
     import retrieve_loop
-    from agentic_search import cli as cli_mod
+    from agentic_search_skill import cli as cli_mod
 
     folder = tmp_path / "st" / "x"
     state = folder / "s.json"
@@ -611,7 +611,7 @@ def test_the_clean_up_of_a_refused_first_call_removes_nothing_of_the_tree(tmp_pa
     # swapped for a link into the tree), its clean-up removed by path: the tree's own
     # file of the lock's name, and an empty folder of the tree where it had made one.
     import retrieve_loop
-    from agentic_search import cli as cli_mod
+    from agentic_search_skill import cli as cli_mod
 
     (router / "app" / "sub").mkdir()
     if held:
@@ -892,7 +892,7 @@ def test_unreadable_file_is_skipped_and_counted(tmp_path, router):
 def test_unreadable_file_is_skipped_and_counted_in_process(tmp_path, router, monkeypatch, capsys):
     """The same as above, by injecting the read error (works when the tests run as root)."""
     import retrieve_loop
-    from agentic_search import engine
+    from agentic_search_skill import engine
 
     (router / "lib/secret_route.py").write_text("route = 1\n")
     real_read = engine.read_document
@@ -916,7 +916,7 @@ def test_default_skipped_unreadable_counts_folders_and_files_together(tmp_path, 
     """The default output's one ``unreadable`` count is every entry the tool could not use: a
     folder the walk could not list and two files the read could not open are three."""
     import retrieve_loop
-    from agentic_search import engine, walk
+    from agentic_search_skill import engine, walk
 
     (router / "lib/secret_route.py").write_text("route = 1\n")
     (router / "lib/other_route.py").write_text("route = 2\n")
@@ -1068,7 +1068,7 @@ def test_main_in_process_leaves_the_garbage_collector_as_it_found_it(tmp_path, r
 
 
 def test_a_huge_file_is_searched_whole_but_quoted_from_its_first_mib(tmp_path):
-    from agentic_search.match import QUOTE_BYTES
+    from agentic_search_skill.match import QUOTE_BYTES
 
     filler = "# filler line of text\n" * (QUOTE_BYTES // 22 + 1000)
     big = "def alpha_handler():\n    pass\n" + filler + "beta_marker = 1\n"
@@ -1437,7 +1437,7 @@ def test_a_task_of_one_giant_word_leaves_a_state_the_next_call_reads(tmp_path):
 
 
 def test_a_state_larger_than_any_state_file_is_not_written_and_the_old_one_stays(tmp_path, monkeypatch):
-    from agentic_search import state as state_mod
+    from agentic_search_skill import state as state_mod
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / "a.py").write_text("def route():\n    return 1\n")
@@ -1702,8 +1702,8 @@ def test_show_refuses_an_answer_about_a_tree_that_is_gone_or_another_now(tmp_pat
 def test_a_root_link_repointed_during_a_cycle_changes_nothing_it_reads(tmp_path, monkeypatch):
     # The root is resolved once per call: the walk, the reads and the state's root_real
     # are of one tree, whatever the link does meanwhile.
-    from agentic_search import cli, cycle
-    from agentic_search.request import Request
+    from agentic_search_skill import cli, cycle
+    from agentic_search_skill.request import Request
     tree = make_tree(tmp_path / "tree", {"auth.py": "def token_expiry():\n    return 1\n"})
     outside = make_tree(tmp_path / "outside", {"secret.py": "token_expiry = 'zqxmarker'\n"})
     link = tmp_path / "rootlink"
@@ -1916,7 +1916,7 @@ def test_a_calls_brace_globs_are_bounded_in_all_whatever_the_loop(tmp_path, rout
     # Each file is matched against every alternative: one call's globs may expand to
     # MAX_GLOB_ALTERNATIVES in all, refused as usage (exit 2) naming the flag, on a new
     # loop and a finished one alike; nothing is written.
-    from agentic_search.request import MAX_GLOB_ALTERNATIVES
+    from agentic_search_skill.request import MAX_GLOB_ALTERNATIVES
     state = tmp_path / "s.json"
     bomb = ["**/x" + "{a,b}" * 5 + f"{k}*" for k in range(MAX_GLOB_ALTERNATIVES // 32 + 1)]
     for flag in ("--patterns", "--exclude"):

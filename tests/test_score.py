@@ -1,4 +1,4 @@
-"""Tests for agentic_search.score (EVALUATE): relevance, roles, reasons.
+"""Tests for agentic_search_skill.score (EVALUATE): relevance, roles, reasons.
 
 Scores are being tuned, so exact numbers are pinned only where a formula is the
 contract (idf is BM25's idf); otherwise the tests pin orderings and bounds a
@@ -14,10 +14,10 @@ from typing import Dict, List, Sequence
 
 import pytest
 
-from agentic_search.engine import rank_documents
-from agentic_search.match import FileMatch
-from agentic_search.query import Keyword, keywords_from_list, make_keyword
-from agentic_search.score import (
+from agentic_search_skill.engine import rank_documents
+from agentic_search_skill.match import FileMatch
+from agentic_search_skill.query import Keyword, keywords_from_list, make_keyword
+from agentic_search_skill.score import (
     MAX_RELEVANCE, Corpus, Scored, corpus_stats, file_role, idf, raw_evidence, relevance,
     reason_text, roles_requested, score_matches, task_words,
 )
@@ -503,7 +503,7 @@ def test_roles_per_ecosystem(rel, role) -> None:
 
 
 def test_a_quoted_locale_code_ranks_its_file_first(tmp_path) -> None:
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     files = {f"src/locale/{code}.js": f"// {name} [{code}]\nconst locale = {{ name: '{code}' }}\nexport default locale\n"
              for code, name in (("ku", "Kurdish"), ("br", "Breton"), ("ar", "Arabic"), ("de", "German"))}
     files.update(FILLER)
@@ -531,7 +531,7 @@ def test_a_c_header_follows_its_implementation(tmp_path) -> None:
     ("src/a.cpp", "src/a"), ("src/a.py", ""), ("src/a.go", ""),
 ])
 def test_companion_key(rel, key) -> None:
-    from agentic_search import lang
+    from agentic_search_skill import lang
     assert lang.companion_key(rel) == key
 
 
@@ -546,7 +546,7 @@ def test_a_task_naming_a_human_language_asks_for_its_locale() -> None:
     ("docs/ref/settings.txt", "settings.txt"),
 ])
 def test_document_key(rel, key) -> None:
-    from agentic_search import lang
+    from agentic_search_skill import lang
     assert lang.document_key(rel) == key
 
 
@@ -600,16 +600,16 @@ def test_package_manifests_are_build_files(rel) -> None:
     ("src/format.js", set()),
 ])
 def test_locale_codes(rel, codes) -> None:
-    from agentic_search import lang
+    from agentic_search_skill import lang
     assert lang.locale_codes(rel) == codes
 
 
 def test_the_locale_of_a_language_the_task_names_leads() -> None:
     # "Hungarian" names locale/hu.js by its code: it outranks source that merely holds
     # more of the task's words, and the other locales stay down-weighted.
-    from agentic_search.engine import rank_documents
-    from agentic_search.match import Document
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.engine import rank_documents
+    from agentic_search_skill.match import Document
+    from agentic_search_skill.query import extract_keywords
     task = "Improve hungarian localization: past relative times (3 years ago) are not handled"
     files = {
         "src/locale/hu.js": b"// Hungarian [hu]\nconst locale = { name: 'hu', relativeTime: {} }\n",
@@ -621,7 +621,7 @@ def test_the_locale_of_a_language_the_task_names_leads() -> None:
     docs = [Document(rel=r, data=b, low=b.lower(), size=len(b)) for r, b in files.items()]
     scored, _, _ = rank_documents(docs, extract_keywords(task), task_words(task))
     assert scored[0].rel == "src/locale/hu.js"
-    from agentic_search.score import reason_text
+    from agentic_search_skill.score import reason_text
     assert "path names hu (locale)" in reason_text(scored[0].signals)
     assert [s.rel for s in scored].index("src/locale/cs.js") > 0
     test = next(s for s in scored if s.rel == "test/locale/hu.test.js")
@@ -659,7 +659,7 @@ def test_a_task_about_typescript_typings_keeps_declarations_whole() -> None:
     ("index.d.ts", ""), ("src/index.js", "src"), ("src/utc.py", ""),
 ])
 def test_module_name(rel, name) -> None:
-    from agentic_search import lang
+    from agentic_search_skill import lang
     assert lang.module_name(rel) == name
 
 
@@ -721,7 +721,7 @@ def test_a_role_word_in_pasted_code_asks_for_nothing() -> None:
 def test_a_convention_the_tasks_code_defines_is_no_evidence_of_which_definer(tmp_path) -> None:
     # Three printers define _print_Float; the task proposes adding one to the printer it
     # names. Defining the convention must not put the other printers first.
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     files = {f"printing/{n}.py": f"class {n.title()}Printer(Printer):\n    def _print_Float(self, expr):\n"
                                  f"        return str(expr)\n\n    def _print_Derivative(self, expr):\n        return ''\n"
              for n in ("str", "latex", "pretty")}
@@ -736,7 +736,7 @@ def test_a_convention_the_tasks_code_defines_is_no_evidence_of_which_definer(tmp
 
 
 def test_a_name_the_task_copies_from_one_file_keeps_its_definition_weight(tmp_path) -> None:
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     files = {"forms/boundfield.py": "class BoundWidget:\n    def id_for_label(self):\n        return 'id'\n",
              "forms/widgets.py": "class Widget:\n    def render(self):\n        return 'BoundWidget id'\n"}
     files.update(FILLER)
@@ -750,7 +750,7 @@ def test_the_keys_of_a_pasted_settings_file_the_prose_never_names_are_no_evidenc
     # The reporter pasted the settings they ran with; the report is about comments. The
     # module declaring those options must not lead on their definitions; a key the prose
     # names is the report's subject and keeps them.
-    from agentic_search.query import extract_keywords
+    from agentic_search_skill.query import extract_keywords
     files = {"src/config/mod.rs": "pub struct Config {\n    error_on_line_overflow: bool,\n    wrap_comments: bool,\n}\n"
                                   "fn error_on_line_overflow() -> bool { false }\nfn wrap_comments() -> bool { false }\n",
              "src/comment.rs": "// a doc comment between generic params is dropped here\nfn rewrite_comment() {}\n"}

@@ -1,4 +1,4 @@
-"""agentic_search.state: the loop's state - a record, versioned JSON, written atomically, locked."""
+"""agentic_search_skill.state: the loop's state - a record, versioned JSON, written atomically, locked."""
 
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from agentic_search import state as state_mod
-from agentic_search.query import make_keyword
-from agentic_search.records import Change, CycleView, Decision, ResultView, Stats
-from agentic_search.state import (FORMAT_NAME, FORMAT_VERSION, HistoryEntry, LoopState, Query, ScoreEntry,
+from agentic_search_skill import state as state_mod
+from agentic_search_skill.query import make_keyword
+from agentic_search_skill.records import Change, CycleView, Decision, ResultView, Stats
+from agentic_search_skill.state import (FORMAT_NAME, FORMAT_VERSION, HistoryEntry, LoopState, Query, ScoreEntry,
                                   StateError, load_state, locked, save_state)
 
 SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
@@ -150,7 +150,7 @@ def test_a_process_killed_mid_write_leaves_the_previous_state_loadable(tmp_path)
     code = (
         "import os, signal, sys\n"
         f"sys.path.insert(0, {str(SCRIPTS)!r})\n"
-        "from agentic_search import state\n"
+        "from agentic_search_skill import state\n"
         "os.replace = lambda *a, **k: os.kill(os.getpid(), signal.SIGKILL)\n"
         f"s = state.load_state({str(path)!r}).with_(cycle=2)\n"
         f"state.save_state({str(path)!r}, s)\n"
@@ -338,7 +338,7 @@ def test_a_state_naming_a_path_outside_the_tree_is_refused(tmp_path, field, rel)
 def test_a_directory_another_call_removed_meanwhile_is_made_again(tmp_path, monkeypatch):
     # Two first calls on one new directory: the one that fails removes the directories it
     # made, maybe while the other is making one inside them (mkdir: ENOENT).
-    from agentic_search import state as state_mod
+    from agentic_search_skill import state as state_mod
     real_mkdir = os.mkdir
     calls = []
 
@@ -357,7 +357,7 @@ def test_a_directory_another_call_removed_meanwhile_is_made_again(tmp_path, monk
 
 
 def test_a_save_removes_the_temporary_files_of_saves_killed_long_ago(tmp_path) -> None:
-    from agentic_search.state import STALE_TEMP_SECONDS, LoopState, save_state
+    from agentic_search_skill.state import STALE_TEMP_SECONDS, LoopState, save_state
     old = tmp_path / ".agentic-search-0123456789ab.tmp"
     fresh = tmp_path / ".agentic-search-ba9876543210.tmp"
     other = tmp_path / ".agentic-search-notes.txt"

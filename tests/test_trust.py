@@ -1,4 +1,4 @@
-"""Tests for agentic_search.trust: calibrated scores and the "answer is clear" flag.
+"""Tests for agentic_search_skill.trust: calibrated scores and the "answer is clear" flag.
 
 The fitted weights may be refitted, so the tests pin behaviour a user relies on, not
 numbers: a lone file defining the name the task quotes is clear; two files holding the
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from typing import Dict
 
-from agentic_search import trust
-from agentic_search.engine import rank_documents
-from agentic_search.query import extract_keywords
-from agentic_search.score import task_words
+from agentic_search_skill import trust
+from agentic_search_skill.engine import rank_documents
+from agentic_search_skill.query import extract_keywords
+from agentic_search_skill.score import task_words
 from _trees import read_tree
 
 FILLER = {

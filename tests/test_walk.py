@@ -1,4 +1,4 @@
-"""Tests for agentic_search.walk (DISPATCH): which files are candidates, and why not.
+"""Tests for agentic_search_skill.walk (DISPATCH): which files are candidates, and why not.
 
 Trees are built in tmp_path.  Where git is installed, the walk's file list is
 compared with ``git ls-files --others --exclude-standard`` (minus hidden
@@ -14,7 +14,7 @@ from typing import Dict, List
 
 import pytest
 
-from agentic_search.walk import (
+from agentic_search_skill.walk import (
     MAX_FILE_BYTES, FileEntry, WalkResult, expand_braces, glob_covers, glob_match, walk,
 )
 
@@ -165,7 +165,7 @@ def test_a_directory_swapped_for_a_link_while_the_walk_runs_is_never_listed(tmp_
     # listed the root (then ``sub`` itself would be listed through the link) or ``sub``
     # (then ``sub/deep``, below it): the outside files were listed, with their own
     # device and inode, and read.
-    from agentic_search import walk as walk_module
+    from agentic_search_skill import walk as walk_module
 
     outside = tmp_path / "outside"
     make(outside, {"f.py": "SECRET", "deep/g.py": "SECRET"})

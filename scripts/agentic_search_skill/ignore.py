@@ -64,7 +64,7 @@ root, and the root's ``info/exclude`` must too: nothing outside the tree is read
 
 Example::
 
-    >>> from agentic_search.ignore import parse_ignore_file
+    >>> from agentic_search_skill.ignore import parse_ignore_file
     >>> f = parse_ignore_file("*.log\\n!keep.log\\n", source=".gitignore", base="")
     >>> f.last_match("logs/a.log", is_dir=False).describe()
     '.gitignore:1:*.log'

@@ -1,4 +1,4 @@
-"""agentic_search: the codebase retriever behind scripts/retrieve_loop.py.
+"""agentic_search_skill: the codebase retriever behind scripts/retrieve_loop.py.
 
 One module per stage of the loop, data flowing one way:
 walk (DISPATCH) -> match -> score (EVALUATE) -> refine (REFINE) -> hints -> output.

@@ -57,7 +57,7 @@ directories, ``*`` and ``?`` stay inside one; ``{a,b}`` alternatives expand.
 
 Example::
 
-    >>> from agentic_search.walk import walk
+    >>> from agentic_search_skill.walk import walk
     >>> result = walk("/path/to/repo", ["src/**/*.py"], ["migrations"])  # doctest: +SKIP
     >>> [f.rel for f in result.files][:2], result.skipped  # doctest: +SKIP
     (['src/app/__init__.py', 'src/app/models.py'], (('hidden', 3), ('unmatched', 41)))

@@ -48,7 +48,7 @@ written inside a string or comment may count; that is the price of speed.
 
 Example::
 
-    >>> from agentic_search.imports import build_index, imports_of
+    >>> from agentic_search_skill.imports import build_index, imports_of
     >>> index = build_index(["pkg/__init__.py", "pkg/a.py", "pkg/b.py"])
     >>> imports_of("pkg/a.py", b"from . import b\\nimport os\\n", index)
     ('pkg/b.py',)
