@@ -187,12 +187,13 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     request = replace(request, patterns=literal_paths(tree, request.patterns),
                       excludes=literal_paths(tree, request.excludes))
     # (Said once the call has run: a call refused later prints its one error line alone.)
-    notes = [f"retrieve_loop.py: the task is {len(request.task):,} characters; it is read "
-             f"to its first {len(task_read(request.task)):,}"] if task_read(request.task) != request.task else []
+    read = task_read(request.task)
+    notes = [f"retrieve_loop.py: the task is {len(request.task):,} characters; it is read to its "
+             f"first {len(read):,}"] if read != request.task else []
     notes += [f"retrieve_loop.py: --exclude {x}: no such file in the tree, nothing excluded "
-             f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
-             for x in request.excludes
-             if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
+              f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
+              for x in request.excludes
+              if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
