@@ -322,9 +322,30 @@ def _parse_keywords(keywords: object) -> list[str]:
 
 
 def _capped_words(words: list[str]) -> list[str]:
-    """``words`` without repeats, the first MAX_KEYWORDS kept: a query, not a document
-    (ten million words took minutes, each looked up for synonyms and gaps)."""
-    return list(dict.fromkeys(words))[:MAX_KEYWORDS]
+    """``words`` without repeats (folded as every comparison here folds them: ``Token``,
+    ``TOKEN`` and ``token`` are one keyword, spelled as first given), the first
+    MAX_KEYWORDS kept: a query, not a document (ten million words took minutes, each
+    looked up for synonyms and gaps)."""
+    seen: dict[str, str] = {}
+    for word in words:
+        key = _norm(word)
+        if key not in seen:
+            seen[key] = word
+            if len(seen) > MAX_KEYWORDS:
+                break
+    return list(seen.values())[:MAX_KEYWORDS]
+
+
+def _past_cap(words: list[str]) -> bool:
+    """Whether ``words`` hold more than MAX_KEYWORDS distinct keywords (the CLI says so)."""
+    seen: set[str] = set()
+    for word in words:
+        word = word.strip()
+        if word:
+            seen.add(_norm(word))
+            if len(seen) > MAX_KEYWORDS:
+                return True
+    return False
 
 
 def _parse_round(value: object, where: str) -> int | None:
@@ -1037,6 +1058,7 @@ def main(argv: list[str] | None = None) -> int:
             raise HintsInputError(f"{where}: results: {len(results)} items, more than {MAX_RESULTS:,}; "
                                   "pass the best ones")
         hints = hints_from_payload(payload, args.sufficient_score)
+        beyond = _past_cap(_payload_keywords(payload))
     except MemoryError:
         _say("hints.py: error: input: too large to hold in memory; pass fewer or smaller results")
         return 1
@@ -1062,6 +1084,8 @@ def main(argv: list[str] | None = None) -> int:
         _say(f"hints.py: error: cannot write the hints: {error.strerror or error}")
         _silence_stdout()
         return 1
+    if beyond:
+        _say(f"hints.py: more than {MAX_KEYWORDS:,} distinct keywords: only the first {MAX_KEYWORDS:,} were read")
     return 0
 
 

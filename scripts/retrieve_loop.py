@@ -282,7 +282,8 @@ def _run_and_print(args, notice, silence_stdout) -> int:
     gc_was_enabled = gc.isenabled()
     gc.disable()
     try:
-        _out, text = run(from_args(args), ascii_only=_stdout_needs_ascii())
+        notes: list = []
+        _out, text = run(from_args(args), ascii_only=_stdout_needs_ascii(), notes=notes)
     except UsageError as exc:
         notice(f"retrieve_loop.py: error: {exc}")
         return 2
@@ -293,7 +294,7 @@ def _run_and_print(args, notice, silence_stdout) -> int:
         if gc_was_enabled:
             gc.enable()
     if sys.stdout is None:
-        return 0
+        return _said(notes, notice)
     try:
         _write(text)
     except BrokenPipeError:
@@ -303,6 +304,13 @@ def _run_and_print(args, notice, silence_stdout) -> int:
         notice(f"retrieve_loop.py: error: cannot write the output: {exc.strerror or exc}{saved}")
         silence_stdout()
         return 1
+    return _said(notes, notice)
+
+
+def _said(notes: list, notice) -> int:
+    """The call's notices, once its answer is out (a call that fails says only its error)."""
+    for line in notes:
+        notice(line)
     return 0
 
 

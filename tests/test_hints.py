@@ -623,6 +623,19 @@ def test_repeated_keywords_count_once():
     out = compute_hints([], ["same"] * 30_000)
     assert out["gap_keywords"] == ["same"] and out["broaden_queries"] == []
     assert compute_hints([], "JWT token JWT")["gap_keywords"] == ["JWT", "token"]
+    # (folded as every comparison folds them: the first spelling stands for the rest)
+    assert compute_hints([], ["Token", "token", " token ", "TOKEN", "refresh", "Refresh"])["gap_keywords"] \
+        == ["Token", "refresh"]
+
+
+def test_the_cli_says_when_keywords_past_the_cap_were_not_read():
+    payload = json.dumps({"keywords": [f"w{i}" for i in range(hints.MAX_KEYWORDS + 2)]})
+    proc = subprocess.run([sys.executable, HINTS], input=payload, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and len(json.loads(proc.stdout)["gap_keywords"]) == hints.MAX_KEYWORDS
+    assert proc.stderr.count("\n") == 1 and "only the first 1,000 were read" in proc.stderr
+    proc = subprocess.run([sys.executable, HINTS], input=json.dumps({"keywords": ["a", "A"] * 600}),
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stderr == ""
 
 
 def test_a_query_of_ten_million_words_is_read_as_its_distinct_first_thousand():

@@ -492,3 +492,41 @@ def test_a_very_long_task_is_read_to_a_cap_and_says_so(tmp_path):
     text = task.read_text()
     assert task_read(text).endswith("- a") and len(task_read(text)) <= MAX_TASK_CHARS
     assert task_read("short") == "short"
+    # (a rereading's checks) a long line after a short one, or after a blank line, is
+    # read up to its last space in the cap, not cut at the line end before it
+    long_line = "token refresh session expires " * 10_000
+    for head in ("\n\n", "Session token bug\n"):
+        read = task_read(head + long_line)
+        assert len(read) > MAX_TASK_CHARS // 2 and (head + long_line).startswith(read)
+        assert read.split()[-1] in {"token", "refresh", "session", "expires"}  # (no word cut)
+
+
+def test_a_task_added_later_keeps_the_first_one(tmp_path):
+    """(A rereading's check: a 70k-character task added on cycle 2 replaced a 200k one.)"""
+    from agentic_search_skill.query import MAX_TASK_CHARS
+
+    tree = write_tree(tmp_path / "t", {"auth.py": "def verify_token(t):\n    raise ValueError(t)\n",
+                                       "late.py": "def renew_session():\n    pass\n"})
+    first, second = tmp_path / "first.txt", tmp_path / "second.txt"
+    first.write_text("verify_token ORIGINAL\n" + "- a\n" * (MAX_TASK_CHARS // 5))
+    second.write_text("renew_session\n" + "- b\n" * (MAX_TASK_CHARS // 8))
+    state = tmp_path / "s.json"
+    assert run(LOOP, "--root", tree, "--state", state, "--task-file", first, "--max-cycles", "5").returncode == 0
+    proc = run(LOOP, "--root", tree, "--state", state, "--task-file", second)
+    assert proc.returncode == 0, proc.stderr
+    kept = json.loads(state.read_text())["task"]
+    assert kept.startswith("verify_token ORIGINAL") and "renew_session" in kept
+    assert "renew_session" in json.loads(proc.stdout)["query"]["keywords"]
+
+
+def test_notices_come_after_the_answer_and_never_with_a_failure_to_print(tmp_path):
+    """(A rereading's check: ``>/dev/full`` gave the ``--exclude`` notice, then the error.)"""
+    tree = write_tree(tmp_path / "t", {"a.py": "def parse_date():\n    pass\n"})
+    if not os.path.exists("/dev/full"):
+        pytest.skip("needs /dev/full")
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([sys.executable, str(LOOP), "--root", str(tree), "--state", str(tmp_path / "s.json"),
+                               "--task", "fix parse_date", "--exclude", "nosuch"],
+                              stdout=full, stderr=subprocess.PIPE, timeout=HANG_SECONDS)
+    err = proc.stderr.decode()
+    assert proc.returncode == 1 and err.count("\n") == 1 and "cannot write the output" in err

@@ -42,8 +42,12 @@ ROOT_REQUIRED = "--root DIR is required on the first call (later calls take it f
 NO_QUERY = "no keywords and no task: pass --task TEXT or --keywords K ..."
 
 
-def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str]:
+def run(request: Request, ascii_only: bool = False,
+        notes: Optional[list[str]] = None) -> tuple[dict[str, Any], str]:
     """Run one call; returns (output dict, text to print). RequestError on bad input.
+    The call's notices (a task read in part, an ``--exclude`` that matches nothing) go
+    to ``notes`` when given, for the caller to print once the answer is out (a call that
+    then fails to print says only its error); else to stderr when the call has run.
 
     What can be told wrong without the state is told before its lock is taken: a call
     refused for its arguments leaves nothing behind (no lock file, no directory)."""
@@ -52,7 +56,7 @@ def run(request: Request, ascii_only: bool = False) -> tuple[dict[str, Any], str
             return _show(request, ascii_only)
         _check_before_the_lock(request)
         with locked(request.state_path, request.state_shown):
-            return _run_locked(request, ascii_only)
+            return _run_locked(request, ascii_only, notes)
     except StateError as exc:
         raise RequestError(str(exc)) from None
 
@@ -159,7 +163,8 @@ def _own_files(request: Request) -> tuple[str, str]:
     return request.state_path, lock_path_of(request.state_path)
 
 
-def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str]:
+def _run_locked(request: Request, ascii_only: bool,
+                notes: Optional[list[str]] = None) -> tuple[dict[str, Any], str]:
     state: Optional[LoopState] = None
     if request.reset:
         check_writable_target(request.state_path, request.state_shown)
@@ -188,12 +193,12 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
                       excludes=literal_paths(tree, request.excludes))
     # (Said once the call has run: a call refused later prints its one error line alone.)
     read = task_read(request.task)
-    notes = [f"retrieve_loop.py: the task is {len(request.task):,} characters; it is read to its "
-             f"first {len(read):,}"] if read != request.task else []
-    notes += [f"retrieve_loop.py: --exclude {x}: no such file in the tree, nothing excluded "
-              f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
-              for x in request.excludes
-              if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
+    cut = [f"retrieve_loop.py: the task is {len(request.task):,} characters; it is read to its "
+           f"first {len(read):,}"] if read != request.task else []
+    said = [f"retrieve_loop.py: --exclude {x}: no such file in the tree, nothing excluded "
+            f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
+            for x in request.excludes
+            if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
@@ -209,8 +214,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles) \
             and not _judged_on(state, judgements):
         replayed = _replay(request, state, judgements, detail, ascii_only)
-        for line in notes:
-            notice(line)
+        _tell(said, notes)  # (a task a finished loop does not search is not read either)
         return replayed
     progress = Progress()
     index = open_index(tree, request.index_dir) if request.use_cache else None
@@ -232,8 +236,7 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     except OSError as exc:
         raise RequestError(f"--root {root}: {exc.strerror or exc}") from None
     _save(request, outcome.state)
-    for line in notes:
-        notice(line)
+    _tell(cut + said, notes)
     if index is not None:
         try:
             index.save()
@@ -245,6 +248,15 @@ def _run_locked(request: Request, ascii_only: bool) -> tuple[dict[str, Any], str
     out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),
                     asked_anew=bool(request.keywords or request.task))
     return out, _render_checked(out, request.text, ascii_only)
+
+
+def _tell(lines: list[str], notes: Optional[list[str]]) -> None:
+    """The call's notices: to ``notes`` when the caller prints them, else to stderr."""
+    if notes is not None:
+        notes.extend(lines)
+        return
+    for line in lines:
+        notice(line)
 
 
 def _judged_on(state: LoopState, judgements: dict) -> bool:

@@ -38,7 +38,7 @@ from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
     is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, singular_of, \
-    MAX_TASK_CHARS, task_read, traceback_frames
+    task_read, traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
@@ -203,9 +203,9 @@ def plan(state: LoopState, request: Request, judgements: Mapping[str, float]) ->
     keywords = keywords[:MAX_QUERY_KEYWORDS]  # (the caller's newest first, the loop's own last)
     task = state.task
     if told:
-        task = (task + "\n" + told).strip() if task else told
-        if len(task) > MAX_TASK_CHARS:  # (tasks added call after call: the newest is kept)
-            task = told
+        # (Tasks added call after call: the first is kept whole, the later ones as far as
+        # the cap allows; every one's keywords were taken above.)
+        task = task_read((task + "\n" + told).strip() if task else told)
     merged = dict(state.judgements)
     merged.update(judgements)
     return Plan(

@@ -258,13 +258,22 @@ _KEY_RE = re.compile(r"[0-9a-f]{%d}" % KEY_DIGITS)
 
 def holds_indexes(base: str) -> bool:
     """Whether the directory ``base`` holds an index this tool made (a directory named as
-    :func:`index_path` names one): the tool's own cache, never searched should it lie in a
-    tree. A folder of the tree given as the index directory (``--index-dir src``) is
-    refused for the index (:func:`open_index`) and searched as any other."""
+    :func:`index_path` names one, with its MANIFEST): the tool's own cache, never searched
+    should it lie in a tree. A folder of the tree given as the index directory
+    (``--index-dir src``) is refused for the index (:func:`open_index`) and searched as
+    any other, a folder of 24-hex-digit names (object ids, hashes) included."""
     try:
         with os.scandir(base) as entries:
             return any(_KEY_RE.fullmatch(e.name) is not None and e.is_dir(follow_symlinks=False)
-                       for e in entries)
+                       and _is_file(os.path.join(e.path, MANIFEST)) for e in entries)
+    except OSError:
+        return False
+
+
+def _is_file(path: str) -> bool:
+    """A regular file, not through a link."""
+    try:
+        return stat_mod.S_ISREG(os.lstat(path).st_mode)
     except OSError:
         return False
 

@@ -974,12 +974,17 @@ MAX_TASK_CHARS = 256 * 1024
 
 def task_read(task: str) -> str:
     """The part of ``task`` keywords are taken from: all of it, or its first
-    MAX_TASK_CHARS characters up to the last line end among them."""
+    MAX_TASK_CHARS characters up to the last line end among them - or, when that is in
+    their first half (a long line after a short one), the last space, so that the long
+    line is read too and no word is cut."""
     if len(task) <= MAX_TASK_CHARS:
         return task
     head = task[:MAX_TASK_CHARS]
-    cut = head.rfind("\n")
-    return head[:cut] if cut > 0 else head
+    for end in ("\n", " ", "\t"):
+        cut = head.rfind(end)
+        if cut >= MAX_TASK_CHARS // 2:
+            return head[:cut]
+    return head
 
 
 def extract_keywords(task: str) -> list[Keyword]:
