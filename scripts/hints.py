@@ -930,13 +930,23 @@ def _read_stdin(limit: int) -> bytes:
         fd = sys.stdin.fileno()
     except (AttributeError, OSError, ValueError):  # (a replaced sys.stdin with no descriptor)
         return sys.stdin.read(limit).encode("utf-8", "surrogateescape")
+    return _read_to_end(fd, limit)
+
+
+def _read_to_end(fd: int, limit: int, wait: bool = True) -> bytes:
+    """At most ``limit`` bytes of the open descriptor ``fd``, to its end (the retriever's
+    too: fsafe.read_stream). A descriptor left non-blocking is read as a blocking one
+    would be, waiting for each next piece until the writer closes; with ``wait`` false
+    such a read raises BlockingIOError instead."""
     parts: list[bytes] = []
     left = limit
     while left > 0:
         try:
             piece = os.read(fd, min(left, 1 << 20))
         except BlockingIOError:
-            import select
+            if not wait:
+                raise
+            import select  # (only here: most reads never need it)
             select.select([fd], [], [])
             continue
         except InterruptedError:

@@ -33,6 +33,8 @@ import re
 import stat
 from typing import Iterator, Optional, Tuple
 
+from hints import _read_to_end  # (hints.py's own: a descriptor read to its end)
+
 # Flags for every read: never follow the last component, never block on a FIFO,
 # never become a controlling terminal, never leak the descriptor to a child.
 OPEN_FLAGS = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -351,22 +353,5 @@ def read_stream(fd: int, limit: int, wait: bool = True) -> bytes:
     left non-blocking (a pipe whose writer set ``O_NONBLOCK``) is read as a blocking one
     would be - waiting for each next piece until the writer closes - so that a task is
     never cut at what had arrived; with ``wait`` false such a read raises
-    BlockingIOError instead."""
-    parts = []
-    left = limit
-    while left > 0:
-        try:
-            piece = os.read(fd, min(left, 1 << 20))
-        except BlockingIOError:
-            if not wait:
-                raise
-            import select  # (only here: most reads never need it)
-            select.select([fd], [], [])
-            continue
-        except InterruptedError:
-            continue
-        if not piece:
-            break
-        parts.append(piece)
-        left -= len(piece)
-    return b"".join(parts)
+    BlockingIOError instead. (hints.py's reader: it reads its own stdin so.)"""
+    return _read_to_end(fd, limit, wait)

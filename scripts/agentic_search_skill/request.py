@@ -33,6 +33,8 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
 
+from hints import _read_stdin  # (hints.py's own: standard input read to its end)
+
 from . import fsafe
 from .fsafe import NotRegularError, read_regular
 from .walk import GlobError, expand_braces, has_magic
@@ -203,7 +205,7 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
             if sys.stdin.isatty():
                 raise UsageError("--task-file -: standard input is a terminal; pipe the task in "
                                  "or pass --task-file FILE")
-            extra = _read_stdin(MAX_TASK_BYTES + 1)
+            extra = _read_stdin(MAX_TASK_BYTES + 1)  # (to its end, a pipe left non-blocking too)
         else:
             extra = read_regular(task_file, MAX_TASK_BYTES + 1)
     except BlockingIOError:
@@ -222,16 +224,6 @@ def _read_task(task: str, task_file: Optional[str]) -> str:
         raise RequestError(f"--task-file {task_file}: looks binary (more than "
                            f"{int(BINARY_SHARE * 100)}% of it is no text); pass the issue's text")
     return (task + "\n" + text).strip() if task else text
-
-
-def _read_stdin(limit: int) -> bytes:
-    """At most ``limit`` bytes of standard input, to its end (fsafe.read_stream: a pipe left
-    non-blocking is waited on, not cut short)."""
-    try:
-        fd = sys.stdin.fileno()
-    except (AttributeError, OSError, ValueError):  # (a replaced sys.stdin with no descriptor)
-        return sys.stdin.read(limit).encode("utf-8", "surrogateescape")
-    return fsafe.read_stream(fd, limit)
 
 
 # A task file that is more than this share of undecodable bytes and control characters
