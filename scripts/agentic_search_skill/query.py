@@ -190,6 +190,11 @@ _STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] for w in g[
 # Web vocabulary: a keyword as a word of the prose ("html escaping is broken"), but no
 # quoted identifier, and not a word of pasted code or of a URL's page name.
 _CODE_VOCABULARY = frozenset("html http https".split())
+# Stop words a report may quote alone as code to name something of the tree (``not``,
+# `new`: a keyword, a command; the groups marked ``quoted_names``), unlike a literal
+# (`true`, `None`), a placeholder (`foo`) or a count.
+_QUOTABLE_STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] if g.get("quoted_names") is True
+                                 for w in g["words"].split()) - frozenset("nil undefined this".split())
 _NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
 _BOILERPLATE = _load("boilerplate.json")
 # Issue templates and environment reports: their words are the template's, not the issue's.
@@ -275,6 +280,8 @@ _PLACEHOLDER_RE = compile_later(r"\{\{?[ \t]*\.?([A-Za-z_][\w-]*(?:\.[A-Za-z_][\
 _DOTTED_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w(])")
 _CALL_RE = compile_later(r"(?<![\w.])([A-Za-z_]\w*)\(")  # name(
 _BACKTICK_RE = compile_later(r"`([^`\n]{1,120})`")
+# A code span as Markdown closes it: by a run of as many backticks as opened it (``not``).
+_BALANCED_SPAN_RE = compile_later(r"(?<!`)(`+)([^`\n]{1,120}?)\1(?!`)")
 # A message quoted in the prose ('Error: The value you entered was invalid.', "...",
 # “...”): the quote opens after no letter (not the apostrophe of "don't") and before a
 # letter or sign, and closes before none. (A quote before a space closes a string: with
@@ -1024,8 +1031,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     # (File extensions are no words: ``a.py``, ``*.tmp``; taken out once for the code spans
     # and the plain words.)
     unsuffixed = _FILE_SUFFIX_RE.sub(" ", task)
-    code_spans = " ".join(m.group(1) for m in _BACKTICK_RE.finditer(unsuffixed)
-                          if not _PROSE_SPAN_RE.search(m.group(1)))
+    code_spans = " ".join(m.group(2) for m in _BALANCED_SPAN_RE.finditer(unsuffixed)
+                          if not _PROSE_SPAN_RE.search(m.group(2)))
     # Names the task's own code assigns: ``data.list`` after ``let data = ...`` is that
     # variable's member, no module path (a trial's ``data/list`` was a gap line).
     # (A name the task also imports is a module, whatever it is assigned: ``django = None``
@@ -1079,6 +1086,16 @@ def extract_keywords(task: str) -> list[Keyword]:
                 hyphened[token] = None
             else:
                 stem_names[token] = None
+    # A common word quoted alone as code (``the ``not`` condition``, `` `new` ``) is a name
+    # the report points at, a keyword, command or option the tree may keep in a file of
+    # that name (``not.ts``, ``new.py``): searched as a file's stem only, as in the text it
+    # is everywhere (a trial's JSON-schema report lost ``not`` and its file ranked 92nd).
+    # Of three letters or more (``am``, ``Do`` are a format's tokens and locales' codes).
+    for m in _BALANCED_SPAN_RE.finditer(unsuffixed):
+        token = m.group(2).strip()
+        if len(token) >= MIN_IDENTIFIER_LEN and token.isalpha() and token.isascii() \
+                and normalize(token) in _QUOTABLE_STOP_WORDS:
+            stem_names.setdefault(token, None)
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
@@ -1418,12 +1435,14 @@ ENV_HEADING_MAX_WORDS = 8
 ENV_ANSWER_MAX_WORDS = 12
 # ... and names no code: ``All of them; it crashes in `ZipFile.extractall_members` `` under
 # ``### OS`` is the issue's (a name with ``_``, a call; in a heading a camel-case hump too).
-_ANSWER_CODE_RE = compile_later(r"\w_\w|[a-z][A-Z][a-z]|\w\(")
+# (A plural's ``(s)`` is no call: ``### What terminal(s) are you running bottom on?``, a
+# trial's form, kept its ``running``, ``experiencing`` as keywords.)
+_ANSWER_CODE_RE = compile_later(r"\w_\w|[a-z][A-Z][a-z]|\w\((?!e?s\))")
 # (An answer's capitalised camel-case word is a product's name as often as code's:
 # ``OpenSuse Tumbleweed``, ``PowerShell 7``; a trial's JabRef form made ``OpenSuse`` its
 # second keyword. There a name with ``_``, a call or a lower-case camel name
 # (``useSearchParams``) names code.)
-_ENV_ANSWER_CODE_RE = compile_later(r"\w_\w|\w\(|(?<![\w.])[a-z]+[A-Z][a-z]")
+_ENV_ANSWER_CODE_RE = compile_later(r"\w_\w|\w\((?!e?s\))|(?<![\w.])[a-z]+[A-Z][a-z]")
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
@@ -1522,9 +1541,13 @@ def _is_version_dump(body: "list[str]") -> bool:
 
 # A heading that starts by asking the reporter to do something (``⏯ Please read ...``,
 # ``Please describe the steps``), not the reporter's own plea (``Please help, ...``).
+# Some verbs ask it without a "please": no reporter heads their own text ``Describe the
+# issue`` or ``Provide a minimal reproduction`` (a trial's form kept ``describe``; ``Add
+# ...`` or ``Use ...`` may be the reporter's own heading).
 _PLEASE_RE = compile_later(
-    r"[^\w]{0,8}please[ \t]+(?:read|check|search|provide|describe|fill|include|make[ \t]+sure|confirm|ensure"
-    r"|attach|paste|complete|answer|explain|list|specify|share|tell|give|select|enter|write|add|use)\b", re.I)
+    r"[^\w]{0,8}(?:please[ \t]+(?:read|check|search|provide|describe|fill|include|make[ \t]+sure|confirm|ensure"
+    r"|attach|paste|complete|answer|explain|list|specify|share|tell|give|select|enter|write|add|use)"
+    r"|(?:describe|provide|explain|paste|attach|specify)[ \t]+(?:the|a|an|any|your|what|how)[ \t])\b", re.I)
 
 
 def _without_form_sections(lines: "list[str]") -> "list[str]":
@@ -1585,6 +1608,59 @@ _VERSION_COMMAND_RE = compile_later(
     r"`(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V)[ \t]*`"
     r"|^[ \t>]*(?:\$[ \t]*)?(?:\./)?[\w.+-]{1,40}[ \t]+(?:--version|-V)[ \t]*$"
     r"|^[ \t>]*\$[ \t]*(?:\./)?[\w.+-]{1,40}[ \t]+version[ \t]*$", re.M)
+# A command that sets up the reporter's copy (``git clone <url>``, ``cd <dir>``, ``mkdir
+# <dir>``, ``npm ci``, ``pip install <pkg>``, ``docker run --name <x> -e <VAR>=<value>
+# <image>``): its words are the reporter's machine, folders, packages and containers, not
+# the tree's (a trial's reproduction steps made ``git``, ``clone``, ``npm``, ``cd``, ``ci``
+# keywords, ``clone`` leading the ranking with a file that clones objects; another's
+# ``docker``, ``postgres``, ``letmein``). A backticked span, or a command line in fenced
+# code or after a prompt, to the next ``&&``, ``;`` or ``|`` (``mkdir b && cd b && cmake
+# -DX=ON ..`` keeps the cmake step). Not in the title: there it is what the issue is about.
+_SETUP_COMMAND = (
+    r"(?:sudo[ \t]+)?(?:git[ \t]+(?:clone|pull|fetch|checkout|switch)\b[^`\n;&|]*"
+    r"|cd(?:[ \t]+[^\s=;&|`(){}]+)?[ \t]*(?=$|[;&|`])|mkdir(?:[ \t]+[^\s=;&|`(){}]+)+[ \t]*(?=$|[;&|`])"
+    r"|(?:npm|pnpm|yarn|bun)[ \t]+(?:ci|install|i|add)\b[^`\n;&|]*|yarn[ \t]*(?=$|[;&|`])"
+    r"|(?:python3?[ \t]+-m[ \t]+)?pip3?[ \t]+install\b[^`\n;&|]*|uv[ \t]+(?:pip[ \t]+install|add|sync)\b[^`\n;&|]*"
+    r"|conda[ \t]+(?:install|create|activate)\b[^`\n;&|]*|brew[ \t]+install\b[^`\n;&|]*"
+    r"|(?:apt|apt-get|dnf|yum)[ \t]+install\b[^`\n;&|]*|gem[ \t]+install\b[^`\n;&|]*"
+    r"|cargo[ \t]+install\b[^`\n;&|]*|go[ \t]+(?:install|get)\b[^`\n;&|]*"
+    r"|(?:docker|podman)(?:[ \t]+compose)?[ \t]+(?:run|pull|up|exec|build)\b[^`\n;&|]*)")
+# ... in a chain: at the start, or after ``&&``, ``||``, ``;`` or ``|``.
+_SETUP_STEP_RE = compile_later(r"(?:(?<=^)|(?<=[;&|]))([ \t]*)%s" % _SETUP_COMMAND)
+_SPAN_RE = compile_later(r"`([^`\n]+)`")
+# A line's head before its command: a quote's or a list's mark and a prompt (``$``, ``%``,
+# ``❯``, ``>``, PowerShell's ``PS C:\dir>``).
+_COMMAND_HEAD_RE = compile_later(
+    r"[ \t>]*(?:(?:[-*+]|\d{1,3}[.)])[ \t]+)?(?P<prompt>(?:[$%\u276f>]|PS[ \t][^>\n]{0,120}>)[ \t]*)?")
+
+
+def _without_setup_steps(command: str) -> str:
+    """A command (line) less its setup steps; blank when nothing else is left."""
+    rest = _SETUP_STEP_RE.sub(r"\1", command)
+    return rest if rest.strip(" \t;&|") else ""
+
+
+def _span_without_setup(m: "re.Match[str]") -> str:
+    inner = m.group(1)
+    head = re.match(r"[ \t]*(?:\$[ \t]*)?", inner).end()
+    rest = _without_setup_steps(inner[head:])
+    return m.group(0) if rest == inner[head:] else ("`%s`" % rest if rest else " ")
+
+
+def _without_setup_commands(text: str) -> str:
+    """The task less the commands that set up the reporter's copy (_SETUP_COMMAND), the
+    title aside."""
+    lines = text.split("\n")
+    code = _fenced_lines(lines)
+    for n in range(1, len(lines)):
+        line = _SPAN_RE.sub(_span_without_setup, lines[n]) if "`" in lines[n] else lines[n]
+        head = _COMMAND_HEAD_RE.match(line)
+        if (code[n] or head.group("prompt")) and not line.lstrip(" \t>").startswith("```"):
+            line = line[:head.end()] + _without_setup_steps(line[head.end():])
+        lines[n] = line
+    return "\n".join(lines)
+
+
 # A template's instruction to the reporter, left in the issue: a sentence that starts "If
 # applicable", or starts "If" and asks for a screenshot (``If it's a graphical error add a
 # screenshot if possible.``). Its words are the template's (``applicable``, ``graphical``, ``screenshot``).
@@ -1759,7 +1835,8 @@ def strip_boilerplate(task: str) -> str:
     text = "\n".join(_without_emptied_sections(lines, [_template_item(line) or not code[n] and bool(
         _MACHINE_KEY_LINE_RE.match(line)) for n, line in enumerate(lines)]))
     title, newline, body = text.partition("\n")
-    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", title + newline + _VERSION_COMMAND_RE.sub(" ", body)))
+    text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", _without_setup_commands(
+        title + newline + _VERSION_COMMAND_RE.sub(" ", body))))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
     return _TEMPLATE_PHRASE_RE.sub(" ", text)
 
