@@ -11,12 +11,13 @@ from __future__ import annotations
 from functools import partial
 from typing import TYPE_CHECKING, Iterable, Optional, Sequence
 
+from .lang import content_role
 from .progress import QUIET, Progress
 from .match import Document, FileMatch, ReadTally, compile_keywords, held_anywhere, match_many, read_document, \
     read_entry
 from .query import Keyword
-from .score import (LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested, score_matches,
-                    without_conventions)
+from .score import (KNOWN_ROLES, LOCALE_PREFIX, Corpus, Scored, corpus_stats, named_locales, roles_requested,
+                    score_matches, without_conventions)
 
 if TYPE_CHECKING:
     from .index import Index as Cache
@@ -31,15 +32,21 @@ def load_documents(
     binary files, unreadable files). A file grown past ``max_bytes`` (the walk's size
     limit) since the walk is unreadable, not read whole."""
     candidates = list(candidates)
+    KNOWN_ROLES.clear()  # (this tree's and this cycle's: the index fills in the files it serves)
     reader = partial(read_document, max_bytes=max_bytes)
     if cache is not None and hasattr(cache, "read_all"):
-        return cache.read_all(candidates, reader, progress)
-    tally = ReadTally()
-    read = (lambda c: cache.read(c, reader)) if cache is not None else partial(read_entry, max_bytes=max_bytes)
-    for n, cand in enumerate(candidates):
-        progress.tick("reading", n, len(candidates))
-        tally.read(read, cand)
-    return tally.result()
+        loaded = cache.read_all(candidates, reader, progress)
+    else:
+        tally = ReadTally()
+        read = (lambda c: cache.read(c, reader)) if cache is not None else partial(read_entry, max_bytes=max_bytes)
+        for n, cand in enumerate(candidates):
+            progress.tick("reading", n, len(candidates))
+            tally.read(read, cand)
+        loaded = tally.result()
+    for doc in loaded[0]:
+        if doc.rel not in KNOWN_ROLES:  # (a file read now: its text is in memory)
+            KNOWN_ROLES[doc.rel] = content_role(doc.rel, doc.low)
+    return loaded
 
 
 def match_documents(docs: Sequence[Document], keywords: Sequence[Keyword],

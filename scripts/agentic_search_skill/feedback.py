@@ -32,6 +32,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from . import imports as imports_mod
 from . import lang
+from .score import file_role
 from .match import Document, FileMatch, defines
 from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, is_code_identifier, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
@@ -345,7 +346,7 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
         doc = docs.get(anchor)
         if doc is None:
             continue
-        anchor_role = roles[anchor] if anchor in roles else lang.file_role(anchor)[0]
+        anchor_role = roles[anchor] if anchor in roles else file_role(anchor)[0]
         # A hub (imported by many, importing many) says little about each neighbour.
         targets = [r for r in graph_of(anchor, doc.head) if r in matched]
         # (Go imports a package, a directory: the edge is to every file of it.)

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Iterator, Optional, Sequence
 
 from . import lang
+from .score import file_role
 from .match import defines
 from .report import line_definitions, lowered_lines
 
@@ -214,7 +215,7 @@ def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
         return None
     defs: list[tuple[str, frozenset[str]]] = []
     for rel, low in candidates[:CANDIDATES]:
-        if rel == top or len(low) > MAX_BYTES or lang.file_role(rel)[0] != "source" or _declares_only(rel):
+        if rel == top or len(low) > MAX_BYTES or file_role(rel)[0] != "source" or _declares_only(rel):
             continue
         mine = frozenset(k for k in wanted if _defines(low, k, rel))
         if mine:
@@ -289,7 +290,7 @@ def find_readers(top: str, top_text: str, spellings: dict[str, Sequence[str]],
         return None
     files = []
     for rel, flow in candidates[:CANDIDATES]:
-        if rel == top or len(flow) > MAX_BYTES or lang.file_role(rel)[0] != "source" or _declares_only(rel):
+        if rel == top or len(flow) > MAX_BYTES or file_role(rel)[0] != "source" or _declares_only(rel):
             continue
         if any(_reads(flow, key.encode("utf-8", "replace")) for key in stored):
             files.append(rel)

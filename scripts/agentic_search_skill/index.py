@@ -95,7 +95,8 @@ from .query import Keyword
 from .state import atomic_write
 
 FORMAT_NAME = "agentic-search-index"
-FORMAT_VERSION = 3  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts
+FORMAT_VERSION = 4  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts;
+# 4: the role read from the file's opening comments too (lang.content_role)
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.
@@ -673,7 +674,7 @@ def build_segment(name: str, entries: Sequence[tuple[str, Stat, Optional[bytes]]
         rels.append(rel)
         stats.extend(st)
         dstart.append(dpos)
-        role = lang.file_role(rel)
+        role = lang.content_role(rel, low)
         code = role_codes.get(role)
         if code is None:
             code = role_codes[role] = len(role_codes)
