@@ -1288,6 +1288,18 @@ def test_types_the_tasks_code_declares_are_its_own() -> None:
     assert not kws["DiffReporter"].task_defines
 
 
+def test_kotlin_and_java_class_modifiers_declare_the_tasks_own_types() -> None:
+    # a trial's report pasted ``enum class YesOrNoOrEmpty(...)`` and ``data class Example(``
+    task = ("Coercion of an empty string\n\n```kotlin\nenum class YesOrNoMaybe(val value: String) {\n    YES(\"yes\");\n}\n"
+            "data class ExampleHolder(\n    val example: YesOrNoMaybe\n)\noverride fun readHolder(x: Int) = x\n```\n"
+            "```java\npublic abstract class BaseReaderThing extends JsonDeserializer {\n}\n```\n"
+            "Reading it through ObjectMapperFacade fails.\n")
+    kws = {k.text: k for k in extract_keywords(task)}
+    for name in ("YesOrNoMaybe", "ExampleHolder", "readHolder", "BaseReaderThing"):
+        assert name in kws and kws[name].task_defines, name
+    assert not kws["ObjectMapperFacade"].task_defines and not kws["JsonDeserializer"].task_defines
+
+
 def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:
     task = ("Reading a pty reports EOF early with uv_read_start\n\n```c\n"
             "static void on_read_cb(uv_stream_t* s, ssize_t nread, const uv_buf_t* buf) {\n"

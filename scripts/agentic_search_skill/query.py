@@ -80,8 +80,12 @@ CODE_ONLY_FACTOR = 0.5
 # a copy of the tree's, or a method they propose. The keyword is marked ``task_defines``;
 # score.CONVENTION_DEFINERS says when defining it is evidence.
 _OWN_DEFINITION_RE = re.compile(
-    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final|typedef)"
-    r"[ \t]+)*(?:def|class|fn|function|func(?:[ \t]*\([^)\n]*\))?"
+    r"^[ \t>]*(?:(?:pub(?:\([\w:]+\))?|export|default|async|static|public|private|protected|final|typedef"
+    # (Java's ``abstract class``, Kotlin's ``data class``, ``enum class``, ``override fun``:
+    # a trial's report pasted ``enum class YesOrNoOrEmpty(...)``, its own type.)
+    r"|abstract|sealed|open|internal|override|suspend|inline|partial|unsafe|extern"
+    r"|(?:data|enum|annotation|value|inner)(?=[ \t]+class\b)|const(?=[ \t]+fn\b))"
+    r"[ \t]+)*(?:def|class|fn|fun|function|func(?:[ \t]*\([^)\n]*\))?"
     # (A type word and its name only as code writes them, not a prose line opening "enum
     # ColorMode should ...": a body, ``=``, ``;``, parameters, or Go's underlying type.)
     r"|(?:struct|enum|interface|trait|type)(?=[ \t]+[A-Za-z_]\w*[ \t]*(?:[{=(<:;]|\r?$"
