@@ -744,11 +744,34 @@ def test_a_heading_asking_about_plurals_or_telling_the_reporter_is_the_templates
             "### What terminal(s) are you running bottom on that are experiencing the problem?\n\nfoot\n\n"
             "### Describe the issue\n\nClicks are swallowed.\n\n"
             "### Provide a minimal reproduction\n\nRun it.\n\n"
-            "### Add a `parse_date` option\n\n### Scrolling menus\n\nThey jump.\n")
+            "### Add a `parse_date` option\n\n### Scrolling menus jump back to the top on resize\n\nThey do.\n")
     texts = _words(task)
     assert not {"running", "experiencing", "describe", "provide", "minimal"} & texts
     # an answer, the report's own text and a heading of the reporter's stay
-    assert {"foot", "clicks", "swallowed", "parse_date", "option", "scrolling", "jump"} <= texts
+    assert {"foot", "clicks", "swallowed", "parse_date", "option", "scrolling", "resize"} <= texts
+
+
+def test_a_javascript_files_name_may_hold_dots_but_a_dotted_module_stays_a_module():
+    # a trial's Chart.js fix was in element.arc.ts
+    task = "Arc hover is off\n\nIn src/elements/element.arc.ts and types/index.d.ts; django.utils.html escapes it.\n"
+    paths = {k.text for k in extract_keywords(task) if k.kind == "path"}
+    assert {"src/elements/element.arc.ts", "types/index.d.ts"} <= paths
+    assert "django.utils.html" not in paths  # (a module's name, no file's)
+
+
+def test_a_forms_labels_the_text_never_uses_give_no_keywords():
+    # a trial's form: "### Reproducible sample" put a file defining sample() 4th; an empty
+    # field prints "_No response_"
+    task = ("A tooltip appears after hiding all data\n\n### Reproducible sample\n\nhttps://codepen.io/x/pen/y\n\n"
+            "### Optional extra steps/info to reproduce\n\n1. Hide the legend items\n\n"
+            "### Which shell are you using?\n\n_No response_\n\n"
+            "## Tooltip placement\n\nThe tooltip shows over the arc.\n\n"
+            "### `computeTooltip` output\n\nnone\n\n### src/plugins/hover.ts\n\nsee there\n\n"
+            "```python\n### Quoted section of a script\nx = 1\n```\n# Single hash comment of pasted code\n")
+    texts = _words(task)
+    assert not {"reproducible", "sample", "optional", "extra", "info", "_no", "response"} & texts
+    # a heading sharing the text's words, naming code or a path, in code, or of one #, stays
+    assert {"placement", "computetooltip", "src/plugins/hover.ts", "quoted", "single"} <= texts
 
 
 def test_commands_setting_up_the_reporters_copy_give_no_keywords():

@@ -959,8 +959,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # A completion engine's own code (``ide-completion/src/completions/dot.rs``) is source.
     # (Read from the path's start once: the folder anywhere, then the last part's form.)
     # bash-completion's own folder holds scripts named for their command (``gdu``).
+    # So is one named for its shell (``zsh.completion``, ``fish.completion``: a trial's
+    # gopass ranked two in its top 22).
     ("completion", re.compile(r"^(?:(?=(?:[^/]*/)*?(?:[\w-]*[_-])?completions?/)"
-                              r"(?:.*/)?(?:_[^/.]+|[^/]+\.(?:bash|zsh|fish|elv|ps1|nu))|(?:.*/)?bash_completion\.d/[^/]+)$"), 0.4),
+                              r"(?:.*/)?(?:_[^/.]+|[^/]+\.(?:bash|zsh|fish|elv|ps1|nu))|(?:.*/)?bash_completion\.d/[^/]+"
+                              r"|(?:.*/)?(?:bash|zsh|fish|elv|ps1|nu)\.completion)$"), 0.4),
     # Translations: gettext's catalogues, Qt's compiled ``.qm``, XLIFF; and what lives under
     # ``translations/`` (plural: Django's ``utils/translation/`` is code), Qt's ``.ts`` XML
     # catalogues among them (nine of a trial's KeePassXC top 10 were

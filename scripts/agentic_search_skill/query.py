@@ -272,7 +272,12 @@ _PATH_EXTENSIONS = lang.PATH_EXTENSIONS
 _EXT_ALT = "|".join(sorted(_PATH_EXTENSIONS, key=lambda e: (-len(e), e)))
 
 _TRACEBACK_RE = compile_later(r'File "([^"\n]+)", line \d+(?:, in ([A-Za-z_][\w]*))?')
-_PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*[\w-]+\.(?:%s))(?![\w/])" % _EXT_ALT)
+# (A JavaScript or TypeScript file's name may hold dots before its extension:
+# ``element.arc.ts``, ``index.d.ts``, ``dayjs.min.js``; those languages name modules by
+# their paths, so ``a.b.ts`` is a file. Elsewhere ``django.utils.html`` and
+# ``com.fasterxml.jackson.core.json`` are dotted module names, read as such.)
+_PATH_RE = compile_later(r"(?<![\w/.-])((?:[\w.-]+/)*(?:[\w-]+\.(?:%s)|[\w-]+(?:\.[\w-]+)+\.(?:[cm]?[jt]sx?|vue|svelte)))"
+                         r"(?![\w/])" % _EXT_ALT)
 # A dotted key of three parts or more inside a placeholder's braces
 # (``{http.request.tls.client.subject}``, ``${server.ssl.key-store}``, ``{{ .Values.image.tag }}``)
 # is a key the code resolves by its string, not a module path: the code spells it whole or
@@ -1431,6 +1436,8 @@ _FILE_HEADER_LINE_RE = compile_later(
 # (The heading's text as it runs to the line's end, its closing ``#``s stripped by
 # _is_environment_heading's word split: a lazy text before them was read once per ``#``.)
 _MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*(?::[ \t]*)?$)")
+# ... as a form prints its labels: ``##`` or deeper, or a bold line, indented at most 3.
+_FORM_HEADING_RE = compile_later(r"^[ ]{0,3}(?:#{2,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*(?::[ \t]*)?$)")
 ENV_HEADING_MAX_WORDS = 8
 # An issue form's answer under such a heading is one short line, its first (``macOS
 # 12.4``, ``Main (currently 1a94d97 at the time of this writing).``): the reporter's
@@ -1814,6 +1821,39 @@ def _without_emptied_sections(lines: "list[str]", dropped: "list[bool]") -> "lis
     return kept
 
 
+# A form's label is a few words; a longer heading is the reporter's own summary (``## Please
+# help, the editor crashes when saving``), whatever the text below it says.
+FORM_LABEL_MAX_WORDS = 6
+# A path of the tree, a folder and a file with its extension (``src/foo/bar.py``), not a
+# pair of words (``steps/info``).
+_SLASHED_PATH_RE = compile_later(r"[\w.-]+/(?:[\w.-]+/)*[\w-]+\.(?:%s)\b" % _EXT_ALT)
+
+
+def _without_foreign_headings(lines: "list[str]") -> "list[str]":
+    """The lines less the headings whose words the text never uses: a form's labels
+    (``### Reproducible sample``, ``### Optional extra steps/info to reproduce``: a
+    trial's ``sample`` ranked a file defining ``sample()`` 4th), of at most
+    FORM_LABEL_MAX_WORDS words. A heading that names code
+    or a path, or shares a word of four letters or more with the text below it is the reporter's;
+    the title and fenced code are no heading, nor is a line of one ``#`` (a comment of
+    pasted Python or shell code as often) or one indented as code."""
+    code = _fenced_lines(lines)
+    heads = [n for n, line in enumerate(lines) if n > 0 and not code[n] and _FORM_HEADING_RE.match(line)]
+    if not heads:
+        return lines
+    at = set(heads)
+    said = _heading_words(" ".join(line for n, line in enumerate(lines) if n > 0 and n not in at))
+    drop = set()
+    for n in heads:
+        m = _FORM_HEADING_RE.match(lines[n])
+        text = m.group(1) if m.group(1) is not None else m.group(2)
+        words = _heading_words(text)
+        if words and len(text.split()) <= FORM_LABEL_MAX_WORDS and not words & said and "`" not in text and not _SLASHED_PATH_RE.search(text) \
+                and not _ANSWER_CODE_RE.search(text):
+            drop.add(n)
+    return [line for n, line in enumerate(lines) if n not in drop]
+
+
 def _heading_depth(line: str) -> int:
     """A Markdown heading's level: its ``#``s (a bold line, ``**Heading**``, counts 6)."""
     hashes = len(line.lstrip(" \t>")) - len(line.lstrip(" \t>").lstrip("#"))
@@ -1834,7 +1874,7 @@ def strip_boilerplate(task: str) -> str:
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    lines = _without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n"))))
+    lines = _without_foreign_headings(_without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n")))))
     code = _fenced_lines(lines)
     text = "\n".join(_without_emptied_sections(lines, [_template_item(line) or not code[n] and bool(
         _MACHINE_KEY_LINE_RE.match(line)) for n, line in enumerate(lines)]))
