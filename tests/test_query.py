@@ -1143,6 +1143,9 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # a bare file name labelling the reporter's own code (trial 36's go-toml) ...
     ("Slices are not reset when unmarshalling\n\n`main.go`:\n```go\nfunc main() { Unmarshal(b, &its) }\n```",
      {"main.go"}, {"Unmarshal", "slices"}),
+    # ... or as a heading over it (trial 58's typedoc: `#### index.ts` ranked barrel files)
+    ("Enums render as variables\n\n#### enums.ts\n\n```ts\nexport const CustomEnum = {}\n```\n",
+     {"enums.ts"}, {"CustomEnum", "enums"}),
     # ... but a path in the prose stays
     ("Slices are not reset in `decode/main.go`:\n```go\nfunc decodeSlice() {}\n```", set(), {"decode/main.go"}),
     # a version's head is no name (trial 36's git-cliff; a pytest header's plugins)

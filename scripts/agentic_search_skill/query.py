@@ -326,9 +326,10 @@ _MACHINE_PATH_RE = compile_later(
     r"|(?:(?<![\w./~-])|(?<=-[A-Za-z]))[A-Za-z]:[\\/][\w.~/\\+@-]*")
 # A bare file name that labels the task's own code (``main.go``: then a fenced block): the
 # reporter's program, not a file of the tree (a trial's ``main.go`` ranked the tree's four
-# ``cmd/*/main.go`` 2nd to 5th). The label goes; the code stays.
+# ``cmd/*/main.go`` 2nd to 5th). The label goes; the code stays. A heading is such a label
+# too (``#### index.ts`` over a block: a trial's ranked the tree's barrel ``index.ts`` files).
 _CODE_LABEL_RE = compile_later(
-    r"^[ \t>]{0,10}(?P<open>\*\*|__)?(?P<tick>`)?(?P<name>[\w-]{1,100}(?:\.[\w-]{1,40})*\.(?P<ext>[A-Za-z]\w{0,9}))"
+    r"^[ \t>]{0,10}(?P<hash>#{1,6}[ \t]+)?(?P<open>\*\*|__)?(?P<tick>`)?(?P<name>[\w-]{1,100}(?:\.[\w-]{1,40})*\.(?P<ext>[A-Za-z]\w{0,9}))"
     r"(?(tick)`)(?(open)(?:\*\*|__))(?P<colon>[ \t]{0,5}:)?[ \t]{0,10}(?=\n(?:[ \t]*\n)?[ \t]*(?:```|~~~)[ \t]*\w*[ \t]*\n)",
     re.M)
 
@@ -337,7 +338,7 @@ def _unless_not_a_file(m: "re.Match[str]") -> str:
     """A code block's label taken out when it is a file's name: decorated (backticks,
     bold or a colon after it: the last line of a block before its closing fence is none)
     and of a type of file the tree may hold (``torch.compile`` is no file)."""
-    decorated = m.group("tick") or m.group("open") or m.group("colon")
+    decorated = m.group("tick") or m.group("open") or m.group("colon") or m.group("hash")
     return "" if decorated and m.group("ext").lower() in _PATH_EXTENSIONS else m.group(0)
 # A file name's extension in pasted code (``a.py``, ``--exclude-patterns "*.tmp"``) names
 # a kind of file, not the code: ``py`` named ``py.typed`` by its stem, ``tmp`` was searched.
