@@ -1388,6 +1388,9 @@ def test_a_judged_files_ending_names_the_one_ranked_file_that_ends_so(tmp_path):
     run_json("--root", tree, "--state", state, "--task", "event_loop hangs", "--max-cycles", "5")
     out = run_json("--state", state, "--judge", "src/run.py=1.0")
     assert out["why"].startswith("you judged a/src/run.py 1")
+    # the stop and its confidence are the caller's word, and say so (four trials' agents read
+    # a confidence of 1.0 as the tool's claim about the files named next)
+    assert "stops on your judgement (the confidence is yours)" in out["why"] and out["confidence"] == 1.0
     assert "a/src/run.py" in run_json("--state", state, "--judge", "src//run.py=1.0")["why"]
     proc = run_cli("--state", state, "--judge", "event.py=0")
     assert proc.returncode == 1 and proc.stderr.count("\n") == 1

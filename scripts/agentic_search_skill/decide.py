@@ -186,8 +186,11 @@ def decide(e: Evidence) -> Decision:
     if e.judged_top and e.judged_score >= IMPLEMENTS:
         more = (f"; if the fix spans more files, judge the next: {', '.join(e.unjudged_next)}"
                 if e.unjudged_next else "")
+        # (The stop and its confidence rest on the caller's word, and say so: four trials'
+        # agents read a confidence of 1.0 as the tool's claim about the files named next.)
         return stop("synthesize", "sufficient",
-                    f"you judged {e.judged_top} {e.judged_score:g}: it leads; read it and the context{more}")
+                    f"you judged {e.judged_top} {e.judged_score:g}: the loop stops on your judgement "
+                    f"(the confidence is yours); read it and the context{more}")
     crowded = e.crowd >= CROWDED_AT
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded \
             and not e.steered:
