@@ -774,6 +774,19 @@ def test_a_forms_labels_the_text_never_uses_give_no_keywords():
     assert {"placement", "computetooltip", "src/plugins/hover.ts", "quoted", "single"} <= texts
 
 
+def test_a_titles_kind_tag_a_fences_language_and_a_forms_hint_in_parentheses_give_no_keywords():
+    # trial 61: `[REQUEST]` ranked a JSON-RPC file 3rd, ```python / ```text gave `python`,
+    # `text`, and "Operating system version (i.e. 20.04, 11.3, 10)" kept `debian-slim`
+    task = ("[REQUEST] Render the initial prompt colon with the Prompt face\n\n"
+            "### Operating system version (i.e. 20.04, 11.3, 10)\n\ndebian-slim\n\n"
+            "```python\nprompt.render(face)\n```\n```text\nflicker\n```\n")
+    texts = _words(task)
+    assert not {"request", "operating", "system", "slim", "debian-slim", "python", "text"} & texts
+    assert {"render", "prompt", "colon", "face", "flicker"} <= texts
+    # a tag naming a part of the project, and the language said in prose, stay
+    assert {"subscriber", "python"} <= _words("[tracing-subscriber] fields lost\n\nOnly with python 3.12.\n")
+
+
 def test_commands_setting_up_the_reporters_copy_give_no_keywords():
     # a trial's reproduction steps made `git`, `clone`, `npm`, `cd`, `ci` keywords (`clone`
     # led the ranking), another's `docker`, `postgres`, `letmein`

@@ -364,6 +364,9 @@ _RUNTIME_HEADER_RE = compile_later(
     # as the text under report, `(core dumped)`, it stays)
     r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])")
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
+# The language a fenced block's opening names (```` ```python ````, ```` ```console ````):
+# the snippet's kind, no word of the report (a trial's ``python``, ``text`` were keywords).
+_FENCE_INFO_RE = compile_later(r"^([ \t>]*(?:`{3,}|~{3,}))[ \t]*[\w+#.-]+", re.M)
 # The first name of an import line's module (``import a.b``, ``from a.b import c``).
 _IMPORTED_HEAD_RE = compile_later(r"^[ \t>]*(?:from|import)[ \t]+([A-Za-z_]\w*)", re.M)
 # Lines that are code, not prose: indented blocks, REPL prompts and output, traceback
@@ -944,6 +947,14 @@ _JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?
 # A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
 # may name the class a report is about).
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
+# ... and the kind of issue a template or a reporter tags it with (``[REQUEST] Render the
+# prompt ...``, ``[Bug]: crash when ...``): a trial's ``REQUEST`` was read as a constant and
+# ranked a JSON-RPC file 3rd. A tag naming a part of the project (``[tracing-subscriber]``)
+# stays.
+_TITLE_KIND_TAG_RE = compile_later(
+    r"\A[ \t]*\[[ \t]*(?:bug(?:[ \t]+report)?|feature(?:[ \t]+request)?|request|question|enhancement|proposal"
+    r"|rfc|help(?:[ \t]+wanted)?|idea|suggestion|fr|discussion|regression|improvement|docs?|documentation)"
+    r"[ \t]*\][ \t]*:?[ \t]*", re.I)
 
 
 def _fenced_blocks(task: str) -> "list[tuple[str, str]]":
@@ -1013,7 +1024,8 @@ def extract_keywords(task: str) -> list[Keyword]:
     :func:`task_read`'s part of a very long task is read.
     """
     task = task_read(task)
-    task, url_paths = strip_urls(strip_boilerplate(unescaped(_TITLE_LABEL_RE.sub("", task.lstrip("\n")))))
+    task, url_paths = strip_urls(strip_boilerplate(unescaped(
+        _TITLE_KIND_TAG_RE.sub("", _TITLE_LABEL_RE.sub("", task.lstrip("\n"))))))
     task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
     task = _BYTE_ESCAPE_RE.sub(" ", task)
     task = split_scripts(task)
@@ -1136,7 +1148,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         return prose_once[0]
 
     web_in_prose: dict[str, bool] = {}
-    for token in _WORD_RE.findall(unsuffixed):
+    for token in _WORD_RE.findall(_FENCE_INFO_RE.sub(r"\1", unsuffixed)):
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
@@ -1461,12 +1473,17 @@ _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 _ENVIRONMENT_HEADINGS = frozenset(_BOILERPLATE["environment_keys"]) | {"shell", "terminal"}
 
 
+_PARENTHESES_RE = compile_later(r"\([ \t]*(?:i\.?e\.?|e\.?g\.?|for example|such as)[ \t,:][^()\n]*\)", re.I)
+
+
 def _is_environment_heading(heading: str) -> bool:
     """A question or a label about the reporter's machine: a key (``OS``, ``Library
     version``), a question with ``version`` (``Which version ...?``, ``Output of `x
     --version` ``), a form's ``Version of libgit2 (release number or SHA1)``, not a title
-    that only holds the word (``Version.parse rejects ...``)."""
-    words = re.findall(r"\w+", heading.lower())
+    that only holds the word (``Version.parse rejects ...``). An example in parentheses is
+    no part of the label (``Operating system version (i.e. 20.04, 11.3, 10)``, a trial's
+    form, gave ``debian-slim``'s ``slim``)."""
+    words = re.findall(r"\w+", _PARENTHESES_RE.sub(" ", heading).lower())
     asked = heading.rstrip(" \t*_:`").endswith("?") or words[:1] in (["which"], ["what"], ["output"])
     return len(words) <= ENV_HEADING_MAX_WORDS and (
         " ".join(words) in _ENVIRONMENT_HEADINGS
