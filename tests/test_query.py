@@ -762,7 +762,8 @@ def test_a_javascript_files_name_may_hold_dots_but_a_dotted_module_stays_a_modul
 def test_a_forms_labels_the_text_never_uses_give_no_keywords():
     # a trial's form: "### Reproducible sample" put a file defining sample() 4th; an empty
     # field prints "_No response_"
-    task = ("A tooltip appears after hiding all data\n\n### Reproducible sample\n\nhttps://codepen.io/x/pen/y\n\n"
+    task = ("A tooltip appears after hiding all data\n\n### Expected behavior\n\nNo tooltip.\n\n"
+            "### Reproducible sample\n\nhttps://codepen.io/x/pen/y\n\n"
             "### Optional extra steps/info to reproduce\n\n1. Hide the legend items\n\n"
             "### Which shell are you using?\n\n_No response_\n\n"
             "## Tooltip placement\n\nThe tooltip shows over the arc.\n\n"
@@ -785,6 +786,35 @@ def test_a_titles_kind_tag_a_fences_language_and_a_forms_hint_in_parentheses_giv
     assert {"render", "prompt", "colon", "face", "flicker"} <= texts
     # a tag naming a part of the project, and the language said in prose, stay
     assert {"subscriber", "python"} <= _words("[tracing-subscriber] fields lost\n\nOnly with python 3.12.\n")
+
+
+def test_a_short_heading_of_free_text_is_the_reporters_summary():
+    # an adversarial check: outside a form a short heading names the issue, whatever the
+    # text below it says; a dotted name in it is code
+    for task, kept in [
+        ("Export fails\n\n## Crash when exporting PDF\n\nSteps:\n1. open a document\n2. boom", {"crash", "exporting", "pdf"}),
+        ("Editor problem\n\n**Tokenizer mishandles heredoc**\n\nThe highlighting is wrong.\n", {"tokenizer", "heredoc"}),
+        ("Bug\n\n### Expected behavior\n\nIt works.\n\n### Actual behavior\n\nIt hangs.\n\n"
+         "### Session.commit hangs\n\nWith autoflush.\n", {"session", "commit"}),
+    ]:
+        assert kept <= _words(task), task
+
+
+def test_a_long_slashed_heading_is_read_in_linear_time():
+    import time
+    task = "T\n\n### Expected behavior\n\nok\n\n### What happened?\n\nx\n\n## " + "abcd/" * 50000 + "\nbody\n"
+    started = time.time()
+    extract_keywords(task)
+    assert time.time() - started < 3.0
+
+
+def test_a_setup_commands_long_options_and_a_programs_message_stay():
+    # an adversarial check: in pnpm's or pip's own tree the option is the subject; `go get:`
+    # opens the message go prints
+    assert {"frozen-lockfile"} <= _words("Lockfile ignored\n\nRunning `pnpm install --frozen-lockfile` rewrites it.\n")
+    assert {"no-build-isolation"} <= _words("Resolver\n\n`pip install --no-build-isolation foo` ignores it\n")
+    assert {"upgrade", "contain", "package"} <= _words(
+        "Module\n\n```\ngo get: module example.com/foo@upgrade found, but does not contain package bar\n```\n")
 
 
 def test_commands_setting_up_the_reporters_copy_give_no_keywords():

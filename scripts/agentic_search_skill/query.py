@@ -1655,7 +1655,9 @@ _SETUP_COMMAND = (
     r"|cargo[ \t]+install\b[^`\n;&|]*|go[ \t]+(?:install|get)\b[^`\n;&|]*"
     r"|(?:docker|podman)(?:[ \t]+compose)?[ \t]+(?:run|pull|up|exec|build)\b[^`\n;&|]*)")
 # ... in a chain: at the start, or after ``&&``, ``||``, ``;`` or ``|``.
-_SETUP_STEP_RE = compile_later(r"(?:(?<=^)|(?<=[;&|]))([ \t]*)%s" % _SETUP_COMMAND)
+# (Not a line a program prints naming itself first: ``go get: module ... found, but does not
+# contain package ...`` is its message.)
+_SETUP_STEP_RE = compile_later(r"(?:(?<=^)|(?<=[;&|]))([ \t]*)(?![\w./-]+(?:[ \t]+[\w-]+)?:[ \t])%s" % _SETUP_COMMAND)
 _SPAN_RE = compile_later(r"`([^`\n]+)`")
 # A line's head before its command: a quote's or a list's mark and a prompt (``$``, ``%``,
 # ``❯``, ``>``, PowerShell's ``PS C:\dir>``).
@@ -1664,9 +1666,17 @@ _COMMAND_HEAD_RE = compile_later(
 
 
 def _without_setup_steps(command: str) -> str:
-    """A command (line) less its setup steps; blank when nothing else is left."""
-    rest = _SETUP_STEP_RE.sub(r"\1", command)
+    """A command (line) less its setup steps; blank when nothing else is left. A step's
+    hyphen-joined options stay (``pnpm install --frozen-lockfile``, ``pip install
+    --no-build-isolation``): in the tree of the very tool they are its own names."""
+    rest = _SETUP_STEP_RE.sub(_setup_step_options, command)
     return rest if rest.strip(" \t;&|") else ""
+
+
+def _setup_step_options(m: "re.Match[str]") -> str:
+    """A setup step's replacement: its hyphen-joined long options (``--frozen-lockfile``)."""
+    options = _LONG_OPTION_RE.findall(m.group(0))
+    return m.group(1) + " ".join("--" + o for o in options) if options else m.group(1)
 
 
 def _span_without_setup(m: "re.Match[str]") -> str:
@@ -1842,34 +1852,60 @@ def _without_emptied_sections(lines: "list[str]", dropped: "list[bool]") -> "lis
 # A form's label is a few words; a longer heading is the reporter's own summary (``## Please
 # help, the editor crashes when saving``), whatever the text below it says.
 FORM_LABEL_MAX_WORDS = 6
+# ... and a report is a form's when at least this many of its headings are a template's.
+FORM_HEADINGS_MIN = 2
+# A dotted name in a heading is code (``### Session.commit hangs``).
+_DOTTED_NAME_RE = compile_later(r"\w\.[A-Za-z_]")
 # A path of the tree, a folder and a file with its extension (``src/foo/bar.py``), not a
 # pair of words (``steps/info``).
 _SLASHED_PATH_RE = compile_later(r"[\w.-]+/(?:[\w.-]+/)*[\w-]+\.(?:%s)\b" % _EXT_ALT)
 
 
-def _without_foreign_headings(lines: "list[str]") -> "list[str]":
+def _without_foreign_headings(lines: "list[str]", form: bool) -> "list[str]":
     """The lines less the headings whose words the text never uses: a form's labels
     (``### Reproducible sample``, ``### Optional extra steps/info to reproduce``: a
     trial's ``sample`` ranked a file defining ``sample()`` 4th), of at most
     FORM_LABEL_MAX_WORDS words. A heading that names code
     or a path, or shares a word of four letters or more with the text below it is the reporter's;
     the title and fenced code are no heading, nor is a line of one ``#`` (a comment of
-    pasted Python or shell code as often) or one indented as code."""
+    pasted Python or shell code as often) or one indented as code. Only in a report that
+    is a ``form`` (:func:`_looks_like_form`): in free text a short heading is the
+    reporter's summary (``## Crash when exporting PDF``, ``**Tokenizer mishandles
+    heredoc**``), whatever the text below it says."""
     code = _fenced_lines(lines)
     heads = [n for n, line in enumerate(lines) if n > 0 and not code[n] and _FORM_HEADING_RE.match(line)]
-    if not heads:
+    if not heads or not form:
         return lines
     at = set(heads)
-    said = _heading_words(" ".join(line for n, line in enumerate(lines) if n > 0 and n not in at))
+    said = _heading_words(" ".join(line for n, line in enumerate(lines) if n not in at))
     drop = set()
     for n in heads:
         m = _FORM_HEADING_RE.match(lines[n])
         text = m.group(1) if m.group(1) is not None else m.group(2)
         words = _heading_words(text)
-        if words and len(text.split()) <= FORM_LABEL_MAX_WORDS and not words & said and "`" not in text and not _SLASHED_PATH_RE.search(text) \
-                and not _ANSWER_CODE_RE.search(text):
+        if words and len(text.split()) <= FORM_LABEL_MAX_WORDS and not words & said and "`" not in text \
+                and not _ANSWER_CODE_RE.search(text) and not _DOTTED_NAME_RE.search(text) \
+                and not any(_SLASHED_PATH_RE.fullmatch(w.strip("*_()[]:,.")) for w in text.split() if len(w) <= 300):
             drop.add(n)
     return [line for n, line in enumerate(lines) if n not in drop]
+
+
+def _looks_like_form(lines: "list[str]") -> bool:
+    """Whether the report is an issue form's (or a template's) output: at least
+    FORM_HEADINGS_MIN of its headings are a template's (``### Expected behavior``), ask about
+    the machine (``### Operating system``) or ask the reporter (``### What happened?``)."""
+    code = _fenced_lines(lines)
+    known = 0
+    for n, line in enumerate(lines):
+        m = None if n == 0 or code[n] else _MARKDOWN_HEADING_RE.match(line)
+        if m is None:
+            continue
+        text = m.group(1) if m.group(1) is not None else m.group(2)
+        if _HEADING_LINE_RE.match(line) or _is_environment_heading(text) or text.rstrip(" \t*_:").endswith("?"):
+            known += 1
+            if known >= FORM_HEADINGS_MIN:
+                return True
+    return False
 
 
 def _heading_depth(line: str) -> int:
@@ -1892,7 +1928,8 @@ def strip_boilerplate(task: str) -> str:
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
-    lines = _without_foreign_headings(_without_form_sections(_without_envinfo(_without_version_dumps(text.split("\n")))))
+    lines = _without_envinfo(_without_version_dumps(text.split("\n")))
+    lines = _without_foreign_headings(_without_form_sections(lines), _looks_like_form(lines))
     code = _fenced_lines(lines)
     text = "\n".join(_without_emptied_sections(lines, [_template_item(line) or not code[n] and bool(
         _MACHINE_KEY_LINE_RE.match(line)) for n, line in enumerate(lines)]))
