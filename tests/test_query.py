@@ -1345,28 +1345,27 @@ def test_a_path_read_from_a_dotted_name_stays_one_across_cycles() -> None:
         assert again is not None and again.dotted == kw.dotted
 
 
-def test_types_the_tasks_code_declares_are_its_own() -> None:
+@pytest.mark.parametrize("task,declared,not_declared", [
     # A trial's Go reproduction declared ``type Payload struct {``: listed as a gap.
-    task = ("cmp.Diff prints []byte as hex\n\n```go\ntype Payload struct {\n\tBody []byte\n}\n```\n"
-            "```rust\npub struct OptsHolder {}\nenum WireMode { A }\n```\n```c\ntypedef struct ring_buf {} ring_t;\n```\n"
-            "```ts\ninterface PropsShape {}\ntype AliasName = string\n```\nOutput:\n```\n  main.Payload{\n- \tBody: nil,\n```\n"
-            "but DiffReporter is not declared here")
+    ("cmp.Diff prints []byte as hex\n\n```go\ntype Payload struct {\n\tBody []byte\n}\n```\n"
+     "```rust\npub struct OptsHolder {}\nenum WireMode { A }\n```\n```c\ntypedef struct ring_buf {} ring_t;\n```\n"
+     "```ts\ninterface PropsShape {}\ntype AliasName = string\n```\nOutput:\n```\n  main.Payload{\n- \tBody: nil,\n```\n"
+     "but DiffReporter is not declared here",
+     ("Payload", "OptsHolder", "WireMode", "ring_buf", "PropsShape", "AliasName"), ("DiffReporter",)),
+    # a trial's report pasted ``enum class YesOrNoOrEmpty(...)`` and ``data class Example(``:
+    # Kotlin's and Java's class modifiers declare the report's own types
+    ("Coercion of an empty string\n\n```kotlin\nenum class YesOrNoMaybe(val value: String) {\n    YES(\"yes\");\n}\n"
+     "data class ExampleHolder(\n    val example: YesOrNoMaybe\n)\noverride fun readHolder(x: Int) = x\n```\n"
+     "```java\npublic abstract class BaseReaderThing extends JsonDeserializer {\n}\n```\n"
+     "Reading it through ObjectMapperFacade fails.\n",
+     ("YesOrNoMaybe", "ExampleHolder", "readHolder", "BaseReaderThing"), ("ObjectMapperFacade", "JsonDeserializer")),
+])
+def test_types_the_tasks_code_declares_are_its_own(task, declared, not_declared) -> None:
     kws = {k.text: k for k in extract_keywords(task)}
-    for name in ("Payload", "OptsHolder", "WireMode", "ring_buf", "PropsShape", "AliasName"):
+    for name in declared:
         assert name in kws and kws[name].task_defines, name
-    assert not kws["DiffReporter"].task_defines
-
-
-def test_kotlin_and_java_class_modifiers_declare_the_tasks_own_types() -> None:
-    # a trial's report pasted ``enum class YesOrNoOrEmpty(...)`` and ``data class Example(``
-    task = ("Coercion of an empty string\n\n```kotlin\nenum class YesOrNoMaybe(val value: String) {\n    YES(\"yes\");\n}\n"
-            "data class ExampleHolder(\n    val example: YesOrNoMaybe\n)\noverride fun readHolder(x: Int) = x\n```\n"
-            "```java\npublic abstract class BaseReaderThing extends JsonDeserializer {\n}\n```\n"
-            "Reading it through ObjectMapperFacade fails.\n")
-    kws = {k.text: k for k in extract_keywords(task)}
-    for name in ("YesOrNoMaybe", "ExampleHolder", "readHolder", "BaseReaderThing"):
-        assert name in kws and kws[name].task_defines, name
-    assert not kws["ObjectMapperFacade"].task_defines and not kws["JsonDeserializer"].task_defines
+    for name in not_declared:
+        assert not kws[name].task_defines, name
 
 
 def test_c_family_definitions_in_the_tasks_code_are_its_own() -> None:

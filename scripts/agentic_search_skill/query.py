@@ -1449,8 +1449,23 @@ _FILE_HEADER_LINE_RE = compile_later(
 # (The heading's text as it runs to the line's end, its closing ``#``s stripped by
 # _is_environment_heading's word split: a lazy text before them was read once per ``#``.)
 _MARKDOWN_HEADING_RE = compile_later(r"^[ \t>]*(?:#{1,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*(?::[ \t]*)?$)")
-# ... as a form prints its labels: ``##`` or deeper, or a bold line, indented at most 3.
-_FORM_HEADING_RE = compile_later(r"^[ ]{0,3}(?:#{2,6}[ \t]+(.*)|\*\*([^*\n]+?):?\*\*[ \t]*(?::[ \t]*)?$)")
+
+
+# A form's label starts its line, indented at most 3 (deeper, or after ``>``, it is code or a quote).
+_LABEL_START_RE = compile_later(r"[ ]{0,3}[#*]")
+
+
+def _heading_text(line: str) -> "str | None":
+    """A Markdown heading's text (``### Text``, ``**Text:**``), or None for another line."""
+    m = _MARKDOWN_HEADING_RE.match(line)
+    return None if m is None else m.group(1) if m.group(1) is not None else m.group(2)
+
+
+def _asks(text: str) -> bool:
+    """Whether a heading's text is a question (``What happened?``, ``**Which OS?**``)."""
+    return text.rstrip(" \t*_:").endswith("?")
+
+
 ENV_HEADING_MAX_WORDS = 8
 # An issue form's answer under such a heading is one short line, its first (``macOS
 # 12.4``, ``Main (currently 1a94d97 at the time of this writing).``): the reporter's
@@ -1608,7 +1623,7 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
             # command, no code).
             # So does one that asks the reporter to do something (``### Please read the FAQ
             # for the bug you encountered.``: a trial's ``faq``, ``encountered``).
-            if n > 0 and (text.rstrip(" \t*_:").endswith("?") or _PLEASE_RE.match(text)) \
+            if n > 0 and (_asks(text) or _PLEASE_RE.match(text)) \
                     and not _ANSWER_CODE_RE.search(text):
                 continue
         elif environment and (_CHECKED_ITEM_RE.match(line) or _SHORT_ITEM_RE.match(line)
@@ -1872,16 +1887,18 @@ def _without_foreign_headings(lines: "list[str]", form: bool) -> "list[str]":
     is a ``form`` (:func:`_looks_like_form`): in free text a short heading is the
     reporter's summary (``## Crash when exporting PDF``, ``**Tokenizer mishandles
     heredoc**``), whatever the text below it says."""
-    code = _fenced_lines(lines)
-    heads = [n for n, line in enumerate(lines) if n > 0 and not code[n] and _FORM_HEADING_RE.match(line)]
-    if not heads or not form:
+    if not form:
         return lines
-    at = set(heads)
-    said = _heading_words(" ".join(line for n, line in enumerate(lines) if n not in at))
+    code = _fenced_lines(lines)
+    # (As a form prints its labels: ``##`` or deeper, or a bold line, indented at most 3.)
+    heads = {n: text for n, line in enumerate(lines)
+             if n > 0 and not code[n] and _LABEL_START_RE.match(line) and _heading_depth(line) >= 2
+             and (text := _heading_text(line)) is not None}
+    if not heads:
+        return lines
+    said = _heading_words(" ".join(line for n, line in enumerate(lines) if n not in heads))
     drop = set()
-    for n in heads:
-        m = _FORM_HEADING_RE.match(lines[n])
-        text = m.group(1) if m.group(1) is not None else m.group(2)
+    for n, text in heads.items():
         words = _heading_words(text)
         if words and len(text.split()) <= FORM_LABEL_MAX_WORDS and not words & said and "`" not in text \
                 and not _ANSWER_CODE_RE.search(text) and not _DOTTED_NAME_RE.search(text) \
@@ -1897,11 +1914,10 @@ def _looks_like_form(lines: "list[str]") -> bool:
     code = _fenced_lines(lines)
     known = 0
     for n, line in enumerate(lines):
-        m = None if n == 0 or code[n] else _MARKDOWN_HEADING_RE.match(line)
-        if m is None:
+        text = None if n == 0 or code[n] else _heading_text(line)
+        if text is None:
             continue
-        text = m.group(1) if m.group(1) is not None else m.group(2)
-        if _HEADING_LINE_RE.match(line) or _is_environment_heading(text) or text.rstrip(" \t*_:").endswith("?"):
+        if _HEADING_LINE_RE.match(line) or _is_environment_heading(text) or _asks(text):
             known += 1
             if known >= FORM_HEADINGS_MIN:
                 return True
