@@ -1066,11 +1066,16 @@ GENERATED_HEAD_BYTES = 2048
 _GENERATED_MARK_RE = re.compile(
     rb"\bgenerated\b.{0,200}\bdo not edit\b|\bdo not edit\b.{0,200}\bgenerated\b|@generated\b"
     rb"|a bison parser, made by gnu bison")
-_COMMENT_LINE_RE = re.compile(rb"[ \t]*(?://|#|/\*|\*|--|;|<!--)")
+_COMMENT_LINE_RE = re.compile(rb"[ \t]*(?://+|#+|/\*+|\*+|--+|;+|<!--)")
+# What a comment quotes: a span in double quotes or backticks (to the line's end when
+# left open), or an indented comment inside it (a generator's doc showing its own header).
+_QUOTED_IN_COMMENT_RE = re.compile(rb'"[^"\n]*(?:"|$)|`[^`\n]*(?:`|$)|^[ \t]*(?://|#).*')
 
 
 def generated_by_header(low: bytes) -> bool:
-    """Whether a file's lower-cased text opens with a generator's mark (GENERATED_HEAD_BYTES)."""
+    """Whether a file's lower-cased text opens with a generator's mark (GENERATED_HEAD_BYTES):
+    in its leading comments and not quoted there (a generator's doc quoting the header it
+    writes is the generator's source)."""
     head = low[:GENERATED_HEAD_BYTES]
     lines = head.split(b"\n")
     if b"webpackbootstrap" in lines[0]:
@@ -1078,9 +1083,10 @@ def generated_by_header(low: bytes) -> bool:
     for line in lines:
         if not line.strip():
             continue
-        if not _COMMENT_LINE_RE.match(line):
+        marker = _COMMENT_LINE_RE.match(line)
+        if not marker:
             return False
-        if _GENERATED_MARK_RE.search(line):
+        if _GENERATED_MARK_RE.search(_QUOTED_IN_COMMENT_RE.sub(b" ", line[marker.end():])):
             return True
     return False
 
