@@ -1080,15 +1080,16 @@ def generated_by_header(low: bytes) -> bool:
     lines = head.split(b"\n")
     if b"webpackbootstrap" in lines[0]:
         return True
+    said = []  # (the comments' text, the mark read across their lines: "DO NOT EDIT THIS
+    # FILE" over "The code in this file is generated from files in ./src/")
     for line in lines:
         if not line.strip():
             continue
         marker = _COMMENT_LINE_RE.match(line)
         if not marker:
-            return False
-        if _GENERATED_MARK_RE.search(_QUOTED_IN_COMMENT_RE.sub(b" ", line[marker.end():])):
-            return True
-    return False
+            break
+        said.append(_QUOTED_IN_COMMENT_RE.sub(b" ", line[marker.end():]))
+    return _GENERATED_MARK_RE.search(b" ".join(said)) is not None
 
 
 def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
