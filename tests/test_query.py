@@ -924,6 +924,10 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
     # ... but a long line under one is the issue's own prose
     ("Build breaks\n\n### OS\nOn every system the parser drops the trailing separator of a quoted field\n",
      set(), {"separator", "quoted", "trailing"}),
+    # a diagnostics table under a machine heading (a trial's ``| Implementation | CPython |``)
+    ("Border title colour shows as a background\n\n## Python\n\n| Name | Value |\n|------|-------|\n"
+     "| Version | 3.12.5 |\n| Implementation | CPython |\n\nThe border_title renders wrong.\n",
+     {"cpython", "implementation"}, {"border_title", "renders", "background"}),
 ])
 def test_an_issue_forms_answers_about_the_machine_give_no_keyword(task, absent, present) -> None:
     texts = _words(task)
@@ -1345,6 +1349,28 @@ def test_a_path_read_from_a_dotted_name_stays_one_across_cycles() -> None:
         assert again is not None and again.dotted == kw.dotted
 
 
+def test_a_word_with_a_bound_prefix_is_one_word_and_the_prefix_alone_none():
+    # a trial's "Sub-list", "non existent" and "<pre>": ``sub``, ``non`` and ``pre`` counted
+    # ``substring``, ``None`` and ``prevCapZero``
+    kws = {k.text: k for k in extract_keywords(
+        "Sub-list items are wrapped in blocks\n\nfd fails when the cwd is non existent, and a "
+        "pre-release or multi-line value is dropped; non-boolean flags too.")}
+    assert {"sub-list", "non-existent", "pre-release", "multi-line", "non-boolean"} <= set(kws)
+    assert not {"sub", "non", "pre", "multi"} & set(kws)
+    assert {b"sublist", b"sub_list"} <= set(kws["sub-list"].needles)
+    assert {"list", "existent", "release", "line", "boolean"} <= set(kws)  # the word after it stays
+    # a prefix alone, or a word that only starts like one, stays as it was
+    assert {"prefix", "subtitle"} <= _words("The prefix and the subtitle are dropped")
+
+
+def test_a_common_word_quoted_as_a_member_called_is_a_name():
+    # a trial's only code name, Go's `zap.Time()`, was dropped as the filler word "time"
+    assert "Time" in _texts("Incorrect value with zap.Time()\n\nI log with `zap.Time()` and get 1754.")
+    assert "Time" in _texts("Wrong\n\nCalling `logger.With(f).Time(k, v)` panics.")
+    # not outside code, not short, not a literal
+    assert not {"time", "do", "true"} & _words("Wrong at that time\n\nIt fails `p.do()` and `x.true()`.")
+
+
 @pytest.mark.parametrize("task,declared,not_declared", [
     # A trial's Go reproduction declared ``type Payload struct {``: listed as a gap.
     ("cmp.Diff prints []byte as hex\n\n```go\ntype Payload struct {\n\tBody []byte\n}\n```\n"
@@ -1359,6 +1385,10 @@ def test_a_path_read_from_a_dotted_name_stays_one_across_cycles() -> None:
      "```java\npublic abstract class BaseReaderThing extends JsonDeserializer {\n}\n```\n"
      "Reading it through ObjectMapperFacade fails.\n",
      ("YesOrNoMaybe", "ExampleHolder", "readHolder", "BaseReaderThing"), ("ObjectMapperFacade", "JsonDeserializer")),
+    # a trial's unfenced C++ reproduction, its body's brace on the next line
+    ("Long key not handled\n\nint main(void)\n{\n    YAML::Node nn;\n    return 0;\n}\n\nstatic Node* build_tree(int n)\n"
+     "  {\n  return 0;\n}\nThen LoadDocument(nn) fails.\n",
+     ("main", "build_tree"), ("LoadDocument",)),
 ])
 def test_types_the_tasks_code_declares_are_its_own(task, declared, not_declared) -> None:
     kws = {k.text: k for k in extract_keywords(task)}

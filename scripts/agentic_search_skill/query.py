@@ -92,12 +92,13 @@ _OWN_DEFINITION_RE = re.compile(
     r"|(?:struct|interface|func|map|chan|\[|\*|[A-Za-z_][\w.]*[ \t]*\r?$))))"
     r"[ \t]+([A-Za-z_]\w*)", re.M)
 # ... and the C family's way (C, C++, Java, C#): a return type and modifiers, the name,
-# its parameters and the body's ``{`` ending the line (``static void feeder(void* arg) {``,
+# its parameters and the body's ``{`` ending the line or alone on the next (``static void
+# feeder(void* arg) {``, ``int main(void)`` over ``{``,
 # ``public static void main(String[] args) throws Exception {``). A statement word
 # before the name (``} else if (x) {``, ``return f(x) {``) makes it no definition.
 _OWN_C_DEFINITION_RE = re.compile(
     r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
-    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?\{[ \t]*\r?$", re.M)
+    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?(?:\r?\n[ \t]*)?\{[ \t]*\r?$", re.M)
 # ... and a name the task's code assigns at the start of a line (``TOP_RIGHT = (1, 1)``
 # in a pasted enum, ``let ctx = ...``, ``seen := 0``, ``const app = express()``): the
 # reporter's own variable or member. Only a statement of pasted code (:func:`_assigned`):
@@ -200,6 +201,10 @@ _CODE_VOCABULARY = frozenset("html http https".split())
 _QUOTABLE_STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] if g.get("quoted_names") is True
                                  for w in g["words"].split()) - frozenset("nil undefined this".split())
 _NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
+# A member called: ``.Name(`` after a name (see the code spans' rule in extract_keywords).
+_QUOTED_MEMBER_CALL_RE = re.compile(r"(?<=[\w)\]])\.([A-Za-z][A-Za-z0-9]*)[ \t]*\(")
+# ... a name of at least this many letters (``.do()``, ``.on()`` are everywhere).
+MIN_MEMBER_CALL_LEN = 4
 _BOILERPLATE = _load("boilerplate.json")
 # Issue templates and environment reports: their words are the template's, not the issue's.
 _TEMPLATE_PHRASE_RE = compile_later(
@@ -373,6 +378,15 @@ _IMPORTED_HEAD_RE = compile_later(r"^[ \t>]*(?:from|import)[ \t]+([A-Za-z_]\w*)"
 # frames, shell commands.
 _CODE_LINE_RE = compile_later(r"^(?: {4}|\t|>>>|\.\.\.|In \[\d*\]|Out\[\d*\]|\s*File \"|\$ )")
 _WORD_RE = re.compile(r"[^\W\d_]+")
+# A prose word with a bound prefix (``Sub-list``, ``pre-release``, ``multi-line``, ``non
+# existent``) is one word, spelled joined in code (``sublist``, ``prerelease``,
+# ``multiline``, ``non_existent``): the prefix alone is in countless names (a trial's
+# ``pre`` counted ``prevCapZero``, ``non`` counted ``None``, ``sub`` ``substring``).
+# ``non`` is never a word of its own, so a blank joins it too. The word after the prefix
+# stays a word as well (``non-boolean`` is about booleans).
+_PREFIXED_WORD_RE = re.compile(
+    r"(?<![\w-])(?:(anti|bi|co|inter|intra|mid|mis|multi|pre|re|semi|sub|tri|un|non)-|(non)[ \t]+)"
+    r"([^\W\d_]{2,})(?![\w-])", re.I)
 # A word of the title that ends in a number names a variant (``jline3`` beside ``jline2``,
 # ``http2``, ``base64``): kept whole as well as by its letters (a trial's ``jline3`` searched
 # as ``jline`` ranked the jline2 module level with the jline3 one the report named).
@@ -1098,6 +1112,13 @@ def extract_keywords(task: str) -> list[Keyword]:
     for token in _IDENT_RE.findall(code_spans):
         if len(token) >= MIN_IDENTIFIER_LEN and normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
+    # A common word quoted as a member called (`zap.Time()`, `` `q.Set(k, v)` ``) is a
+    # function of the tree's API, spelled as the tree defines it: a trial's only code name
+    # (Go's ``zap.Time``) was dropped as the filler word "time".
+    for m in _QUOTED_MEMBER_CALL_RE.finditer(code_spans):
+        name = m.group(1)
+        if len(name) >= MIN_MEMBER_CALL_LEN and normalize(name) in _QUOTABLE_STOP_WORDS:
+            idents[name] = None
     stem_names: dict[str, None] = {}
     hyphened: dict[str, None] = {}  # (searched as identifiers, after the others, capped as stems are)
     for token in _STEM_NAME_RE.findall(code_spans):
@@ -1148,7 +1169,14 @@ def extract_keywords(task: str) -> list[Keyword]:
         return prose_once[0]
 
     web_in_prose: dict[str, bool] = {}
-    for token in _WORD_RE.findall(_FENCE_INFO_RE.sub(r"\1", unsuffixed)):
+    prose_text = _FENCE_INFO_RE.sub(r"\1", unsuffixed)
+    for m in _PREFIXED_WORD_RE.finditer(prose_text):
+        rest = normalize(m.group(3))
+        if rest not in _STOP_WORDS and rest not in _ENVIRONMENT_WORDS and rest.isalpha():
+            w = normalize(m.group(1) or m.group(2)) + "-" + rest
+            words[w] = words.get(w, 0) + 1
+    # (The word after the prefix stays a word: ``non-boolean`` is about booleans.)
+    for token in _WORD_RE.findall(_PREFIXED_WORD_RE.sub(r" \3", prose_text)):
         w = normalize(token)
         if len(w) >= MIN_WORD_LEN and w not in _STOP_WORDS and w.isalpha() and w not in _ENVIRONMENT_WORDS \
                 and not _is_cjk(w):
@@ -1483,6 +1511,9 @@ _ANSWER_CODE_RE = compile_later(r"\w_\w|[a-z][A-Z][a-z]|\w\((?!e?s\))")
 # (``useSearchParams``) names code.)
 _ENV_ANSWER_CODE_RE = compile_later(r"\w_\w|\w\((?!e?s\))|(?<![\w.])[a-z]+[A-Z][a-z]")
 _CHECKED_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\[[xX]\][ \t]")
+# A Markdown table's line (``| Version | 3.12.5 |``, ``|---|---|``): under a question about
+# the machine, the answer's rows (a trial's diagnostics table made ``CPython`` a name).
+_MARKDOWN_TABLE_LINE_RE = compile_later(r"^[ \t>]*\|.*\|[ \t]*$")
 _SHORT_ITEM_RE = compile_later(r"^[ \t>]*[-*+][ \t]+\S")
 # (Shell and terminal only as such a heading: ``- the shell hangs`` is an item of the issue.)
 _ENVIRONMENT_HEADINGS = frozenset(_BOILERPLATE["environment_keys"]) | {"shell", "terminal"}
@@ -1596,7 +1627,8 @@ _PLEASE_RE = compile_later(
 
 def _without_form_sections(lines: "list[str]") -> "list[str]":
     """The lines less an issue form's questions about the machine with their answers (the
-    options checked or listed under ``### OS``, a one-line answer, :data:`ENV_ANSWER_MAX_WORDS`)
+    options checked or listed under ``### OS``, a table's rows, a one-line answer,
+    :data:`ENV_ANSWER_MAX_WORDS`)
     and the headings that ask (:data:`_ANSWER_CODE_RE` keeps those naming code); fenced
     code and the title are left as they are."""
     kept, environment, fenced, answered = [], False, False, False
@@ -1604,6 +1636,9 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
         if line.lstrip(" \t>").startswith("```"):
             fenced = not fenced
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
+        if environment and not heading and not fenced and _MARKDOWN_TABLE_LINE_RE.match(line):
+            answered = True  # (a table answers it, row by row: ``| Implementation | CPython |``)
+            continue
         if environment and not heading and (fenced or line.strip() and not _SHORT_ITEM_RE.match(line)):
             if not (fenced or answered) and len(line.split()) <= ENV_ANSWER_MAX_WORDS \
                     and not _ENV_ANSWER_CODE_RE.search(line):
