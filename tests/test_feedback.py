@@ -21,6 +21,7 @@ from agentic_search_skill.score import Corpus, Scored
 from agentic_search_skill.state import LoopState, ranked_scores
 
 import hints
+import pytest
 
 ENV = Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints)
 
@@ -181,6 +182,20 @@ def test_a_longer_name_that_holds_the_definitions_name_is_no_use_of_it(tmp_path)
     # (one of its family, joined by "_", is a use: zstd's ZSTD_FRAMEHEADERSIZE_MIN of ZSTD_frameHeaderSize)
     assert "uses walk_lang, defined by judged src/args.rs" in found["src/limits.rs"].why
     assert "uses walk_lang" not in found.get("src/scan.rs", feedback.Lift("src/scan.rs", 0.0, "")).why
+
+
+@pytest.mark.parametrize("users", [2, feedback.FAN_FULL + 1])
+def test_a_miss_lifts_its_few_importers_but_none_of_a_utility_many_import(tmp_path, users):
+    # a trial judged a colour utility low and every result then read "imports
+    # src/textual/color.py (judged low; a fix often sits beside a miss)"
+    tree = {"lib/color.py": "def lighten(c):\n    return c\n"}
+    tree.update({f"app{i}/view.py": "from lib.color import lighten\n" for i in range(users)})
+    docs, scored = _docs_and_scored(tmp_path, tree)
+    kws = [make_keyword("lighten", Kind.IDENTIFIER)]
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"lib/color.py": 0.0}), scored, docs,
+                                              sorted(tree), kws)}
+    lifted = [r for r in found if "imports lib/color.py (judged low" in found[r].why]
+    assert lifted == ([f"app{i}/view.py" for i in range(users)] if users <= feedback.FAN_FULL else [])
 
 
 def test_a_miss_lifts_its_neighbours_in_a_small_directory_but_none_of_a_large_ones(tmp_path):

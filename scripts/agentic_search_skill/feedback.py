@@ -363,6 +363,10 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
             offer(r, strength * LIFT_IMPORTED * _fan(len(targets)),
                   f"in a package {who} imports" if go else f"imported by {who}")
         importers = [r for r, out in graph.items() if anchor in out]
+        if label == NEAR_MISS and len(importers) > FAN_FULL:
+            # (A miss many files import is a utility: its importers are no nearer the fix
+            # than any file, and a trial's every result read "imports color.py (judged low)".)
+            importers = []
         for r in importers:
             offer(r, strength * LIFT_IMPORTS * _fan(len(importers)),
                   f"imports the package of {who}" if go else f"imports {who}")
