@@ -124,6 +124,9 @@ def test_render_text_reports_the_decision_first():
     lines = render_text(out).splitlines()
     assert lines[0] == "cycle 1/3 - done (sufficient): synthesize (confidence 0.90)"
     assert "context (read these): a.py" in lines
+    # the confidence to two places as the scores are, cut (a trial read 0.906 as "0.91"
+    # beside a score of 0.9398 as "0.93")
+    assert render_text(dict(out, confidence=0.906)).splitlines()[0].endswith("(confidence 0.90)")
 
 
 def test_text_scores_below_the_context_line_never_read_as_at_it():
@@ -188,6 +191,25 @@ def test_the_default_query_counts_the_single_files_the_loop_excluded():
         (["**/*.test.ts", "docs/[ab].md"], 2)
     assert _excludes_shown(["**/*.test.ts", "src/a.py"], True) == (["**/*.test.ts", "src/a.py"], 0)
 
+
+
+def test_the_callers_excludes_and_the_loops_set_aside_files_are_counted_apart():
+    # a trial's agent excluded lib/** (3 files) and read "excluded_files": 13 as its glob's
+    # doing: ten were files the loop had set aside itself
+    from agentic_search_skill.output import FULL, to_output
+    from agentic_search_skill.records import Change, CycleView, Decision, Stats
+    from agentic_search_skill.state import LoopState
+    aside = tuple(f"src/f{i}.js" for i in range(10))
+    view = CycleView(cycle=2, max_cycles=3, patterns=("**",), keywords=("list",), excludes=("lib/**", "bin/x.js"),
+                     stats=Stats(10, 9, 4), results=(), decision=Decision("refine", False, None, "again", 0.3),
+                     change=Change((), (), (), ()), set_aside=aside)
+    state = LoopState(root="/r", cycle=2)
+    query = to_output(view, state, 20)["query"]
+    assert (query["excludes"], query["excluded_files"], query["set_aside_files"]) == (["lib/**"], 1, 10)
+    full = to_output(view, state, 20, FULL)["query"]
+    assert full["excludes"] == ["lib/**", "bin/x.js"] and full["set_aside"] == list(aside)
+    assert "set_aside_files" not in full and "excluded_files" not in full
+    assert CycleView.from_json(view.to_json()).set_aside == aside  # kept in the state as shown
 
 
 def test_results_offer_no_file_the_same_output_sets_aside():

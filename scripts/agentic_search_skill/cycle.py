@@ -935,7 +935,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         if env.compute_hints else {}
     view = CycleView(
         cycle=p.cycle, max_cycles=p.max_cycles, patterns=p.query.patterns,
-        keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes + p.query.set_aside,
+        keywords=tuple(k.text for k in p.query.keywords), excludes=p.query.excludes, set_aside=p.query.set_aside,
         stats=replace(d.stats, files_matched=len(ev.matches)),
         results=results, decision=decision, change=_change(p, nq),
         gaps=_gaps_shown(ev.gaps),

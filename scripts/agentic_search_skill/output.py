@@ -106,8 +106,8 @@ def _cut_reason(text: str, n: int) -> str:
 
 
 def _excludes_shown(excludes: Sequence[str], full: bool) -> tuple[list[str], int]:
-    """The query's excludes as the default output shows them: the patterns, and how many
-    single files the loop left out (``--full`` lists those too)."""
+    """The caller's excludes as the default output shows them: the patterns, and how many
+    single files it left out (``--full`` lists those too)."""
     if full:
         return list(excludes), 0
     globs = [e for e in excludes if has_magic(e)]
@@ -188,6 +188,13 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         out["related"] = list(view.related)
     if excluded_files:
         out["query"]["excluded_files"] = excluded_files
+    if view.set_aside:
+        # (Apart from the caller's excludes: beside ``--exclude 'lib/**'`` a count of both
+        # read as "your glob removed 13 files" to a trial's agent.)
+        if full:
+            out["query"]["set_aside"] = list(view.set_aside)
+        else:
+            out["query"]["set_aside_files"] = len(view.set_aside)
     if view.translated:
         out["query"]["translated"] = list(view.translated)
     if full:
@@ -250,7 +257,7 @@ def render_text(out: Mapping[str, Any]) -> str:
     total = len(kws) + out["query"].get("keywords_left_out", 0)
     lines = [
         f"cycle {out['cycle']}/{out['max_cycles']} - {status}: {out['next_action']} "
-        f"(confidence {out['confidence']:.2f})",
+        f"(confidence {_two_places(out['confidence'])})",
         f"why: {out['why']}",
         f"query: {', '.join(kws[:TEXT_KEYWORDS])}" + (f" ... ({total} keywords)" if total > TEXT_KEYWORDS else ""),
     ]

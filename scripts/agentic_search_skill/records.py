@@ -229,6 +229,7 @@ class CycleView:
     related: tuple[str, ...] = ()     # files worth following (expand)
     hints: Mapping[str, Any] = None   # hints.py's contract for these results (advisory)
     translated: tuple[str, ...] = ()  # "token (from 令牌)": keywords the CJK glossary gave
+    set_aside: tuple[str, ...] = ()   # files the loop stops showing in results (refine.py), apart from excludes
 
     def to_json(self) -> dict[str, Any]:
         return {"cycle": self.cycle, "max_cycles": self.max_cycles, "patterns": list(self.patterns),
@@ -236,7 +237,7 @@ class CycleView:
                 "stats": self.stats.to_json(), "results": [r.to_json() for r in self.results],
                 "decision": self.decision.to_json(), "change": self.change.to_json(),
                 "gaps": list(self.gaps), "related": list(self.related), "hints": dict(self.hints or {}),
-                "translated": list(self.translated)}
+                "translated": list(self.translated), "set_aside": list(self.set_aside)}
 
     @classmethod
     def from_json(cls, data: Any) -> "CycleView":
@@ -248,5 +249,5 @@ class CycleView:
             tuple(ResultView.from_json(r) for r in get_list(data, "results")),
             Decision.from_json(data.get("decision")), Change.from_json(data.get("change")),
             get_strs(data, "gaps"), get_strs(data, "related"), get_dict(data, "hints"),
-            get_strs(data, "translated"),
+            get_strs(data, "translated"), get_strs(data, "set_aside"),
         )
