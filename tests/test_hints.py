@@ -261,6 +261,8 @@ def test_broaden_queries_bounded_and_distinct():
     ("config", ["settings"]),
     ("ＪＷＴ", ["token", "bearer"]),
     ("expiry", ["ttl", "timeout"]),
+    # a trial's "unrecognized" sections: the code says "Unknown key"
+    ("unrecognized", ["unknown"]),
 ])
 def test_synonyms_for_known_terms(term, includes):
     got = synonyms_for(term)
