@@ -8,6 +8,7 @@ cuts the keywords only they held. Every move names the judged file in its reason
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from _trees import read_tree, write_tree
@@ -192,6 +193,14 @@ def test_a_miss_lifts_its_few_importers_but_none_of_a_utility_many_import(tmp_pa
     tree.update({f"app{i}/view.py": "from lib.color import lighten\n" for i in range(users)})
     docs, scored = _docs_and_scored(tmp_path, tree)
     kws = [make_keyword("lighten", Kind.IDENTIFIER)]
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"lib/color.py": 0.0}), scored, docs,
+                                              sorted(tree), kws)}
+    lifted = [r for r in found if "imports lib/color.py (judged low" in found[r].why]
+    assert lifted == ([f"app{i}/view.py" for i in range(users)] if users <= feedback.FAN_FULL else [])
+    # its tests, which no judgement of a source file lifts, do not make it a utility
+    tree.update({f"test/test_c{i}.py": "from lib.color import lighten\n" for i in range(feedback.FAN_FULL)})
+    docs, scored = _docs_and_scored(tmp_path / "tests", tree)
+    scored = [replace(x, role="test") if x.rel.startswith("test/") else x for x in scored]
     found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"lib/color.py": 0.0}), scored, docs,
                                               sorted(tree), kws)}
     lifted = [r for r in found if "imports lib/color.py (judged low" in found[r].why]

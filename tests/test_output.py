@@ -210,6 +210,14 @@ def test_the_callers_excludes_and_the_loops_set_aside_files_are_counted_apart():
     assert full["excludes"] == ["lib/**", "bin/x.js"] and full["set_aside"] == list(aside)
     assert "set_aside_files" not in full and "excluded_files" not in full
     assert CycleView.from_json(view.to_json()).set_aside == aside  # kept in the state as shown
+    # a view an older state kept holds both in excludes: the loop's are told by its next query
+    # (an adversarial check: ``--show`` on such a state said "excluded_files": 20)
+    from agentic_search_skill.state import Query
+    old = CycleView.from_json({k: v for k, v in view.to_json().items() if k != "set_aside"} | {
+        "excludes": ["lib/**", "bin/x.js", *aside]})
+    state = LoopState(root="/r", cycle=2, proposal=Query(("**",), (), ("lib/**", "bin/x.js"), aside))
+    query = to_output(old, state, 20)["query"]
+    assert (query["excludes"], query["excluded_files"], query["set_aside_files"]) == (["lib/**"], 1, 10)
 
 
 def test_results_offer_no_file_the_same_output_sets_aside():

@@ -928,6 +928,10 @@ def test_a_checked_confirmation_of_the_template_gives_no_keyword_but_a_checked_s
     ("Border title colour shows as a background\n\n## Python\n\n| Name | Value |\n|------|-------|\n"
      "| Version | 3.12.5 |\n| Implementation | CPython |\n\nThe border_title renders wrong.\n",
      {"cpython", "implementation"}, {"border_title", "renders", "background"}),
+    # ... but a row naming code stays (an adversarial check)
+    ("CSV quoting differs\n\n### Output across versions\n| version | output of `df.to_csv(quoting=QUOTE_MINIMAL)` |\n"
+     "|---|---|\n| 1.5 | a,b |\n",
+     set(), {"quote_minimal", "quoting"}),
 ])
 def test_an_issue_forms_answers_about_the_machine_give_no_keyword(task, absent, present) -> None:
     texts = _words(task)
@@ -1361,6 +1365,10 @@ def test_a_word_with_a_bound_prefix_is_one_word_and_the_prefix_alone_none():
     assert {"list", "existent", "release", "line", "boolean"} <= set(kws)  # the word after it stays
     # a prefix alone, or a word that only starts like one, stays as it was
     assert {"prefix", "subtitle"} <= _words("The prefix and the subtitle are dropped")
+    # joined by a blank in the title, it weighs as a title's word (an adversarial check)
+    w = _weights("Non existent key crashes the loader\n\nThe loader crashes.")
+    assert w["non-existent"] == w["existent"] > 0.3
+    assert "non-non" not in _words("non non non values")
 
 
 def test_a_common_word_quoted_as_a_member_called_is_a_name():
@@ -1369,6 +1377,10 @@ def test_a_common_word_quoted_as_a_member_called_is_a_name():
     assert "Time" in _texts("Wrong\n\nCalling `logger.With(f).Time(k, v)` panics.")
     # not outside code, not short, not a literal
     assert not {"time", "do", "true"} & _words("Wrong at that time\n\nIt fails `p.do()` and `x.true()`.")
+    # a language's own methods the prose says too (an adversarial check: ``then``,
+    # ``expect`` at full weight)
+    assert not {"then", "expect"} & _words("Fetch then fails\n\nI expect `api.fetch(u).then(r => r.json())` "
+                                           "and `toml::from_str(&s).expect(\"bad\")` to work.")
 
 
 @pytest.mark.parametrize("task,declared,not_declared", [
@@ -1389,6 +1401,10 @@ def test_a_common_word_quoted_as_a_member_called_is_a_name():
     ("Long key not handled\n\nint main(void)\n{\n    YAML::Node nn;\n    return 0;\n}\n\nstatic Node* build_tree(int n)\n"
      "  {\n  return 0;\n}\nThen LoadDocument(nn) fails.\n",
      ("main", "build_tree"), ("LoadDocument",)),
+    # ... but not a sentence over a pasted JSON body (an adversarial check), and in a quote
+    ("Webhook retried\n\nWhen the delivery is retried the server sends this payload (abridged)\n{\n"
+     '  "action": "opened"\n}\n\n> public void closeAll()\n> {\n>   pool.close();\n> }\n',
+     ("closeAll",), ("payload",)),
 ])
 def test_types_the_tasks_code_declares_are_its_own(task, declared, not_declared) -> None:
     kws = {k.text: k for k in extract_keywords(task)}

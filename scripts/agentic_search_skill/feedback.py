@@ -363,9 +363,10 @@ def lifts(v: Verdicts, scored: Sequence[Scored], docs: Mapping[str, Document], r
             offer(r, strength * LIFT_IMPORTED * _fan(len(targets)),
                   f"in a package {who} imports" if go else f"imported by {who}")
         importers = [r for r, out in graph.items() if anchor in out]
-        if label == NEAR_MISS and len(importers) > FAN_FULL:
-            # (A miss many files import is a utility: its importers are no nearer the fix
-            # than any file, and a trial's every result read "imports color.py (judged low)".)
+        if label == NEAR_MISS and sum(1 for r in importers if roles.get(r, "source") == anchor_role) > FAN_FULL:
+            # (A miss many files of its role import is a utility: its importers are no
+            # nearer the fix than any file, and a trial's every result read "imports
+            # color.py (judged low)". Its tests, never lifted, do not count.)
             importers = []
         for r in importers:
             offer(r, strength * LIFT_IMPORTS * _fan(len(importers)),

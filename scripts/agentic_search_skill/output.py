@@ -114,6 +114,16 @@ def _excludes_shown(excludes: Sequence[str], full: bool) -> tuple[list[str], int
     return globs, len(excludes) - len(globs)
 
 
+def _apart(view: CycleView, state: LoopState) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The view's excludes: the caller's, and the files the loop set aside. A view a
+    state of an older version kept holds both in ``excludes``: the loop's are those its
+    next query still sets aside."""
+    if view.set_aside or state.proposal is None or not state.proposal.set_aside:
+        return view.excludes, view.set_aside
+    aside = frozenset(state.proposal.set_aside)
+    return (tuple(e for e in view.excludes if e not in aside), tuple(e for e in view.excludes if e in aside))
+
+
 def _result(r: ResultView, detail: str, shown: Mapping[str, float]) -> dict[str, Any]:
     """A result as printed. Its score is the one the ranking shows for the file (the loop's,
     read downward), so that one file never shows two scores in one output; ``--full`` adds
@@ -153,7 +163,8 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         passing = [r for r in unread if r.id not in set_aside]
         unread = passing or unread
     results = unread[:limit] if full else unread[:min(limit, RESULTS_SHOWN)]
-    excludes, excluded_files = _excludes_shown(view.excludes, full)
+    callers, set_aside = _apart(view, state)
+    excludes, excluded_files = _excludes_shown(callers, full)
     ranked = ranked_scores(shown_of(state))
     shown = {rel: score for rel, score, _e in ranked}
     out: dict[str, Any] = {
@@ -188,13 +199,13 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         out["related"] = list(view.related)
     if excluded_files:
         out["query"]["excluded_files"] = excluded_files
-    if view.set_aside:
+    if set_aside:
         # (Apart from the caller's excludes: beside ``--exclude 'lib/**'`` a count of both
         # read as "your glob removed 13 files" to a trial's agent.)
         if full:
-            out["query"]["set_aside"] = list(view.set_aside)
+            out["query"]["set_aside"] = list(set_aside)
         else:
-            out["query"]["set_aside_files"] = len(view.set_aside)
+            out["query"]["set_aside_files"] = len(set_aside)
     if view.translated:
         out["query"]["translated"] = list(view.translated)
     if full:

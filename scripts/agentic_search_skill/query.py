@@ -98,7 +98,10 @@ _OWN_DEFINITION_RE = re.compile(
 # before the name (``} else if (x) {``, ``return f(x) {``) makes it no definition.
 _OWN_C_DEFINITION_RE = re.compile(
     r"^[ \t>]*((?:[A-Za-z_][\w:<>,]*[ \t*&]+)+)([A-Za-z_]\w*)[ \t]*\([^;{}()\n]*\)[ \t]*"
-    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?(?:\r?\n[ \t]*)?\{[ \t]*\r?$", re.M)
+    r"(?:const[ \t]*|noexcept[ \t]*|throws[ \t]+[\w.,][\w., \t]*)?(?:\r?\n[ \t>]*)?\{[ \t]*\r?$", re.M)
+# ... with its brace on the next line, after at most this many words of type and modifiers
+# (``public static synchronized void``).
+MAX_NEXT_LINE_BRACE_HEAD = 4
 # ... and a name the task's code assigns at the start of a line (``TOP_RIGHT = (1, 1)``
 # in a pasted enum, ``let ctx = ...``, ``seen := 0``, ``const app = express()``): the
 # reporter's own variable or member. Only a statement of pasted code (:func:`_assigned`):
@@ -384,9 +387,14 @@ _WORD_RE = re.compile(r"[^\W\d_]+")
 # ``pre`` counted ``prevCapZero``, ``non`` counted ``None``, ``sub`` ``substring``).
 # ``non`` is never a word of its own, so a blank joins it too. The word after the prefix
 # stays a word as well (``non-boolean`` is about booleans).
+_BOUND_PREFIXES = frozenset("anti bi co inter intra mid mis multi pre re semi sub tri un non".split())
 _PREFIXED_WORD_RE = re.compile(
-    r"(?<![\w-])(?:(anti|bi|co|inter|intra|mid|mis|multi|pre|re|semi|sub|tri|un|non)-|(non)[ \t]+)"
-    r"([^\W\d_]{2,})(?![\w-])", re.I)
+    r"(?<![\w-])(?:(%s)-|(non)[ \t]+)([^\W\d_]{2,})(?![\w-])" % "|".join(sorted(_BOUND_PREFIXES)), re.I)
+
+
+def _prefix_joined(m: "re.Match[str]") -> str:
+    """A _PREFIXED_WORD_RE match as one word, normalized: ``Non existent`` -> ``non-existent``."""
+    return normalize(m.group(1) or m.group(2)) + "-" + normalize(m.group(3))
 # A word of the title that ends in a number names a variant (``jline3`` beside ``jline2``,
 # ``http2``, ``base64``): kept whole as well as by its letters (a trial's ``jline3`` searched
 # as ``jline`` ranked the jline2 module level with the jline3 one the report named).
@@ -1115,10 +1123,10 @@ def extract_keywords(task: str) -> list[Keyword]:
     # A common word quoted as a member called (`zap.Time()`, `` `q.Set(k, v)` ``) is a
     # function of the tree's API, spelled as the tree defines it: a trial's only code name
     # (Go's ``zap.Time``) was dropped as the filler word "time".
-    for m in _QUOTED_MEMBER_CALL_RE.finditer(code_spans):
-        name = m.group(1)
-        if len(name) >= MIN_MEMBER_CALL_LEN and normalize(name) in _QUOTABLE_STOP_WORDS:
-            idents[name] = None
+    # (Capitalised, as an exported Go or C# name is, or not a word of the prose: a
+    # language's own ``.then(``, ``.once(``, ``.expect(`` are the prose's words too.)
+    member_calls = [m.group(1) for m in _QUOTED_MEMBER_CALL_RE.finditer(code_spans)
+                    if len(m.group(1)) >= MIN_MEMBER_CALL_LEN and normalize(m.group(1)) in _QUOTABLE_STOP_WORDS]
     stem_names: dict[str, None] = {}
     hyphened: dict[str, None] = {}  # (searched as identifiers, after the others, capped as stems are)
     for token in _STEM_NAME_RE.findall(code_spans):
@@ -1168,12 +1176,16 @@ def extract_keywords(task: str) -> list[Keyword]:
             prose_once.append(normalize(prose_of(task)))
         return prose_once[0]
 
+    for name in member_calls:
+        if name[0].isupper() or not _in_text(normalize(name), prose_norm()):
+            idents.setdefault(name, None)
     web_in_prose: dict[str, bool] = {}
     prose_text = _FENCE_INFO_RE.sub(r"\1", unsuffixed)
     for m in _PREFIXED_WORD_RE.finditer(prose_text):
         rest = normalize(m.group(3))
-        if rest not in _STOP_WORDS and rest not in _ENVIRONMENT_WORDS and rest.isalpha():
-            w = normalize(m.group(1) or m.group(2)) + "-" + rest
+        if rest not in _STOP_WORDS and rest not in _ENVIRONMENT_WORDS and rest.isalpha() \
+                and rest not in _BOUND_PREFIXES:
+            w = _prefix_joined(m)
             words[w] = words.get(w, 0) + 1
     # (The word after the prefix stays a word: ``non-boolean`` is about booleans.)
     for token in _WORD_RE.findall(_PREFIXED_WORD_RE.sub(r" \3", prose_text)):
@@ -1197,11 +1209,15 @@ def extract_keywords(task: str) -> list[Keyword]:
     out: list[Keyword] = []
     seen: set[str] = set()
     title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
+    title = _PREFIXED_WORD_RE.sub(_prefix_joined, title)  # (``non existent`` there is the word ``non-existent``)
     prose = prose_norm()
     own_defined = set(_OWN_DEFINITION_RE.findall(task))
-    own_defined.update(name for head, name in _OWN_C_DEFINITION_RE.findall(task)
-                       if name not in _NOT_A_RETURN_TYPE
-                       and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", head)))
+    own_defined.update(m.group(2) for m in _OWN_C_DEFINITION_RE.finditer(task)
+                       if m.group(2) not in _NOT_A_RETURN_TYPE
+                       and not _NOT_A_RETURN_TYPE.intersection(re.findall(r"\w+", m.group(1)))
+                       # (A body's brace on the next line follows a short head: a sentence
+                       # over a pasted JSON body's ``{`` defines nothing.)
+                       and ("\n" not in m.group(0) or len(m.group(1).split()) <= MAX_NEXT_LINE_BRACE_HEAD))
     own_defined_words = {normalize(n) for n in own_defined}  # (``Payload`` as the word ``payload``)
 
     def add(text: str, kind: str, stem_only: bool = False) -> None:
@@ -1636,7 +1652,8 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
         if line.lstrip(" \t>").startswith("```"):
             fenced = not fenced
         heading = None if fenced else _MARKDOWN_HEADING_RE.match(line)  # (``# version`` in code is code)
-        if environment and not heading and not fenced and _MARKDOWN_TABLE_LINE_RE.match(line):
+        if environment and not heading and not fenced and _MARKDOWN_TABLE_LINE_RE.match(line) \
+                and not _ENV_ANSWER_CODE_RE.search(line):
             answered = True  # (a table answers it, row by row: ``| Implementation | CPython |``)
             continue
         if environment and not heading and (fenced or line.strip() and not _SHORT_ITEM_RE.match(line)):
