@@ -353,3 +353,20 @@ def test_a_generators_mark_does_not_change_another_role():
 def test_a_completion_script_named_for_its_shell(rel, role):
     # a trial's gopass ranked its zsh.completion and fish.completion in the top 22
     assert lang.file_role(rel)[0] == role
+
+
+def test_a_go_doc_file_of_comments_only_is_docs():
+    # a trial's lf stopped confidently on doc.go (its user manual in one comment), the fix in nav.go
+    doc = b"// lf is a terminal file manager.\n//\n/*\nReference\n\n    mount sec sys\n*/\npackage main\n"
+    assert lang.content_role("doc.go", doc) == lang.DOCS_ROLE == lang.file_role("docs/x.md")
+    assert lang.content_role("pkg/x/doc.go", doc) == lang.DOCS_ROLE
+    # ... but one with code is source, and so is another file of comments
+    assert lang.content_role("doc.go", doc + b"\nfunc helper() {}\n") == ("source", 1.0)
+    assert lang.content_role("nav.go", doc) == ("source", 1.0)
+
+
+def test_a_maven_archetypes_sample_plugin_is_an_example():
+    # a trial's pf4j ranking held an archetype's sample WelcomePlugin.java 2nd
+    rel = "maven-archetypes/quickstart/src/main/resources/archetype-resources/plugins/welcome/src/main/java/W.java"
+    assert lang.file_role(rel)[0] == "example"
+    assert lang.file_role("src/main/java/org/pf4j/archetype/Finder.java")[0] == "source"

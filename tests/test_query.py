@@ -1371,6 +1371,31 @@ def test_a_word_with_a_bound_prefix_is_one_word_and_the_prefix_alone_none():
     assert "non-non" not in _words("non non non values")
 
 
+def test_a_machines_collapsed_diagnostics_struck_text_and_a_listing_give_no_keyword():
+    # trials: picom's <details> diagnostics (XRandR, GeForce, NVIDIA), black's struck
+    # "INTERNAL ERROR", lf's ``ls -la`` listing (drwxr, root), textual's "Textual Diagnostics"
+    task = ("Relative @include path breaks with symlinks\n\n<details>\n<summary>Diagnostics</summary>\n\n"
+            "### Extensions:\n* XRandR: Yes\n* GL renderer: NVIDIA GeForce RTX 2070 SUPER/PCIe\n</details>\n\n"
+            "<details><summary>Stack trace</summary>\n\nat resolve_include_dir (config.c:12)\n</details>\n\n"
+            "~The resulting error is:~\n~> INTERNAL ERROR: cannot format~\nand ~~RuntimeFault~~ too.\n\n"
+            "```\ndrwxr-xr-x 2 root root 4096 Sep  9  2021 public\n```\nThe listing hides inaccessible folders.\n\n"
+            "# Textual Diagnostics\n\n| Name | Value |\n|---|---|\n| Implementation | CPython |\n")
+    texts = _words(task)
+    assert not {"xrandr", "geforce", "nvidia", "internal", "runtimefault", "drwxr", "root", "cpython"} & texts
+    assert {"resolve_include_dir", "symlinks", "listing", "inaccessible", "include"} <= texts
+    # a home directory's tilde, or an operator's, is no strikethrough
+    assert {"loader", "drops", "negation", "operator"} <= _words(
+        "Config lost\n\n~/.cache/app is read, then the loader drops ~\nThe ~ operator and ~x negation both fail ~")
+
+
+def test_the_names_every_handler_gives_its_values_are_no_module():
+    # a trial's ``err.config`` was a gap as the path err/config, ``req.url`` as req/url
+    kws = _texts("Retry loops\n\nIn the interceptor I run `axios.request(err.config)`; `req.url` and "
+                 "`res.destroy()` differ.")
+    assert not {"err/config", "req/url", "res/destroy"} & set(kws)
+    assert {"config", "url", "destroy"} <= {k.lower() for k in kws}
+
+
 def test_a_common_word_quoted_as_a_member_called_is_a_name():
     # a trial's only code name, Go's `zap.Time()`, was dropped as the filler word "time"
     assert "Time" in _texts("Incorrect value with zap.Time()\n\nI log with `zap.Time()` and get 1754.")

@@ -97,7 +97,7 @@ from .state import atomic_write
 FORMAT_NAME = "agentic-search-index"
 FORMAT_VERSION = 5  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts;
 # 4: the role read from the file's opening comments too (lang.content_role); 5: a mark
-# quoted there no longer counts
+# quoted there no longer counts, one may span lines, a Go doc.go of comments is docs
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.

@@ -922,8 +922,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # itself out in (``playgrounds/sandbox/``: a trial's svelte ranking led with one), also
     # as a kind of them (``xdocs-examples/``, ``go_samples/``: a trial's checkstyle ranking
     # led with a docs example), and their files or data (``sample_files/``, ``demo_files/``,
-    # ``sample_data/``: a trial's difftastic ranking held two sample inputs 3rd and 4th).
-    ("example", re.compile(r"(^|/)([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
+    # ``sample_data/``: a trial's difftastic ranking held two sample inputs 3rd and 4th),
+    # and Maven's project templates (``maven-archetypes/``, ``archetype-resources/``: a
+    # trial's pf4j ranking held an archetype's sample plugin 2nd).
+    ("example", re.compile(r"(^|/)([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?"
+                           r"|archetypes|archetype-resources)"
                            r"([_-](files|data))?/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
@@ -1103,12 +1106,24 @@ def generated_by_header(low: bytes) -> bool:
         and any(_GENERATED_WORD_RE.search(text) for text in said)
 
 
+# Go's package documentation file (``doc.go``: the package's comment over ``package x``
+# and nothing else) is prose: a trial's lf stopped confidently on its user manual, one
+# comment of every option's words, with the fix in ``nav.go``.
+DOCS_ROLE = next((role, factor) for role, _p, factor in ROLE_RULES if role == "docs")
+_GO_COMMENTS_RE = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
+_GO_PACKAGE_ONLY_RE = re.compile(rb"\s*package\s+\w+\s*")
+
+
 def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
     """:func:`file_role`, and a source file that opens with a generator's mark
-    (:func:`generated_by_header`) generated; ``low`` is the lower-cased text (None: binary)."""
+    (:func:`generated_by_header`) generated, a Go ``doc.go`` of comments only docs;
+    ``low`` is the lower-cased text (None: binary)."""
     role = file_role(rel)
     if role[0] == "source" and low and generated_by_header(low):
         return GENERATED_ROLE
+    if role[0] == "source" and low and rel.rpartition("/")[2] == "doc.go" \
+            and _GO_PACKAGE_ONLY_RE.fullmatch(_GO_COMMENTS_RE.sub(b" ", low)):
+        return DOCS_ROLE
     return role
 
 

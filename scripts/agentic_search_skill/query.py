@@ -659,10 +659,11 @@ def _tail_path(path: str, keep: int = 3) -> str:
 # ``sys.argv`` are the standard library's, not the tree's).
 # (A test framework's globals and Node's are objects too: ``it.only``, ``describe.skip``,
 # ``expect.extend``, ``console.log``, ``process.env``; a trial's mocha report read
-# ``it.only`` as the path it/only.)
+# ``it.only`` as the path it/only.) So are the names every handler gives its error,
+# request, response and context (a trial's ``err.config`` was a gap as the path err/config).
 _NOT_MODULE_HEADS = frozenset(("self", "cls", "this", "os", "sys", "import", "super", "new",
                                "window", "document", "globalthis", "it", "describe", "expect",
-                               "console", "process"))
+                               "console", "process", "err", "res", "req", "resp", "ctx"))
 
 
 # File types that are no module (``pip.pyz``, ``app.jar``, ``libpthread.so``): a dotted
@@ -1551,6 +1552,7 @@ def _is_environment_heading(heading: str) -> bool:
         " ".join(words) in _ENVIRONMENT_HEADINGS
         or ("version" in words or "versions" in words) and (asked or len(words) <= 3 or words[1:2] == ["of"])
         or "operating" in words and "system" in words
+        or "diagnostics" in words and len(words) <= 3
         or "please complete the following information" in " ".join(words))
 
 
@@ -1982,6 +1984,29 @@ def _heading_depth(line: str) -> int:
     return hashes or 6
 
 
+# Text the reporter struck through (``~~it was X~~``, or a line wrapped in ``~``: GitHub's
+# strikethrough) is what they took back: a trial's ``~The resulting error is:~`` over a
+# struck ``INTERNAL ERROR`` gave ``internal``, ``error``. (``~`` alone: a home, ``~/.cache``.)
+_STRUCK_RE = compile_later(r"~~(?=\S)[^~\n]*(?<=\S)~~|^[ \t>]*~(?![~/\s])[^~\n]*(?<=\S)~[ \t]*$", re.M)
+# A line of ``ls -l``'s listing (``drwxr-xr-x 2 root root 4096 Sep 9 2021 public``): the
+# reporter's files, owners and dates (a trial's ``drwxr``, ``root``, ``public`` keywords).
+_LISTING_LINE_RE = compile_later(r"^[ \t>]*[-dlcbps][-rwxsStT]{9}[.@+]?[ \t]+\d+[ \t][^\n]*$", re.M)
+
+
+# A collapsed block (``<details><summary>Diagnostics</summary> ... </details>``) whose
+# summary is about the machine is the reporter's machine, whatever its headings inside say
+# (a trial's picom diagnostics gave ``XRandR``, ``GeForce``, ``NVIDIA`` as names).
+_DETAILS_RE = compile_later(r"<details\b[^>\n]*>\s*<summary\b[^>\n]*>([^<\n]{0,200})</summary>.*?</details\s*>",
+                            re.S | re.I)
+
+
+def _without_machine_details(text: str) -> str:
+    """The text less its collapsed blocks whose summary is about the machine (_DETAILS_RE)."""
+    if "<details" not in text.lower():
+        return text
+    return _DETAILS_RE.sub(lambda m: " " if _is_environment_heading(m.group(1).strip()) else m.group(0), text)
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template
@@ -1994,6 +2019,7 @@ def strip_boilerplate(task: str) -> str:
     task's own code."""
     text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
+    text = _STRUCK_RE.sub(" ", _LISTING_LINE_RE.sub("", _without_machine_details(text)))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     lines = _without_envinfo(_without_version_dumps(text.split("\n")))
