@@ -686,3 +686,18 @@ def test_an_excluded_file_caps_no_score_shown_below_it():
     shown = shown_scores(scores, excluded_by("/nowhere", ("single/**",)))
     assert [(rel, s) for rel, s, _e in ranked_scores(shown)] == [("lib/numbers.h", 0.94)]
     assert shown_scores(scores, excluded_by("/nowhere", ())) is scores
+
+
+def test_a_leading_table_of_options_says_to_read_where_the_option_is_read(tmp_path):
+    flags = "".join(f'    Flag::new("opt-{i}-name", "help"),\n' for i in range(40))
+    tree = {"src/flags/defs.rs": 'pub fn files_without_match() -> Flag { Flag::new("files-without-match", '
+                                 '"print the paths with zero matches") }\n' + flags,
+            "src/printer/summary.rs": "pub fn write_path(&self) { if self.without_match { self.emit(); } }\n",
+            "src/main.rs": "fn main() { run(); }\n"}
+    root = write_tree(tmp_path / "repo", tree)
+    out = run_cycle(str(root), LoopState(root=str(root)), request(
+        tmp_path, task="--files-without-match exits with status 1\n\nrg --files-without-match needle prints "
+                       "nothing and the files-without-match status is wrong."), {}, ENV)
+    assert ranked_scores(out.state.scores)[0][0] == "src/flags/defs.rs"
+    d = out.view.decision
+    assert not d.done and "declares the task's --files-without-match" in d.why

@@ -211,3 +211,14 @@ def test_a_clear_stop_on_a_setter_names_where_the_value_is_read():
     d = decide(Evidence(**base, handoff="B.js", handoff_names=("x",), handoff_callers=("a",),
                         readers=("lib/runner.js",), reader_names=("forbidOnly",)))
     assert "only stores" not in d.why and "call x in B.js" in d.why
+
+
+def test_a_file_declaring_the_tasks_option_among_many_is_no_stop_and_sends_to_its_readers():
+    # three trials' leading files declared the option the report quoted (ripgrep's
+    # flags/defs.rs stopped at 0.847); the fix reads it elsewhere
+    d = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", option_table="files-without-match",
+                  learned=("x",)))
+    assert (d.action, d.done) == ("refine", False)
+    assert "flags/defs.rs declares the task's --files-without-match" in d.why and "grep its readers" in d.why
+    last = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", option_table="files-without-match"))
+    assert last.reason == "exhausted" and "grep its readers" in last.why

@@ -370,3 +370,10 @@ def test_a_maven_archetypes_sample_plugin_is_an_example():
     rel = "maven-archetypes/quickstart/src/main/resources/archetype-resources/plugins/welcome/src/main/java/W.java"
     assert lang.file_role(rel)[0] == "example"
     assert lang.file_role("src/main/java/org/pf4j/archetype/Finder.java")[0] == "source"
+
+
+def test_a_table_of_the_programs_options_is_told_from_a_file_reading_a_few():
+    table = b"".join(b'    Flag { long: "opt-%d-name", help: "x" },\n' % i for i in range(lang.OPTION_TABLE_MIN))
+    assert b"opt-3-name" in lang.option_table(table)
+    reader = b'if args.is_present("files-without-match") { mode = Mode::Summary; }\n' * 40
+    assert lang.option_table(reader) == frozenset()

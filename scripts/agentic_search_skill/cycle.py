@@ -34,11 +34,12 @@ from . import handoff as handoff_mod
 from . import imports as imports_mod
 from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import held_by_any, load_documents, rank_documents
+from .lang import option_table
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
-from .query import DERIVED_KINDS, KIND_WEIGHTS, NAMED_KINDS, Keyword, Kind, base_form, extract_keywords, \
-    is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, singular_of, \
-    task_read, traceback_frames
+from .query import DERIVED_KINDS, KIND_WEIGHTS, LONG_OPTION_RE, NAMED_KINDS, Keyword, Kind, base_form, \
+    extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, \
+    singular_of, task_read, traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
     synonym_keywords
@@ -607,6 +608,18 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
     return tuple(_translation(k) for k in keywords if k.translated and k.group)
 
 
+def _declared_option(doc: Optional[Document], task: str) -> str:
+    """The task's long option (``--files-without-match``) that ``doc`` declares among the
+    program's options (lang.option_table), or ""."""
+    if doc is None or not task or "--" not in task:
+        return ""
+    quoted = [o for o in LONG_OPTION_RE.findall(task) if o.isascii()]
+    if not quoted:
+        return ""
+    table = option_table(doc.data)
+    return next((o for o in quoted if o.lower().encode() in table), "")
+
+
 def _stop_notes(ev: Evaluation, d: Dispatched, top: str, state: LoopState, judgements: Mapping[str, float],
                 task: str, keywords: Sequence[Keyword]
                 ) -> tuple[Optional[handoff_mod.Handoff], Optional[handoff_mod.Readers]]:
@@ -912,6 +925,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     handed, read_in = _stop_notes(ev, d, top, state, p.judgements, p.task, p.query.keywords) \
         if stop_note else (None, None)
     decision = decide(Evidence(
+        option_table=_declared_option(d.by_rel.get(top), p.task),
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
         confidence=confidence, clear=ev.assessment.clear and assessed, generic=ev.assessment.generic,

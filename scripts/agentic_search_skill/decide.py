@@ -112,6 +112,7 @@ class Evidence:
     handoff_names: tuple[str, ...] = ()   # ... the names of it they call
     handoff_callers: tuple[str, ...] = () # ... and which quoted names of the best file call them
     readers: tuple[str, ...] = ()         # the files reading what the best one's quoted definitions only store
+    option_table: str = ""                # the task's long option the best file declares among many (lang.option_table)
     reader_names: tuple[str, ...] = ()    # ... those definitions' names
 
 
@@ -192,8 +193,14 @@ def decide(e: Evidence) -> Decision:
                     f"you judged {e.judged_top} {e.judged_score:g}: the loop stops on your judgement "
                     f"(the confidence is yours); read it and the context{more}")
     crowded = e.crowd >= CROWDED_AT
+    # A file declaring the task's option among the program's many is where the option is
+    # named, seldom where it acts (three trials' confident or leading files: ripgrep's
+    # flags/defs.rs, bat's clap_app.rs, fzf's options.go): no stop on it, and the sentence
+    # sends the agent to its readers.
+    declared = (f"{e.top} declares the task's --{e.option_table} among the program's options: the fix "
+                f"is usually where the option is read, grep its readers") if e.option_table and e.top else ""
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded \
-            and not e.steered:
+            and not e.steered and not declared:
         said = ([place.strip(" ()")] if place else []) + list(e.top_why)
         because = f" ({'; '.join(said)})" if said else ""
         # A next file at the rubric's "related" or more is read too: on the dev splits the
@@ -239,6 +246,8 @@ def decide(e: Evidence) -> Decision:
             guessed = plain if e.synonyms else "a plain call searches guessed terms (next_query)"
             return go(action, "unsure of the best files: judge what you read (--judge) or give names "
                       f"from the code (--keywords); {guessed}")
+        if declared:
+            return go(action, f"{declared}; {plain}")
         if likely:
             unclear = "only plain words of the task match it" if e.generic \
                 else "your new words put it first: read it to check" if e.steered_lead \
@@ -249,6 +258,8 @@ def decide(e: Evidence) -> Decision:
         if e.top and not e.judged_top:
             return go(action, f"{e.top}{place} leads; read it first; {plain}")
         return go(action, plain)
+    if declared:
+        return stop("synthesize", "exhausted", naming(f"nothing new to search; {declared}"))
     if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
                     naming("nothing new to search and no file stands out; read the best files, and if they "

@@ -1106,6 +1106,23 @@ def generated_by_header(low: bytes) -> bool:
         and any(_GENERATED_WORD_RE.search(text) for text in said)
 
 
+# A command's table of options: the string literals naming options that a file holds
+# (``"files-without-match"``, ``'--no-color'``, ``.long("tab-width")``), distinct. A file of
+# at least OPTION_TABLE_MIN declares the program's options (ripgrep's ``flags/defs.rs``:
+# 110, bat's ``clap_app.rs``: 36, fzf's ``options.go``: 428), where a file reading a few
+# holds fewer (bat's ``app.rs``: 27; on the dev splits no file a cycle-1 stop led with
+# holds more than 3).
+_OPTION_LITERAL_RE = re.compile(rb"[\"']-{0,2}([a-z][a-z0-9]*(?:-[a-z0-9]+)+)[\"']")
+OPTION_TABLE_MIN = 30
+
+
+def option_table(data: bytes) -> frozenset[bytes]:
+    """The options a file declares as a table of them (OPTION_TABLE_MIN distinct option
+    literals or more), or nothing."""
+    names = frozenset(_OPTION_LITERAL_RE.findall(data))
+    return names if len(names) >= OPTION_TABLE_MIN else frozenset()
+
+
 # Go's package documentation file (``doc.go``: the package's comment over ``package x``
 # and nothing else) is prose: a trial's lf stopped confidently on its user manual, one
 # comment of every option's words, with the fix in ``nav.go``.

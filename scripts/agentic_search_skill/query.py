@@ -511,7 +511,7 @@ _LOG_TIME = (r"[ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9
 _LOG_LEVEL_RE = re.compile(r"^([ \t>*\[(-]*)%s(?=[\]:])|^(%s)%s\b" % (_LEVELS, _LOG_TIME, _LEVELS), re.M)
 # A command-line option of hyphen-joined words (``--full-path``, ``--collect-only``) names
 # a setting the code spells ``full_path`` / ``fullPath``: one name, not two prose words.
-_LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
+LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
 # A quoted name too short to search as text (``ku``, ``mr``: inside countless words) or
 # joined by hyphens (``ar-ly``, ``zh-cn``): a locale, a command, a module named by its
 # file. It names only a file whose stem it is (a stem_only keyword). Measured on the
@@ -1164,7 +1164,7 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
         idents[token] = None
-    for token in _LONG_OPTION_RE.findall(task):
+    for token in LONG_OPTION_RE.findall(task):
         idents[token] = None
     for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(lambda m: m.group(1) or m.group(2), _TABLE_ROW_RE.sub("", task))):
         if normalize(token) not in _NOT_IDENTIFIERS:
@@ -1744,7 +1744,7 @@ def _without_setup_steps(command: str) -> str:
 
 def _setup_step_options(m: "re.Match[str]") -> str:
     """A setup step's replacement: its hyphen-joined long options (``--frozen-lockfile``)."""
-    options = _LONG_OPTION_RE.findall(m.group(0))
+    options = LONG_OPTION_RE.findall(m.group(0))
     return m.group(1) + " ".join("--" + o for o in options) if options else m.group(1)
 
 
