@@ -701,3 +701,8 @@ def test_a_leading_table_of_options_says_to_read_where_the_option_is_read(tmp_pa
     assert ranked_scores(out.state.scores)[0][0] == "src/flags/defs.rs"
     d = out.view.decision
     assert not d.done and "declares the task's --files-without-match" in d.why
+    # a task naming the file is about the declaration: no such sentence (an adversarial check)
+    out = run_cycle(str(root), LoopState(root=str(root)), request(
+        tmp_path, task="--files-without-match help is wrong\n\nIts help in src/flags/defs.rs says "
+                       "files-without-match prints matches."), {}, ENV)
+    assert "declares the task's" not in out.view.decision.why

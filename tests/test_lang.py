@@ -363,6 +363,8 @@ def test_a_go_doc_file_of_comments_only_is_docs():
     # ... but one with code is source, and so is another file of comments
     assert lang.content_role("doc.go", doc + b"\nfunc helper() {}\n") == ("source", 1.0)
     assert lang.content_role("nav.go", doc) == ("source", 1.0)
+    # a doc.go that drives code generation is no prose (an adversarial check)
+    assert lang.content_role("doc.go", b"// tables\n//go:generate stringer -type=Kind\npackage p\n") == ("source", 1.0)
 
 
 def test_a_maven_archetypes_sample_plugin_is_an_example():
@@ -370,6 +372,9 @@ def test_a_maven_archetypes_sample_plugin_is_an_example():
     rel = "maven-archetypes/quickstart/src/main/resources/archetype-resources/plugins/welcome/src/main/java/W.java"
     assert lang.file_role(rel)[0] == "example"
     assert lang.file_role("src/main/java/org/pf4j/archetype/Finder.java")[0] == "source"
+    # ... but a game's or an ECS's archetypes are its code (an adversarial check)
+    assert lang.file_role("src/lib/archetypes/main-street/index.tsx")[0] == "source"
+    assert lang.file_role("ecs/archetypes/table.go")[0] == "source"
 
 
 def test_a_table_of_the_programs_options_is_told_from_a_file_reading_a_few():

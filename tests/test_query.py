@@ -1383,6 +1383,15 @@ def test_a_machines_collapsed_diagnostics_struck_text_and_a_listing_give_no_keyw
     texts = _words(task)
     assert not {"xrandr", "geforce", "nvidia", "internal", "runtimefault", "drwxr", "root", "cpython"} & texts
     assert {"resolve_include_dir", "symlinks", "listing", "inaccessible", "include"} <= texts
+    # an adversarial check: an unclosed block swallowed the rest; a backtrace or a warning
+    # under "Diagnostics and backtrace" was dropped; ``~~`` in code and a ``~~~~`` fence erased
+    kept = _words("Crash parsing nested tuples\n\n<details><summary>Environment</summary>\nOS: Arch\n\n"
+                  "Run `parse_nested_tuple` on the input.\n\n<details><summary>Diagnostics and backtrace</summary>\n\n"
+                  "#0 win_update_bounding_shape (../src/win.c:88)\n</details>\n\n<details><summary>Diagnostics</summary>\n"
+                  "warning: unused variable in check_pattern_bindings\n</details>\n\n```js\nconst half = ~~(width / 2);\n```\n"
+                  "~~~~\nlet quarter_width = 1;\n~~~~\n")
+    assert {"parse_nested_tuple", "win_update_bounding_shape", "check_pattern_bindings", "half", "width",
+            "quarter_width"} <= kept
     # a home directory's tilde, or an operator's, is no strikethrough
     assert {"loader", "drops", "negation", "operator"} <= _words(
         "Config lost\n\n~/.cache/app is read, then the loader drops ~\nThe ~ operator and ~x negation both fail ~")

@@ -610,8 +610,9 @@ def _translations(keywords: Sequence[Keyword]) -> tuple[str, ...]:
 
 def _declared_option(doc: Optional[Document], task: str) -> str:
     """The task's long option (``--files-without-match``) that ``doc`` declares among the
-    program's options (lang.option_table), or ""."""
-    if doc is None or not task or "--" not in task:
+    program's options (lang.option_table), or "". Not when the task names the file: a
+    report about the declaration (``declared with BoolVar in cmd/flags.go``) points at it."""
+    if doc is None or not task or "--" not in task or doc.rel.rpartition("/")[2] in task:
         return ""
     quoted = [o for o in LONG_OPTION_RE.findall(task) if o.isascii()]
     if not quoted:

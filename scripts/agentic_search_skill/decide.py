@@ -163,8 +163,17 @@ def decide(e: Evidence) -> Decision:
     below = (likely or f"{e.top}{place} leads this cycle (confidence {confidence:g})") \
         if place and e.top and not e.judged_top else ""
 
+    # A file declaring the task's option among the program's many is where the option is
+    # named, seldom where it acts (three trials' confident or leading files: ripgrep's
+    # flags/defs.rs, bat's clap_app.rs, fzf's options.go): no stop on it, and every
+    # sentence sends the agent to its readers as well.
+    declared = (f"{e.top} declares the task's --{e.option_table} among the program's options: unless "
+                f"the fix is the declaration (its help, its default), it is where the option is read: "
+                f"grep its readers") if e.option_table and e.top else ""
+
     def naming(why: str) -> str:
-        return f"{why}; {below}: read it too" if below else why
+        why = f"{why}; {below}: read it too" if below else why
+        return f"{why}; {declared}" if declared and declared not in why else why
 
     def stop(action: str, reason: str, why: str) -> Decision:
         return Decision(action, True, reason, why, confidence)
@@ -193,12 +202,6 @@ def decide(e: Evidence) -> Decision:
                     f"you judged {e.judged_top} {e.judged_score:g}: the loop stops on your judgement "
                     f"(the confidence is yours); read it and the context{more}")
     crowded = e.crowd >= CROWDED_AT
-    # A file declaring the task's option among the program's many is where the option is
-    # named, seldom where it acts (three trials' confident or leading files: ripgrep's
-    # flags/defs.rs, bat's clap_app.rs, fzf's options.go): no stop on it, and the sentence
-    # sends the agent to its readers.
-    declared = (f"{e.top} declares the task's --{e.option_table} among the program's options: the fix "
-                f"is usually where the option is read, grep its readers") if e.option_table and e.top else ""
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded \
             and not e.steered and not declared:
         said = ([place.strip(" ()")] if place else []) + list(e.top_why)
@@ -211,7 +214,8 @@ def decide(e: Evidence) -> Decision:
         return stop("synthesize", "sufficient",
                     f"one file is the likely answer: {e.top}{because}; read it{also}{_handoff(e)}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered:
-        return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context")
+        return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context"
+                    + (f"; {declared}" if declared else ""))
     if last:
         return stop("synthesize", "max_cycles", naming("the cycle limit is reached; read the best files"))
     if e.cycle > 1 and e.new_ids == 0:
@@ -230,7 +234,7 @@ def decide(e: Evidence) -> Decision:
         return stop("synthesize", "saturated",
                     naming("this cycle added no file to the ranking's best; read the best files"))
     def after_likely(why: str) -> str:
-        return f"{likely}; {why}" if likely else why
+        return (f"{likely}; {why}" if likely else why) + (f"; {declared}" if declared else "")
 
     if e.expand_to:
         return go("expand", after_likely("the best files import files that also match: " + ", ".join(e.expand_to)))
@@ -259,7 +263,7 @@ def decide(e: Evidence) -> Decision:
             return go(action, f"{e.top}{place} leads; read it first; {plain}")
         return go(action, plain)
     if declared:
-        return stop("synthesize", "exhausted", naming(f"nothing new to search; {declared}"))
+        return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
     if e.confidence < SURE_AT:
         return stop("broaden", "exhausted",
                     naming("nothing new to search and no file stands out; read the best files, and if they "

@@ -924,10 +924,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # led with a docs example), and their files or data (``sample_files/``, ``demo_files/``,
     # ``sample_data/``: a trial's difftastic ranking held two sample inputs 3rd and 4th),
     # and Maven's project templates (``maven-archetypes/``, ``archetype-resources/``: a
-    # trial's pf4j ranking held an archetype's sample plugin 2nd).
-    ("example", re.compile(r"(^|/)([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?"
-                           r"|archetypes|archetype-resources)"
-                           r"([_-](files|data))?/"), 0.4),
+    # trial's pf4j ranking held an archetype's sample plugin 2nd; a game's ``archetypes/``
+    # is its code).
+    ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
+                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
@@ -1124,7 +1124,7 @@ def option_table(data: bytes) -> frozenset[bytes]:
 
 
 # Go's package documentation file (``doc.go``: the package's comment over ``package x``
-# and nothing else) is prose: a trial's lf stopped confidently on its user manual, one
+# and nothing else, no ``//go:generate`` directive) is prose: a trial's lf stopped confidently on its user manual, one
 # comment of every option's words, with the fix in ``nav.go``.
 DOCS_ROLE = next((role, factor) for role, _p, factor in ROLE_RULES if role == "docs")
 _GO_COMMENTS_RE = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
@@ -1138,7 +1138,7 @@ def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
     role = file_role(rel)
     if role[0] == "source" and low and generated_by_header(low):
         return GENERATED_ROLE
-    if role[0] == "source" and low and rel.rpartition("/")[2] == "doc.go" \
+    if role[0] == "source" and low and rel.rpartition("/")[2] == "doc.go" and b"//go:generate" not in low \
             and _GO_PACKAGE_ONLY_RE.fullmatch(_GO_COMMENTS_RE.sub(b" ", low)):
         return DOCS_ROLE
     return role

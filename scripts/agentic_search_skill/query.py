@@ -1987,7 +1987,8 @@ def _heading_depth(line: str) -> int:
 # Text the reporter struck through (``~~it was X~~``, or a line wrapped in ``~``: GitHub's
 # strikethrough) is what they took back: a trial's ``~The resulting error is:~`` over a
 # struck ``INTERNAL ERROR`` gave ``internal``, ``error``. (``~`` alone: a home, ``~/.cache``.)
-_STRUCK_RE = compile_later(r"~~(?=\S)[^~\n]*(?<=\S)~~|^[ \t>]*~(?![~/\s])[^~\n]*(?<=\S)~[ \t]*$", re.M)
+# (Not in code: ``~~(x / 2)`` truncates in JavaScript; never a ``~~~~`` fence.)
+_STRUCK_RE = compile_later(r"~~(?=[^\s~])[^~\n`]*(?<=[^\s~])~~|^[ \t>]*~(?![~/\s^])[^~\n`]*(?<=[^\s~])~[ \t]*$", re.M)
 # A line of ``ls -l``'s listing (``drwxr-xr-x 2 root root 4096 Sep 9 2021 public``): the
 # reporter's files, owners and dates (a trial's ``drwxr``, ``root``, ``public`` keywords).
 _LISTING_LINE_RE = compile_later(r"^[ \t>]*[-dlcbps][-rwxsStT]{9}[.@+]?[ \t]+\d+[ \t][^\n]*$", re.M)
@@ -1996,15 +1997,48 @@ _LISTING_LINE_RE = compile_later(r"^[ \t>]*[-dlcbps][-rwxsStT]{9}[.@+]?[ \t]+\d+
 # A collapsed block (``<details><summary>Diagnostics</summary> ... </details>``) whose
 # summary is about the machine is the reporter's machine, whatever its headings inside say
 # (a trial's picom diagnostics gave ``XRandR``, ``GeForce``, ``NVIDIA`` as names).
-_DETAILS_RE = compile_later(r"<details\b[^>\n]*>\s*<summary\b[^>\n]*>([^<\n]{0,200})</summary>.*?</details\s*>",
-                            re.S | re.I)
+# Only a block closed before the next one opens (an unclosed or nested one stays), and
+# none holding a trace or a message (a backtrace under "Versions & backtrace" is the issue's).
+_DETAILS_OPEN_RE = compile_later(r"<details\b[^>\n]*>\s*<summary\b[^>\n]*>(?:<[a-z]+>)?([^<\n]{0,200})"
+                                 r"(?:</[a-z]+>)?</summary>", re.I)
+_DETAILS_TAG_RE = compile_later(r"<(/?)details\b", re.I)
+_TRACE_OR_MESSAGE_RE = compile_later(
+    r"\.\w{1,6}:\d+|^[ \t]*at[ \t]|^[ \t]*#\d+[ \t]|traceback|panicked|exception|error|warning", re.I | re.M)
+
+
+def _without_struck(text: str) -> str:
+    """The text less what the reporter struck through (_STRUCK_RE), outside fenced code."""
+    if "~" not in text:
+        return text
+    lines = text.split("\n")
+    for n, fenced in enumerate(_fenced_lines(lines)):
+        if not fenced and "~" in lines[n]:
+            lines[n] = _STRUCK_RE.sub(" ", lines[n])
+    return "\n".join(lines)
 
 
 def _without_machine_details(text: str) -> str:
-    """The text less its collapsed blocks whose summary is about the machine (_DETAILS_RE)."""
+    """The text less its collapsed blocks whose summary is about the machine (the
+    summary a question about it, _is_environment_heading) and that hold no trace or
+    message: each block closed before the next opens (linear: one pass over the tags)."""
     if "<details" not in text.lower():
         return text
-    return _DETAILS_RE.sub(lambda m: " " if _is_environment_heading(m.group(1).strip()) else m.group(0), text)
+    tags = [(m.start(), m.group(1) == "/") for m in _DETAILS_TAG_RE.finditer(text)]
+    cut: list[tuple[int, int]] = []
+    for (start, closing), (end, next_closing) in zip(tags, tags[1:]):
+        if closing or not next_closing:
+            continue
+        stop = text.find(">", end)
+        head = _DETAILS_OPEN_RE.match(text, start, end)
+        if stop < 0 or head is None or not _is_environment_heading(head.group(1).strip()) \
+                or _TRACE_OR_MESSAGE_RE.search(text, head.end(), end):
+            continue
+        cut.append((start, stop + 1))
+    out, at = [], 0
+    for a, b in cut:
+        out += [text[at:a], " "]
+        at = b
+    return "".join(out) + text[at:]
 
 
 def strip_boilerplate(task: str) -> str:
@@ -2019,7 +2053,7 @@ def strip_boilerplate(task: str) -> str:
     task's own code."""
     text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
-    text = _STRUCK_RE.sub(" ", _LISTING_LINE_RE.sub("", _without_machine_details(text)))
+    text = _LISTING_LINE_RE.sub("", _without_struck(_without_machine_details(text)))
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     lines = _without_envinfo(_without_version_dumps(text.split("\n")))
