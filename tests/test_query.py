@@ -1405,6 +1405,20 @@ def test_the_names_every_handler_gives_its_values_are_no_module():
     assert {"config", "url", "destroy"} <= {k.lower() for k in kws}
 
 
+def test_a_family_of_numbered_files_a_timestamp_and_an_odd_cased_placeholder_give_one_keyword_or_none():
+    # trials: a pasted listing's file_1.txt ... file_20.txt took twelve of the 24 keywords
+    # shown; ``2019-05-25T06:58:00`` gave ``T06``; ``foO-baR-baZ`` gave ``foO``; "Sorry for ..."
+    listing = "  ".join(f"file_{i}.txt" for i in range(1, 21))
+    kws = _texts("`--grid` does not work when piped\n\nSorry for the noise.\n\n```\n$ eza --grid ./test\n"
+                 f"{listing}\n```\nSaved as `2019-05-25T06:58:00.103904+00:00`, e.g. `foO-baR-baZ`; see "
+                 "src/options/view.rs and src/output/grid.rs.\n")
+    assert [k for k in kws if k.startswith("file_")] == ["file_1.txt"]
+    assert {"src/options/view.rs", "src/output/grid.rs", "grid", "piped"} <= set(kws)
+    assert not {"T06", "foO", "sorry"} & set(kws)
+    # a logger's time still marks its level as the logger's (no ``ERROR`` constant)
+    assert "ERROR" not in _texts("Span leaks\n\n2022-03-01T12:00:00.123Z ERROR tracing: span closed twice\n")
+
+
 def test_a_common_word_quoted_as_a_member_called_is_a_name():
     # a trial's only code name, Go's `zap.Time()`, was dropped as the filler word "time"
     assert "Time" in _texts("Incorrect value with zap.Time()\n\nI log with `zap.Time()` and get 1754.")

@@ -204,6 +204,10 @@ _CODE_VOCABULARY = frozenset("html http https".split())
 _QUOTABLE_STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] if g.get("quoted_names") is True
                                  for w in g["words"].split()) - frozenset("nil undefined this".split())
 _NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
+# The placeholder names of examples (``foo``, ``baz``), however they are capitalised (a
+# trial's ``foO-baR-baZ``, a sample of odd capitals, gave ``foO`` as a name).
+_PLACEHOLDERS = frozenset(w for g in _load("stopwords.json")["groups"] if "laceholder" in g["why"]
+                          for w in g["words"].split())
 # A member called: ``.Name(`` after a name (see the code spans' rule in extract_keywords).
 _QUOTED_MEMBER_CALL_RE = re.compile(r"(?<=[\w)\]])\.([A-Za-z][A-Za-z0-9]*)[ \t]*\(")
 # ... a name of at least this many letters (``.do()``, ``.on()`` are everywhere).
@@ -1149,7 +1153,8 @@ def extract_keywords(task: str) -> list[Keyword]:
                 and normalize(token) in _QUOTABLE_STOP_WORDS:
             stem_names.setdefault(token, None)
     for token in _IDENT_RE.findall(task):
-        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS:
+        if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS \
+                and normalize(token) not in _PLACEHOLDERS:
             idents[token] = None
     for m in _FROM_IMPORT_RE.finditer(task):
         # A short name is too ambiguous to pick out of prose ("a Q object"), but one the
@@ -1163,7 +1168,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         if len(token) >= MIN_CODE_TOKEN_LEN and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
-        idents[token] = None
+        if not all(normalize(part) in _PLACEHOLDERS for part in token.split("-")):  # (``Foo-Baz``)
+            idents[token] = None
     for token in LONG_OPTION_RE.findall(task):
         idents[token] = None
     for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(lambda m: m.group(1) or m.group(2), _TABLE_ROW_RE.sub("", task))):
@@ -1245,7 +1251,7 @@ def extract_keywords(task: str) -> list[Keyword]:
             seen.add(key)
             out.append(kw)
 
-    for p in list(paths)[:MAX_PATHS]:
+    for p in _one_of_each_numbered(list(paths))[:MAX_PATHS]:
         add(p, "path")
     for text in quoted_messages:
         add(text, "message")
@@ -2041,6 +2047,37 @@ def _without_machine_details(text: str) -> str:
     return "".join(out) + text[at:]
 
 
+# A run of numbered names (``file_1.txt`` ... ``file_20.txt``): at least this many
+# paths alike but for their numbers are one family, the reporter's generated sample (a
+# trial's pasted listing took twelve of the 24 keywords shown).
+NUMBERED_FAMILY = 3
+_DIGITS_RE = re.compile(r"\d+")
+
+
+def _one_of_each_numbered(paths: "list[str]") -> "list[str]":
+    """The paths with each family of NUMBERED_FAMILY or more names alike but for their
+    numbers kept as its first member (order kept)."""
+    families: dict[str, int] = {}
+    for path in paths:
+        key = _DIGITS_RE.sub("#", path)
+        families[key] = families.get(key, 0) + 1
+    seen: set[str] = set()
+    out = []
+    for path in paths:
+        key = _DIGITS_RE.sub("#", path)
+        if families[key] >= NUMBERED_FAMILY and "#" in key:
+            if key in seen:
+                continue
+            seen.add(key)
+        out.append(path)
+    return out
+
+
+# A timestamp (``2019-05-25T06:58:00.103904+00:00``): the reporter's moment, whose pieces
+# read as names (a trial's ``T06``).
+_TIMESTAMP_RE = compile_later(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?\b")
+
+
 def strip_boilerplate(task: str) -> str:
     """The task without its issue template and environment report: regions a bot wrote
     between a pair of comments, HTML and Markdown comments and prose markup, template
@@ -2054,6 +2091,7 @@ def strip_boilerplate(task: str) -> str:
     text = _XML_PROLOG_RE.sub(r"\1 ", _GUIDE_LINK_RE.sub(" ", _without_delimited_blocks(_setext_as_atx(task))))
     text = _MARKDOWN_COMMENT_RE.sub("", _HTML_COMMENT_RE.sub(" ", text))
     text = _LISTING_LINE_RE.sub("", _without_struck(_without_machine_details(text)))
+    text = _TIMESTAMP_RE.sub("00:00:00", text)  # (still a logger's time before its level)
     text = strip_html(_MARKDOWN_IMAGE_RE.sub(" ", text))
     text = _FILE_HEADER_LINE_RE.sub("", _ENVIRONMENT_LINE_RE.sub("", text))
     lines = _without_envinfo(_without_version_dumps(text.split("\n")))
