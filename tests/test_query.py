@@ -1415,6 +1415,12 @@ def test_a_family_of_numbered_files_a_timestamp_and_an_odd_cased_placeholder_giv
     assert [k for k in kws if k.startswith("file_")] == ["file_1.txt"]
     assert {"src/options/view.rs", "src/output/grid.rs", "grid", "piped"} <= set(kws)
     assert not {"T06", "foO", "sorry"} & set(kws)
+    # ... but three files alike are as often the tree's own, and a name with a word in it
+    # is a name (an adversarial check: sha256.c, the broken one, and FooBar were lost)
+    kws = _texts("FooBar digest wrong\n\nsrc/crypto/sha1.c and src/crypto/sha512.c agree, but "
+                 "src/crypto/sha256.c returns a wrong digest in `FooBar`; see FooBaz.")
+    assert {"src/crypto/sha1.c", "src/crypto/sha512.c", "src/crypto/sha256.c", "FooBar"} <= set(kws)
+    assert "FooBaz" not in kws
     # a logger's time still marks its level as the logger's (no ``ERROR`` constant)
     assert "ERROR" not in _texts("Span leaks\n\n2022-03-01T12:00:00.123Z ERROR tracing: span closed twice\n")
 

@@ -204,10 +204,19 @@ _CODE_VOCABULARY = frozenset("html http https".split())
 _QUOTABLE_STOP_WORDS = frozenset(w for g in _load("stopwords.json")["groups"] if g.get("quoted_names") is True
                                  for w in g["words"].split()) - frozenset("nil undefined this".split())
 _NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
-# The placeholder names of examples (``foo``, ``baz``), however they are capitalised (a
-# trial's ``foO-baR-baZ``, a sample of odd capitals, gave ``foO`` as a name).
+# The placeholder names of examples (``foo``, ``baz``): a name made of them only
+# (``FooBaz``, ``HogeFuga``), or one in odd capitals (a trial's ``foO-baR-baZ``, a sample
+# of odd capitals, gave ``foO``), is no name of the tree; ``FooBar`` (``bar`` is a word) is.
 _PLACEHOLDERS = frozenset(w for g in _load("stopwords.json")["groups"] if "laceholder" in g["why"]
                           for w in g["words"].split())
+
+
+def _is_placeholder(token: str) -> bool:
+    """Whether an identifier is a placeholder's (_PLACEHOLDERS): all its parts are, or it
+    is one written in odd capitals (``foO``: a part of one letter)."""
+    parts = split_identifier(token)
+    return all(p in _PLACEHOLDERS for p in parts) or (
+        normalize(token) in _PLACEHOLDERS and any(len(p) == 1 for p in parts))
 # A member called: ``.Name(`` after a name (see the code spans' rule in extract_keywords).
 _QUOTED_MEMBER_CALL_RE = re.compile(r"(?<=[\w)\]])\.([A-Za-z][A-Za-z0-9]*)[ \t]*\(")
 # ... a name of at least this many letters (``.do()``, ``.on()`` are everywhere).
@@ -1154,7 +1163,7 @@ def extract_keywords(task: str) -> list[Keyword]:
             stem_names.setdefault(token, None)
     for token in _IDENT_RE.findall(task):
         if len(token) >= MIN_IDENTIFIER_LEN and is_code_identifier(token) and normalize(token) not in _ENVIRONMENT_WORDS \
-                and normalize(token) not in _PLACEHOLDERS:
+                and not _is_placeholder(token):
             idents[token] = None
     for m in _FROM_IMPORT_RE.finditer(task):
         # A short name is too ambiguous to pick out of prose ("a Q object"), but one the
@@ -2050,7 +2059,7 @@ def _without_machine_details(text: str) -> str:
 # A run of numbered names (``file_1.txt`` ... ``file_20.txt``): at least this many
 # paths alike but for their numbers are one family, the reporter's generated sample (a
 # trial's pasted listing took twelve of the 24 keywords shown).
-NUMBERED_FAMILY = 3
+NUMBERED_FAMILY = 6  # (three are as often the tree's own: utf8.c, utf16.c, utf32.c; v1/, v2/, v3/)
 _DIGITS_RE = re.compile(r"\d+")
 
 
