@@ -216,13 +216,13 @@ def test_a_clear_stop_on_a_setter_names_where_the_value_is_read():
 def test_a_file_declaring_the_tasks_option_among_many_is_no_stop_and_sends_to_its_readers():
     # three trials' leading files declared the option the report quoted (ripgrep's
     # flags/defs.rs stopped at 0.847); the fix reads it elsewhere
-    d = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", option_table="files-without-match",
+    d = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", declared_option="files-without-match",
                   learned=("x",)))
     assert (d.action, d.done) == ("refine", False)
     assert "flags/defs.rs declares the task's --files-without-match" in d.why and "grep its readers" in d.why
-    last = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", option_table="files-without-match"))
+    last = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", declared_option="files-without-match"))
     assert last.reason == "exhausted" and "grep its readers" in last.why
     # the advice stays in every stop on it (an adversarial check: gone from a saturated stop)
     for kw in (dict(cycle=2, new_ids=0), dict(cycle=3), dict(high=ENOUGH_HIGH_FILES)):
-        d = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", option_table="x-y", **kw))
+        d = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", declared_option="x-y", **kw))
         assert d.done and "declares the task's --x-y" in d.why, kw

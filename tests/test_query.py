@@ -444,6 +444,7 @@ def test_stop_words_come_from_the_data_file_without_duplicates() -> None:
     assert all(g["why"] for g in groups)
     assert len(words) == len(set(words))
     assert not {"html", "http"} & set(words)
+    assert sum(g.get("placeholders") is True for g in groups) == 1  # (query._PLACEHOLDERS)
 
 
 # --------------------------------------------------------------------------- #

@@ -926,7 +926,6 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     handed, read_in = _stop_notes(ev, d, top, state, p.judgements, p.task, p.query.keywords) \
         if stop_note else (None, None)
     decision = decide(Evidence(
-        option_table=_declared_option(d.by_rel.get(top), p.task),
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
         confidence=confidence, clear=ev.assessment.clear and assessed, generic=ev.assessment.generic,
@@ -945,6 +944,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         handoff=handed.target if handed else "", handoff_names=handed.names if handed else (),
         handoff_callers=handed.callers if handed else (),
         readers=read_in.files if read_in else (), reader_names=read_in.names if read_in else (),
+        declared_option=_declared_option(d.by_rel.get(top), p.task),
     ))
     hints = env.compute_hints([_hint_item(r) for r in results], [k.text for k in p.query.keywords]) \
         if env.compute_hints else {}

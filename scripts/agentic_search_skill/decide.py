@@ -112,8 +112,8 @@ class Evidence:
     handoff_names: tuple[str, ...] = ()   # ... the names of it they call
     handoff_callers: tuple[str, ...] = () # ... and which quoted names of the best file call them
     readers: tuple[str, ...] = ()         # the files reading what the best one's quoted definitions only store
-    option_table: str = ""                # the task's long option the best file declares among many (lang.option_table)
     reader_names: tuple[str, ...] = ()    # ... those definitions' names
+    declared_option: str = ""             # the task's long option the best file declares among many (lang.option_table)
 
 
 def _ordinal(n: int) -> str:
@@ -167,9 +167,9 @@ def decide(e: Evidence) -> Decision:
     # named, seldom where it acts (three trials' confident or leading files: ripgrep's
     # flags/defs.rs, bat's clap_app.rs, fzf's options.go): no stop on it, and every
     # sentence sends the agent to its readers as well.
-    declared = (f"{e.top} declares the task's --{e.option_table} among the program's options: unless "
+    declared = (f"{e.top} declares the task's --{e.declared_option} among the program's options: unless "
                 f"the fix is the declaration (its help, its default), it is where the option is read: "
-                f"grep its readers") if e.option_table and e.top else ""
+                f"grep its readers") if e.declared_option and e.top else ""
 
     def naming(why: str) -> str:
         why = f"{why}; {below}: read it too" if below else why

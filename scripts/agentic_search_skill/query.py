@@ -207,7 +207,7 @@ _NOT_IDENTIFIERS = _STOP_WORDS | _CODE_VOCABULARY
 # The placeholder names of examples (``foo``, ``baz``): a name made of them only
 # (``FooBaz``, ``HogeFuga``), or one in odd capitals (a trial's ``foO-baR-baZ``, a sample
 # of odd capitals, gave ``foO``), is no name of the tree; ``FooBar`` (``bar`` is a word) is.
-_PLACEHOLDERS = frozenset(w for g in _load("stopwords.json")["groups"] if "laceholder" in g["why"]
+_PLACEHOLDERS = frozenset(w for g in _load("stopwords.json")["groups"] if g.get("placeholders") is True
                           for w in g["words"].split())
 
 
@@ -218,7 +218,7 @@ def _is_placeholder(token: str) -> bool:
     return all(p in _PLACEHOLDERS for p in parts) or (
         normalize(token) in _PLACEHOLDERS and any(len(p) == 1 for p in parts))
 # A member called: ``.Name(`` after a name (see the code spans' rule in extract_keywords).
-_QUOTED_MEMBER_CALL_RE = re.compile(r"(?<=[\w)\]])\.([A-Za-z][A-Za-z0-9]*)[ \t]*\(")
+_QUOTED_MEMBER_CALL_RE = compile_later(r"(?<=[\w)\]])\.([A-Za-z][A-Za-z0-9]*)[ \t]*\(")
 # ... a name of at least this many letters (``.do()``, ``.on()`` are everywhere).
 MIN_MEMBER_CALL_LEN = 4
 _BOILERPLATE = _load("boilerplate.json")
@@ -401,7 +401,7 @@ _WORD_RE = re.compile(r"[^\W\d_]+")
 # ``non`` is never a word of its own, so a blank joins it too. The word after the prefix
 # stays a word as well (``non-boolean`` is about booleans).
 _BOUND_PREFIXES = frozenset("anti bi co inter intra mid mis multi pre re semi sub tri un non".split())
-_PREFIXED_WORD_RE = re.compile(
+_PREFIXED_WORD_RE = compile_later(
     r"(?<![\w-])(?:(%s)-|(non)[ \t]+)([^\W\d_]{2,})(?![\w-])" % "|".join(sorted(_BOUND_PREFIXES)), re.I)
 
 
