@@ -1110,8 +1110,8 @@ def generated_by_header(low: bytes) -> bool:
 # (``"files-without-match"``, ``'--no-color'``, ``.long("tab-width")``), distinct. A file of
 # at least OPTION_TABLE_MIN declares the program's options (ripgrep's ``flags/defs.rs``:
 # 110, bat's ``clap_app.rs``: 36, fzf's ``options.go``: 428), where a file reading a few
-# holds fewer (bat's ``app.rs``: 27; on the dev splits no file a cycle-1 stop led with
-# holds more than 3).
+# holds fewer (bat's ``app.rs``: 27; on the dev splits, of the files cycle 1 ranked first
+# for a task quoting a long option, none holds more than 3).
 _OPTION_LITERAL_RE = re.compile(rb"[\"']-{0,2}([a-z][a-z0-9]*(?:-[a-z0-9]+)+)[\"']")
 OPTION_TABLE_MIN = 30
 
@@ -1124,8 +1124,9 @@ def option_table(data: bytes) -> frozenset[bytes]:
 
 
 # Go's package documentation file (``doc.go``: the package's comment over ``package x``
-# and nothing else, no ``//go:generate`` directive) is prose: a trial's lf stopped confidently on its user manual, one
-# comment of every option's words, with the fix in ``nav.go``.
+# and nothing else, no ``//go:generate`` directive) is prose: a trial's lf stopped
+# confidently on its user manual, one comment of every option's words, with the fix in
+# ``nav.go``.
 DOCS_ROLE = next((role, factor) for role, _p, factor in ROLE_RULES if role == "docs")
 _GO_COMMENTS_RE = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _GO_PACKAGE_ONLY_RE = re.compile(rb"\s*package\s+\w+\s*")
