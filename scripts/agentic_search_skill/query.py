@@ -27,6 +27,7 @@ import json
 import os
 import re
 import unicodedata
+from collections import Counter
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Iterable, Sequence
@@ -515,8 +516,12 @@ _CAPITALISED_COMPOUND_RE = re.compile(r"(?<![\w-])[A-Z][A-Za-z]*(?:-[A-Z][A-Za-z
 _LEVELS = r"(?:ERROR|FATAL|PANIC|CRITICAL|SEVERE|WARNING|WARN)"
 # A logger's time at a line's start, maybe a process or a zone after it, up to its level
 # (``2024-01-02 10:00:00,123 ERROR``, ``[12:00:00] 4123 WARN``).
-_LOG_TIME = (r"[ \t]*\[?(?:\d{4}-\d{2}-\d{2}[ T])?\d{2}:\d{2}:\d{2}(?:[.,]\d{1,9})?(?:Z|[+-]\d{2}:?\d{2})?\]?"
-             r"(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+")
+# (A date before a clock, a second's fraction and a zone after it: also _TIMESTAMP_RE's.)
+_DATE = r"\d{4}-\d{2}-\d{2}[ T]"
+_FRACTION = r"(?:[.,]\d{1,9})?"
+_ZONE = r"(?:Z|[+-]\d{2}:?\d{2})?"
+_LOG_TIME = (r"[ \t]*\[?(?:%s)?\d{2}:\d{2}:\d{2}%s%s\]?" % (_DATE, _FRACTION, _ZONE)
+             + r"(?:[ \t]+[^\s\[]{1,40}){0,2}?[ \t]+")
 # A logged line's level (``ERROR: config file error: ...``, ``[WARNING] ...``, after a
 # logger's time) is the logger's label, not a constant of the tree (a trial's Python
 # report: ``ERROR``, merged with the title's "error", led its keywords and ranked the
@@ -1177,7 +1182,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         if len(token) >= MIN_CODE_TOKEN_LEN and normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for token in _CAPITALISED_COMPOUND_RE.findall(task):
-        if not all(normalize(part) in _PLACEHOLDERS for part in token.split("-")):  # (``Foo-Baz``)
+        if not all(_is_placeholder(part) for part in token.split("-")):  # (``Foo-Baz``)
             idents[token] = None
     for token in LONG_OPTION_RE.findall(task):
         idents[token] = None
@@ -2036,9 +2041,9 @@ def _without_machine_details(text: str) -> str:
     """The text less its collapsed blocks whose summary is about the machine (the
     summary a question about it, _is_environment_heading) and that hold no trace or
     message: each block closed before the next opens (linear: one pass over the tags)."""
-    if "<details" not in text.lower():
-        return text
     tags = [(m.start(), m.group(1) == "/") for m in _DETAILS_TAG_RE.finditer(text)]
+    if len(tags) < 2:
+        return text
     cut: list[tuple[int, int]] = []
     for (start, closing), (end, next_closing) in zip(tags, tags[1:]):
         if closing or not next_closing:
@@ -2066,14 +2071,11 @@ _DIGITS_RE = re.compile(r"\d+")
 def _one_of_each_numbered(paths: "list[str]") -> "list[str]":
     """The paths with each family of NUMBERED_FAMILY or more names alike but for their
     numbers kept as its first member (order kept)."""
-    families: dict[str, int] = {}
-    for path in paths:
-        key = _DIGITS_RE.sub("#", path)
-        families[key] = families.get(key, 0) + 1
+    keys = [_DIGITS_RE.sub("#", path) for path in paths]
+    families = Counter(keys)
     seen: set[str] = set()
     out = []
-    for path in paths:
-        key = _DIGITS_RE.sub("#", path)
+    for path, key in zip(paths, keys):
         if families[key] >= NUMBERED_FAMILY and "#" in key:
             if key in seen:
                 continue
@@ -2084,7 +2086,7 @@ def _one_of_each_numbered(paths: "list[str]") -> "list[str]":
 
 # A timestamp (``2019-05-25T06:58:00.103904+00:00``): the reporter's moment, whose pieces
 # read as names (a trial's ``T06``).
-_TIMESTAMP_RE = compile_later(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?\b")
+_TIMESTAMP_RE = compile_later(r"\b%s\d{2}:\d{2}(?::\d{2}%s)?%s\b" % (_DATE, _FRACTION, _ZONE))
 
 
 def strip_boilerplate(task: str) -> str:
