@@ -181,6 +181,16 @@ def test_counts_are_case_insensitive(tmp_path) -> None:
     assert match_document(doc, compile_keywords(kws)).counts == (4, 4)
 
 
+def test_a_short_word_counts_where_a_word_starts_and_a_longer_anywhere(tmp_path) -> None:
+    # trial 68's `Ant` counted 19 times in a file of constants; `sin` in `using`, `git` in `digit`
+    text = "constant = important(want)\nant_task = Ant.run()  # an ant\nusing digit; sin(x)\n"
+    m = match_file(tmp_path, "src/a.py", text, "Ant", "sin", "git", "task", "portant")
+    assert m.counts == (3, 1, 0, 1, 1)  # (longer words count inside others: ``task`` in ``ant_task``)
+    # a filter needle of three letters leaves the longer one holding it counted
+    m = match_file(tmp_path, "src/b.py", "the constant\n", "ant", "constant")
+    assert m.counts == (0, 1)
+
+
 def test_counts_every_keyword_in_one_pass(tmp_path) -> None:
     m = match_file(tmp_path, "src/auth.py", "token token\nexpiry\n", "token", "expiry", "session")
     assert m.counts == (2, 1, 0)

@@ -31,6 +31,12 @@ def test_a_keyword_repeated_on_a_line_counts_once():
     assert summary_lines(text, kws) == ["L2: TOKEN expiry", "L3: expiry, token", "L4: token(expiry)"]
 
 
+def test_a_short_keyword_is_quoted_where_a_word_starts():
+    # as the search counts it: ``ant`` is not in ``constant`` (trial 68's ``Ant`` x19)
+    text = "MAX_CONSTANT = 1\nwant = important\nant_home = find_ant()\n"
+    assert summary_lines(text, keywords_from_list(["Ant"])) == ["L3: ant_home = find_ant()"]
+
+
 def test_line_numbers_follow_every_line_break_python_knows():
     text = "a\r\nb\rc\u2028token here\x0cd\nlast token"
     kws = keywords_from_list(["token"])

@@ -95,9 +95,11 @@ from .query import Keyword
 from .state import atomic_write
 
 FORMAT_NAME = "agentic-search-index"
-FORMAT_VERSION = 5  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts;
+FORMAT_VERSION = 6  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts;
 # 4: the role read from the file's opening comments too (lang.content_role); 5: a mark
-# quoted there no longer counts, one may span lines, a Go doc.go of comments is docs
+# quoted there no longer counts, one may span lines, a Go doc.go of comments is docs;
+# 6: Flow's .js.flow stubs are declarations, Gradle's and Maven's wrappers build files,
+# a short needle counts where a word starts
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.
@@ -414,11 +416,20 @@ class Segment:
 
     # -------------------------------------------------------------- queries
 
-    def containing(self, needle: bytes) -> list[tuple[int, int]]:
+    def containing(self, needle: bytes, starts: bool = False) -> list[tuple[int, int]]:
         """(token number, non-overlapping count of ``needle`` in it) for every token that
-        contains ``needle`` (made of token bytes)."""
+        contains ``needle`` (made of token bytes); with ``starts``, counted only where a
+        word starts (at the token's start or after a ``_``: match.count_in)."""
         vocab, vstarts = self.vocab, self.vstarts
         out = []
+        if starts:
+            for m in match_mod.start_re(needle).finditer(vocab):
+                j = bisect_right(vstarts, m.start()) - 1
+                if out and out[-1][0] == j:
+                    out[-1] = (j, out[-1][1] + 1)
+                else:
+                    out.append((j, 1))
+            return out
         p = vocab.find(needle)
         while p >= 0:
             j = bisect_right(vstarts, p) - 1
@@ -429,12 +440,12 @@ class Segment:
 
     def count(self, needle: bytes) -> dict[int, int]:
         """Occurrences of ``needle`` (token bytes only) per file: each non-overlapping hit
-        in a token counts as often as the file holds the token -- which is ``bytes.count``
-        over the file's text."""
+        in a token counts as often as the file holds the token -- which is
+        ``match.count_in`` over the file's text."""
         off, pf, pc = self.post_off, self.post_file, self.post_cnt
         acc: dict[int, int] = {}
         get = acc.get
-        for j, mult in self.containing(needle):
+        for j, mult in self.containing(needle, match_mod.starts_only(needle)):
             a, b = off[j], off[j + 1]
             if not acc and mult == 1:
                 acc = dict(zip(pf[a:b], pc[a:b]))
@@ -1400,7 +1411,7 @@ class Index:
         for fi in (sorted(cands) if cands is not None else range(len(seg.rels))):
             if seg.text_len[fi] < 0:
                 continue
-            c = seg.text(fi).count(needle)
+            c = match_mod.count_in(seg.text(fi), needle)
             if c:
                 out[fi] = c
         return out
@@ -1430,7 +1441,7 @@ class Index:
         def holding(needle: bytes) -> Optional[int]:
             if not (needle and _IDENT_NEEDLE.match(needle)):
                 return None
-            n = sum(1 for d in direct if needle in d.low)
+            n = sum(1 for d in direct if match_mod.holds(d.low, needle))
             for si, files in wanted.items():
                 n += len(files.intersection(self._counted(segs[si], needle)))
             return n

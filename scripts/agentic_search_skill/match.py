@@ -2,7 +2,8 @@
 
 Each file is read once as bytes, checked for a NUL byte (binary), lower-cased once,
 and then every keyword's needles are counted with ``bytes.count`` (C speed, literal:
-no regular expression is ever built from user input without ``re.escape``).
+no regular expression is ever built from user input without ``re.escape``); a short
+needle only where a word starts (:func:`count_in`).
 Definitions (``def name``, ``class Name``, ``function name``, ``NAME = ...`` at the
 start of a line, ...) are looked for only in files that contain the name at all.
 """
@@ -44,8 +45,46 @@ FEW_OCCURRENCES = 16
 # a short code name is only ever taken when the task imports it by name (``Q``).
 MIN_DEFINITION_LEN = 3
 
+# A needle of at most this many bytes, a letter or digit first, counts only where a word
+# or a name's part starts (after a byte that is no letter or digit: ``ant`` in ``ant_task``
+# and ``Ant.`` but not in ``constant``; ``sin`` not in ``using``). Counted anywhere, a short
+# word was counted inside every longer one: a trial's ``Ant`` x19 in a file of constants,
+# ``stu`` in ``stub``, ``git`` in ``digit``. (The text is lower-cased: a camel-case part,
+# ``getAnt``, is lost; a short name is seldom one.)
+SHORT_NEEDLE = 3
+_WORD_BYTES = rb"a-z0-9\x80-\xff"
+
 _IDENT_BYTES = re.compile(rb"[a-z_][a-z0-9_]*\Z")
 _IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def starts_only(needle: bytes) -> bool:
+    """Whether ``needle`` counts only where a word starts (:data:`SHORT_NEEDLE`)."""
+    return 0 < len(needle) <= SHORT_NEEDLE and needle[:1].isalnum()
+
+
+_START_RES: dict[bytes, "re.Pattern[bytes]"] = {}
+
+
+def start_re(needle: bytes) -> "re.Pattern[bytes]":
+    """``needle`` where a word starts (no letter or digit before it)."""
+    rx = _START_RES.get(needle)
+    if rx is None:
+        if len(_START_RES) > 4096:
+            _START_RES.clear()
+        rx = _START_RES[needle] = re.compile(rb"(?<![%s])%s" % (_WORD_BYTES, re.escape(needle)))
+    return rx
+
+
+def count_in(low: bytes, needle: bytes) -> int:
+    """Non-overlapping occurrences of ``needle`` in ``low``, a short one's where a word
+    starts only (:data:`SHORT_NEEDLE`)."""
+    return len(start_re(needle).findall(low)) if starts_only(needle) else low.count(needle)
+
+
+def holds(low: bytes, needle: bytes) -> bool:
+    """Whether ``low`` holds ``needle`` as :func:`count_in` counts it."""
+    return start_re(needle).search(low) is not None if starts_only(needle) else needle in low
 
 
 class Document:
@@ -469,12 +508,14 @@ def compile_keywords(keywords: Sequence[Keyword]) -> CompiledKeywords:
 
 
 def count_needles(low: bytes, ck: CompiledKeywords) -> list[int]:
-    """Occurrences of each of ``ck.needles`` in ``low`` (``bytes.count``: non-overlapping),
+    """Occurrences of each of ``ck.needles`` in ``low`` (:func:`count_in`: non-overlapping),
     skipping needles whose contained filter needle is absent."""
     counts = [0] * len(ck.needles)
     for i, (needle, f) in enumerate(zip(ck.needles, ck.filters)):
-        if f < 0 or counts[f]:
-            counts[i] = low.count(needle)
+        # (A short filter counts only where a word starts; the longer needle holding it
+        # may hold it mid-word: then the filter says nothing.)
+        if f < 0 or counts[f] or starts_only(ck.needles[f]):
+            counts[i] = count_in(low, needle)
     return counts
 
 
@@ -566,7 +607,7 @@ def held_anywhere(docs: Sequence[Document], keywords: Sequence[Keyword]) -> tupl
         if size >= limit or n == len(docs) - 1:
             text = (sep or b"").join(block)
             for i in todo:
-                if any(nd in text for nd in keywords[i].needles):
+                if any(holds(text, nd) for nd in keywords[i].needles):
                     held[i] = True
             block, size = [], 0
             todo = [i for i in todo if not held[i]]

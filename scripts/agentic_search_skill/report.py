@@ -18,7 +18,7 @@ from math import log2
 from typing import Optional, Sequence
 
 from . import lang
-from .match import Document, FileMatch
+from .match import SHORT_NEEDLE, Document, FileMatch
 from .query import HEADER_LINE_RE, Keyword, Kind, normalize
 from .records import ResultView
 from .score import Scored, reason_text
@@ -36,6 +36,8 @@ LINE_CHARS = 120
 WINDOW_LEAD = 30
 # What a definition line that names no keyword adds: it wins ties, never a keyword.
 DEF_LINE_TIE = 0.01
+# A line defining a name that holds a keyword is worth this many times its keywords.
+DEF_LINE_FACTOR = 2.0
 # What a keyword an earlier summary line quoted is still worth to the next pick.
 COVERED_FACTOR = 0.5
 # A package, import or include line names what the file uses, not where the task is in
@@ -171,8 +173,13 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             if not n or "\n" in n:  # (make_keyword keeps no empty needle)
                 continue
             quoted_kind = kw.kind is Kind.MESSAGE
+            # (A short needle is where a word starts, as the search counts it: match.count_in.)
+            short = len(n) <= SHORT_NEEDLE and n[:1].isalnum()
             pos = joined.find(n)
             while pos >= 0 and spread.get(k, 0) < SPREAD_LINES_MAX:
+                if short and pos > 0 and joined[pos - 1].isalnum():
+                    pos = joined.find(n, pos + 1)
+                    continue
                 i = bisect_right(starts, pos) - 1
                 found = hits.setdefault(i, {})
                 nxt = starts[i + 1] if i + 1 < len(starts) else len(joined)
@@ -221,7 +228,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
         best: tuple[float, int] = (0.0, -1)
         for neg, i in base:
             plain = -neg
-            if best[1] >= 0 and max(2 * plain, plain + DEF_LINE_TIE) < best[0]:
+            if best[1] >= 0 and max(DEF_LINE_FACTOR * plain, plain + DEF_LINE_TIE) < best[0]:
                 break
             if i in chosen or i < licence or (texts and lines[i].strip() in texts):
                 continue  # (the same line again, elsewhere in the file, shows nothing new)
@@ -232,7 +239,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 kinds[i] = (0 if not names else 1 + any(n and n in name for n in hits[i].values() for name in names),
                             _is_header(lines, i))
             defined, header = kinds[i]
-            worth = worth * 2 if defined == 2 else worth + DEF_LINE_TIE * defined
+            worth = worth * DEF_LINE_FACTOR if defined == 2 else worth + DEF_LINE_TIE * defined
             if header:
                 worth *= HEADER_LINE_FACTOR
             elif _COMMENT_LINE_RE.match(lines[i]) or i > tests_from or _in_spans(docstrings, i):
