@@ -280,7 +280,8 @@ def test_full_width_text_is_nfkc_normalized() -> None:
 
 
 def test_full_width_keyword_matches_ascii_content(tmp_path) -> None:
-    count, _ = count_in_file(tmp_path, "src/jwt_utils.ts", "export function verifyJwt() {}\n", "ＪＷＴ")
+    # (A word of three letters counts where a word starts: ``verify_jwt``, not ``verifyJwt``.)
+    count, _ = count_in_file(tmp_path, "src/jwt_utils.ts", "export function verify_jwt() {}\n", "ＪＷＴ")
     assert count == 1
 
 
@@ -1206,6 +1207,28 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # a Windows path from a drive, a compiler flag's too (trial 36's ccache)
     ("base_dir not applied\n`ccache cl.exe -IC:/git/testcc/. -c x.cpp` in D:\\work\\build",
      {"git", "testcc", "work", "build"}, {"base_dir"}),
+    # ... under Program Files whole; and a home directory's user, even where the path ends
+    # in a source file (trial 69's nodemon: `users`, `brian`, `nodejs`, `exe`)
+    ("argv is [ 'C:\\\\Program Files\\\\nodejs\\\\node.exe', 'C:\\\\Users\\\\brian\\\\Code\\\\app\\\\src\\\\server.js' ]",
+     {"program", "files", "nodejs", "node", "exe", "users", "brian"}, {"src", "Code/app/src/server.js"}),
+    ("crash at /home/brian/app/src/server.js:12:5 when started", {"home", "brian"}, {"app/src/server.js", "started"}),
+    # a form's line saying how to get the version, and its field names (trial 69's rofi)
+    ("Long list delays listview\n\nRofi version (rofi -v): Version: 1.7.5-65-g34810e72 (makepkg)\n\n"
+     "Launch command: seq 10000 | rofi -dmenu\n\nStep to reproduce\n* Set `dynamic: true;` for listview.",
+     {"version", "makepkg", "launch", "command", "step"}, {"listview", "dmenu", "dynamic"}),
+    # a standard module's function is no package path (trial 68's dateparser)
+    ("if `date_formats` is present the module just uses `datetime.strptime` and `json.dumps`",
+     {"datetime/strptime", "json/dumps"}, {"date_formats", "strptime"}),
+    # a themed shell's prompt and the reporter's archive (trial 70's ouch)
+    ("Decompress overwrites\n```\nroland@blackrainbow newfolder/test/01 \u276f ouch decompress FOSS-Cannon-v1.3.zip\n"
+     "Do you want to overwrite?\n```", {"roland", "blackrainbow", "newfolder", "foss", "cannon"},
+     {"decompress", "overwrite"}),
+    # the Java runtime's packages and its vendor's name (trial 70's unirest)
+    ("NPE on retry\njava.lang.NullPointerException: x is null\n- OpenJDK Runtime Environment Temurin-17.0.1+12",
+     {"java/lang", "OpenJDK", "Temurin"}, {"NullPointerException", "retry"}),
+    # the reporter's thanks and asides (trial 68's cobra)
+    ("Completion of --help is missing. Agreed, yeah, that would be nice. Thanks, TIA!\n",
+     {"agreed", "yeah", "thanks", "tia"}, {"completion"}),
 ])
 def test_a_reports_own_names_give_no_keywords(task, gone, kept) -> None:
     found = {k.text for k in extract_keywords(task)}
@@ -1223,6 +1246,9 @@ def test_a_reports_own_names_give_no_keywords(task, gone, kept) -> None:
     # a code block's last line, or a label that names no file, is no file's label
     ("Error:\n```\nTraceback (most recent call last):\nssl.SSLError\n```", {"SSLError"}),
     ("**`torch.compile`**\n```\nx = 1\n```", {"torch/compile"}),
+    # a project's own module path stays (only a standard module's function goes)
+    ("`django.db.models.query` drops the filter; `dateparser.date.parse` too", {"django/db/models/query",
+                                                                              "dateparser/date/parse"}),
     # a route's or a Javadoc anchor's leading name and an id= value stay
     ("As documented at https://docsify.js.org/#/configuration?id=loadsidebar the option is ignored",
      {"configuration", "loadsidebar"}),
@@ -1232,6 +1258,21 @@ def test_a_reports_own_names_give_no_keywords(task, gone, kept) -> None:
 ])
 def test_a_reports_own_code_names_stay(task, kept) -> None:
     found = {k.text for k in extract_keywords(task)}
+    assert kept <= found, kept - found
+
+
+@pytest.mark.parametrize("task, gone, kept", [
+    # names alike but for a 1 and a 2 are stand-ins (trial 69's pipx), in the title too
+    ("`pipx install pkg1 pkg2` doesn't install `pkg2` if `pkg1` already installed", {"pkg1", "pkg2"},
+     {"pkg", "install"}),
+    ("Setting `field_1` and `field_2` on `MyModel` fails", {"field_1", "field_2"}, {"MyModel"}),
+    # ... a lone numbered name, or two not counted from one, are names
+    ("AutoComplete with jline3 shows hidden commands", set(), {"jline3"}),
+    ("Convert `utf8` to `utf16` fails", set(), {"utf8", "utf16"}),
+])
+def test_numbered_stand_ins_are_no_names(task, gone, kept) -> None:
+    found = {k.text for k in extract_keywords(task)}
+    assert not gone & found, gone & found
     assert kept <= found, kept - found
 
 

@@ -262,6 +262,16 @@ def test_never_learns_a_term_nearly_every_file_holds(tmp_path) -> None:
     assert {"refresh", "jwt"} <= set(got), got
 
 
+def test_never_learns_a_types_derives_or_decorators(tmp_path) -> None:
+    # trial 69's tealdeer loop proposed serde, serialize, deserialize, debug from derives
+    plumbing = ("\n@dataclass\nclass TokenState:  # derive(Serialize, Deserialize, Debug, Clone)\n"
+                "    token: str  # serde(default)\n    @staticmethod\n    def refresh(token): return token\n") * 4
+    got = learn_around(tmp_path, after=plumbing, limit=12)
+    assert not {"derive", "serialize", "deserialize", "debug", "clone", "serde", "dataclass",
+                "staticmethod"} & set(got), got
+    assert {"refresh", "jwt"} <= set(got), got
+
+
 def test_never_learns_linter_directives(tmp_path) -> None:
     directives = ("\nx = 1  # pylint: disable=invalid-name  # noqa\n# eslint-disable-next-line\n"
                   "token.refresh = spread(token)  # eslint-disable-line prefer-spread, no-plusplus\n"
@@ -459,3 +469,16 @@ def test_learns_from_the_lines_that_speak_of_the_task_not_the_rest_of_the_file(t
     got = learn_around(tmp_path, after="\ndef render_widget_gadget():\n    return widget_gadget\n" * 6)
     assert not {"widget", "gadget", "render"} & set(got), got
     assert {"refresh", "jwt"} <= set(got), got
+
+
+def test_a_joined_name_no_file_holds_is_searched_without_its_first_part() -> None:
+    # trial 68's jansson: the task's JSON_INT_AS_REAL is JSON_DECODE_INT_AS_REAL in the code
+    from agentic_search_skill.refine import name_pieces
+    gap = make_keyword("JSON_INT_AS_REAL", "identifier")
+    pieces = name_pieces([gap], [gap])
+    assert [k.text for k in pieces] == ["INT_AS_REAL"]
+    assert pieces[0].group == gap.text and pieces[0].weight == gap.weight  # one group: the better counts
+    # a short rest is anyone's name; two parts have no rest worth a search; a word is none
+    assert name_pieces([make_keyword("MY_MAX_SIZE", "identifier")], []) == []
+    assert name_pieces([make_keyword("json_dumps", "identifier")], []) == []
+    assert name_pieces([make_keyword("int as real", "message")], []) == []

@@ -202,6 +202,9 @@ ROLE_CASES = [
     ("completion/zsh/_task", "completion"),
     ("etc/completion/completion.bash", "completion"),
     ("share/bash_completion.d/gdu", "completion"),
+    # the build tool's wrappers written into the project (trial 68's gradlew, 3rd)
+    ("gradlew", "build"), ("gradlew.bat", "build"), ("mvnw", "build"), ("mvnw.cmd", "build"),
+    ("src/gradlew.py", "source"), ("src/dotenv/py.typed", "build"),
     ("src/Generated/Model.cs", "generated"),
     ("crates/ide-completion/src/completions/dot.rs", "source"),
     ("src/completions/mod.rs", "source"),
@@ -209,6 +212,8 @@ ROLE_CASES = [
     # Python stubs declare what lives elsewhere, as .d.ts files do.
     ("mypy/typeshed/stdlib/ast.pyi", "declarations"),
     ("src/pkg/__init__.pyi", "declarations"),
+    # ... and Flow's type stubs beside a module (trial 68's immer stopped on one).
+    ("src/types/index.js.flow", "declarations"),
     # A module named tests is one; a module named test may be a command's (Django's test.py).
     ("compiler-core/src/type_/tests.rs", "test"),
     ("app/tests.py", "test"),
@@ -645,6 +650,24 @@ def test_a_typescript_declaration_ranks_below_the_implementation_it_declares(tmp
     assert order.index("types/plugin/utc.d.ts") < order.index("types/plugin/other.d.ts")
     lifted = by_rel(scored)["types/plugin/utc.d.ts"]
     assert "companion of src/plugin/utc/index.js" in "; ".join(sig.text() for sig in lifted.signals)
+
+
+def test_a_flow_type_stub_ranks_below_the_code_it_declares(tmp_path) -> None:
+    # Flow's stub declares the whole API in one file and implements none of it: the
+    # module that implements the task's functions leads (trial 68's immer loop stopped
+    # on src/types/index.js.flow, "defines produceWithPatches, enablePatches").
+    files = {
+        "src/types/index.js.flow": "declare export function produceWithPatches(base: any): [any, Patch[]]\n"
+                                   "declare export function enablePatches(): void\n"
+                                   "declare export var nothing: typeof undefined\n",
+        "src/core/immerClass.js": "export class Immer {\n  produceWithPatches = (base) => {\n"
+                                  "    return [base, []]\n  }\n}\n",
+        "src/plugins/patches.js": "export function enablePatches() {\n  loadPlugin('Patches', {})\n}\n",
+    }
+    files.update(FILLER)
+    order = [s.rel for s in rank(tmp_path, files, ["produceWithPatches", "enablePatches"])]
+    assert order.index("src/types/index.js.flow") > order.index("src/core/immerClass.js")
+    assert order.index("src/types/index.js.flow") > order.index("src/plugins/patches.js")
 
 
 def test_a_task_about_typescript_typings_keeps_declarations_whole() -> None:

@@ -41,8 +41,8 @@ from .query import DERIVED_KINDS, KIND_WEIGHTS, LONG_OPTION_RE, NAMED_KINDS, Key
     extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, \
     singular_of, task_read, traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
-from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, refine_query, \
-    synonym_keywords
+from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, name_pieces, \
+    refine_query, synonym_keywords
 from .report import CHANGED_IN_CYCLE, build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
@@ -554,6 +554,7 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
                                p.query.keywords, presence=getattr(env.cache, "presence", None))
     syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
     syns += message_pieces(ev.gaps, list(p.query.keywords) + syns)
+    syns += name_pieces(ev.gaps, list(p.query.keywords) + syns)
     lam = coverage_share(p.query.keywords, ev.corpus)
     # Excludes follow the standing, not the calibrated score: on a ranking the tool is
     # unsure of every shown file scores below 0.2, and the best of them are still the

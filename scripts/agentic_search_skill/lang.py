@@ -207,8 +207,10 @@ def extension(rel: str) -> str:
     return base.rsplit(".", 1)[-1].lower() if "." in base else ""
 
 
-# Name endings of declaration files.
-_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts")
+# Name endings of declaration files: TypeScript's, and Flow's type stubs beside a module
+# (``src/types/index.js.flow``: a trial's immer loop stopped on one, the fix in four
+# runtime files).
+_DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".js.flow")
 
 
 def language_of(rel: str) -> Language:
@@ -821,7 +823,7 @@ def module_name(rel: str) -> str:
 
 
 def is_declaration(rel: str) -> bool:
-    """A TypeScript declaration file (``.d.ts``, ``.d.mts``, ``.d.cts``)."""
+    """A declaration file (``.d.ts``, ``.d.mts``, ``.d.cts``, Flow's ``.js.flow``)."""
     return rel.lower().endswith(_DECLARATION_SUFFIXES)
 
 
@@ -880,11 +882,12 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
                         r"|[^/]_mocks?\.[a-z]+$|(^|/)mock_[^/]*\.go$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Test(s|Cases?)?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
-    # TypeScript declaration files (``types/index.d.ts``) and Python stubs (``.pyi``): the
-    # types of code that lives elsewhere; a fix lands in the implementation and changes its
-    # declaration only when it changes the API (a trial's mypy ranking led with its bundled
-    # typeshed's ``ast.pyi``). DECLARATION_FACTOR says how much less they count.
-    ("declarations", re.compile(r"\.d\.[mc]?ts$|\.pyi$", re.I), DECLARATION_FACTOR),
+    # TypeScript declaration files (``types/index.d.ts``), Flow's (``index.js.flow``) and
+    # Python stubs (``.pyi``): the types of code that lives elsewhere; a fix lands in the
+    # implementation and changes its declaration only when it changes the API (a trial's
+    # mypy ranking led with its bundled typeshed's ``ast.pyi``). DECLARATION_FACTOR says
+    # how much less they count.
+    ("declarations", re.compile(r"\.d\.[mc]?ts$|\.js\.flow$|\.pyi$", re.I), DECLARATION_FACTOR),
     # Build and tool set-up: Makefiles, CMake, Meson, Go's module files, IDE projects,
     # bundler/test-runner configs, and package manifests (``package.json``, ``Cargo.toml``,
     # ``pyproject.toml``, ``setup.py``: measured on the dev splits, 9 of the top-10 slots,
@@ -894,8 +897,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # And the recipes that package the product (an RPM ``.spec``, Arch's ``PKGBUILD``, a
     # ``Dockerfile``, a root ``debian/``; python-debian's ``src/debian/`` is code): they hold
     # its name, description and options (a trial's gdu ranking held ``gdu.spec`` 6th, above
-    # both files of the fix).
+    # both files of the fix). And the wrappers Gradle and Maven write into a project
+    # (``gradlew``, ``mvnw.cmd``: a trial's jcommander ranking held ``gradlew`` 3rd), and a
+    # typed package's empty marker (``py.typed``: a trial's dotenv top 10 held one).
     ("build", re.compile(r"(^|/)(makefile|gnumakefile|cmakelists\.txt|meson\.build|build\.gradle|pom\.xml|build\.rs|go\.mod|go\.sum|go\.work"
+                         r"|gradlew|gradlew\.bat|mvnw|mvnw\.cmd|py\.typed"
                          r"|package\.json|cargo\.toml|pyproject\.toml|setup\.py|setup\.cfg|tox\.ini|composer\.json|tsconfig(\.[\w-]+)?\.json"
                          r"|package\.swift|gemfile|rakefile|podfile|cartfile|build\.sbt|mix\.exs|pubspec\.yaml|directory\.build\.(props|targets))$"
                          r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec|spec)$"

@@ -234,8 +234,10 @@ _HEADING_LINE_RE = compile_later(
     r"^[ \t>#*_-]*(?:[^\x00-\x7f\w\s]{1,8}[ \t]*)?(?:%s)[ \t*_]*(?::[ \t*_]*)?$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
     re.I | re.M,
 )
+# (The key may say in parentheses how to get the value: ``Rofi version (rofi -v): 1.7.5``.)
 _ENVIRONMENT_LINE_RE = compile_later(
-    r"^[ \t>]*(?:(?:[-*+]|\d+\.)[ \t]*)?(?:\*+[ \t]*)?(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*(?:\*+[ \t]*)?[:=：|].*$" % "|".join(
+    r"^[ \t>]*(?:(?:[-*+]|\d+\.)[ \t]*)?(?:\*+[ \t]*)?(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*(?:\([^()\n]{1,40}\)[ \t]*)?"
+    r"(?:\*+[ \t]*)?[:=：|].*$" % "|".join(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
 )
@@ -342,10 +344,22 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # keywords - unless it ends in a source file (``/home/ci/.../dayjs/plugin/utc.js:1:1941``,
 # a stack frame whose tail may be the tree's own file: its words stay).
 # A Windows path from a drive (``C:/git/testcc/.``, ``-IC:\\src``, a compiler flag's too)
-# is the reporter's machine's as well.
+# is the reporter's machine's as well, ``C:\\Program Files\\nodejs\\node.exe`` whole.
 _MACHINE_PATH_RE = compile_later(
     r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+@-]*"
-    r"|(?:(?<![\w./~-])|(?<=-[A-Za-z]))[A-Za-z]:[\\/][\w.~/\\+@-]*")
+    r"|(?:(?<![\w./~-])|(?<=-[A-Za-z]))[A-Za-z]:[\\/]+(?:Program Files(?: \(x86\))?[\\/])?[\w.~/\\+@-]*")
+# ... and the head of one that ends in a source file, which names the reporter's machine
+# and account, not the project: a drive, a home directory and its user's name
+# (``C:\\Users\\brian\\``, ``/home/ci/``; a trial's nodemon keywords held ``users`` and
+# ``brian``), and a Windows path's backslashes, read as slashes.
+_MACHINE_HEAD_RE = compile_later(r"^(?:[A-Za-z]:)?/*(?:(?:home|Users)/[^/]+/|root/|~/)?")
+# A bare name of an archive, an image, a document or a package the reporter has
+# (``FOSS-Cannon-v1.3.zip``, ``screenshot.png``, ``app-1.2.jar``): the reporter's file,
+# its words no keywords (a trial's ``foss``, ``cannon``). Not a path's tail (``docs/logo.png``
+# may be the tree's); URLs are read before.
+_DATA_FILE_RE = compile_later(
+    r"(?<![\w./\\-])\w[\w.+-]*\.(?:zip|tar|gz|tgz|7z|rar|xz|bz2|zst|png|jpe?g|gif|webp|bmp|pdf|mp4|mov|mkv"
+    r"|avi|mp3|wav|iso|dmg|msi|exe|apk|jar|whl)(?![\w/\\-]|\.\w)", re.I)
 # A bare file name that labels the task's own code (``main.go``: then a fenced block): the
 # reporter's program, not a file of the tree (a trial's ``main.go`` ranked the tree's four
 # ``cmd/*/main.go`` 2nd to 5th). The label goes; the code stays. A heading is such a label
@@ -692,10 +706,27 @@ _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "j
                               "mp4", "mov", "woff", "woff2", "ttf", "sqlite", "pem", "crt"))
 
 
+# Python's standard modules whose functions a report quotes (``datetime.strptime``,
+# ``json.dumps``, ``re.compile``): the call names a function of the runtime, not a package
+# path of the tree (a trial's dateparser keywords held the path datetime/strptime). Only
+# a module and one name: ``json.exception.parse_error`` is a C++ library's error id.
+# ... and the Java runtime's packages, whatever their length (``java.lang.NullPointerException``:
+# a trial's keywords held the path java/lang).
+_RUNTIME_HEADS = frozenset(("java", "javax", "jdk", "sun"))
+_STDLIB_HEADS = frozenset(("datetime", "json", "re", "time", "math", "logging", "subprocess", "shutil",
+                           "tempfile", "threading", "asyncio", "socket", "random", "string", "struct",
+                           "copy", "pickle", "inspect", "warnings", "argparse", "functools", "itertools",
+                           "collections", "contextlib", "dataclasses", "typing", "hashlib", "base64",
+                           "traceback", "weakref", "signal", "codecs", "locale", "calendar", "uuid",
+                           "glob", "fnmatch", "operator", "textwrap", "urllib"))
+
+
 def _module_path(dotted: str) -> str | None:
-    """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x``)."""
+    """``django.db.models.query`` -> ``django/db/models/query`` (None for ``self.x`` and
+    for a standard module's function, ``datetime.strptime``)."""
     parts = dotted.split(".")
-    if parts[0].lower() in _NOT_MODULE_HEADS or len(parts) < 2:
+    if parts[0].lower() in _NOT_MODULE_HEADS or len(parts) < 2 or len(parts) == 2 and parts[0] in _STDLIB_HEADS \
+            or parts[0] in _RUNTIME_HEADS:
         return None
     if parts[-1].lower() in _PATH_EXTENSIONS or parts[-1].lower() in _FILE_EXTENSIONS:
         return None
@@ -921,10 +952,11 @@ def installed_tail(path: str) -> str | None:
 def _unless_source(m: "re.Match[str]") -> str:
     """A machine path's replacement: nothing, unless it ends in a source file.
 
-    A source file's path stays, as a path the tree may end (``/home/ci/proj/src/x.go`` ->
-    ``home/ci/proj/src/x.go``, read as a quoted path); in a package manager's install
-    directory, only the path inside the package stays (:func:`installed_tail`): the
-    install directory's words (``cargo``, ``registry``, ``site``, ``packages``) name no
+    A source file's path stays, as a path the tree may end, without the machine's head
+    (``/home/ci/proj/src/x.go`` -> ``proj/src/x.go``, ``C:\\Users\\me\\app\\x.js`` ->
+    ``app/x.js``, read as a quoted path; :data:`_MACHINE_HEAD_RE`); in a package manager's
+    install directory, only the path inside the package stays (:func:`installed_tail`):
+    the install directory's words (``cargo``, ``registry``, ``site``, ``packages``) name no
     code. A Python traceback's ``File "..."`` keeps its path as written (read as a frame).
     """
     path = _LINE_COLUMN_RE.sub("", m.group(0))
@@ -932,8 +964,9 @@ def _unless_source(m: "re.Match[str]") -> str:
         return " "
     if m.string.endswith('File "', 0, m.start()):
         return m.group(0)
+    path = re.sub(r"[\\/]+", "/", path)
     inner = installed_tail(path)
-    return inner if inner is not None else path.lstrip("~/")
+    return inner if inner is not None else _MACHINE_HEAD_RE.sub("", path, count=1)
 
 
 def _is_message(text: str) -> bool:
@@ -1073,7 +1106,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     quoted_messages = messages(task)
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
     task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)
-    task = _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task))
+    task = _DATA_FILE_RE.sub(" ", _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task)))
     paths: dict[str, None] = dict.fromkeys(url_paths)
     idents: dict[str, None] = {}
     words: dict[str, int] = {}
@@ -1221,10 +1254,12 @@ def extract_keywords(task: str) -> list[Keyword]:
             words[w] = words.get(w, 0) + 1
     # (Of the title only: in the body they are mostly the reporter's own names, ``app1``,
     # ``expr2``, and their tools', ``python3``.)
-    for token in _NUMBERED_WORD_RE.findall(task.lstrip().split("\n", 1)[0]):
+    numbered = _NUMBERED_WORD_RE.findall(task.lstrip().split("\n", 1)[0])
+    stand_ins = _numbered_stand_ins(list(numbered) + list(idents))
+    for token in numbered:
         w = normalize(token)
         letters = w.rstrip("0123456789")
-        if letters not in _STOP_WORDS and letters not in _ENVIRONMENT_WORDS:
+        if letters not in _STOP_WORDS and letters not in _ENVIRONMENT_WORDS and token not in stand_ins:
             words[w] = words.get(w, 0) + 1
 
     out: list[Keyword] = []
@@ -1271,7 +1306,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         add(text, "message")
     # (A name found only as a file's stem, ``__init__`` of ``designspaceLib/__init__.py``
     # or a reporter's ``load_designspace.py``, is that file's: its path is the keyword.)
-    stems = _file_stems_only(task)
+    stems = _file_stems_only(task) | _numbered_stand_ins(idents)
     for name in [n for n in idents if n not in stems][:MAX_IDENTIFIERS]:
         add(name, "identifier")
     for name in [n for n in hyphened if normalize(n) not in seen][:MAX_STEM_NAMES]:
@@ -1709,11 +1744,12 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
 
 
 # A shell prompt that names its user and machine (``emily@yuyuko ~>``, ``me@box:~/app$``,
-# ``[root@host tmp]#``, ``(venv) me@mac proj %``): those names are the reporter's, not the
-# tree's (a trial's ``emily``, ``yuyuko`` were keywords). The command after it stays.
+# ``[root@host tmp]#``, ``(venv) me@mac proj %``; a themed shell's ``me@box dir ❯``, ``➜``,
+# ``✗``, ``λ``, ``»``): those names are the reporter's, not the tree's (trials' ``emily``,
+# ``yuyuko``, ``roland``, ``blackrainbow`` were keywords). The command after it stays.
 _SHELL_PROMPT_RE = compile_later(
     r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
-    r"[ \t]{0,5}[$#%>](?=[ \t]|$)", re.M)
+    r"[ \t]{0,5}[$#%>\u276f\u279c\u2717\u03bb\u00bb](?=[ \t]|$)", re.M)
 # A command that asks a program its version (``difft --version``, ``tmux -V``, ``$ helm
 # version``), backticked, or on a line of its own with the flag or after a prompt (a line
 # ``Wrong version`` is prose): how the reporter tells the version, as an environment
@@ -2059,6 +2095,28 @@ def _without_machine_details(text: str) -> str:
         out += [text[at:a], " "]
         at = b
     return "".join(out) + text[at:]
+
+
+# Names alike but for a number counted from one (``pkg1`` and ``pkg2``, ``app1`` and
+# ``app2``): the reporter's stand-ins for any two of a kind, not the tree's names (a
+# trial's ``pipx install pkg1 pkg2`` made them its first keywords). A lone numbered name
+# (``jline3``) or a pair from elsewhere (``utf8``, ``utf16``) is a name.
+_NUMBERED_NAME_RE = re.compile(r"([A-Za-z]{2,}?)_?([0-9]{1,2})")
+
+
+def _numbered_stand_ins(names: Iterable[str]) -> set[str]:
+    """The names of ``names`` that are such stand-ins: their kind holds both a 1 and a 2."""
+    kinds: dict[str, list[str]] = {}
+    for name in names:
+        m = _NUMBERED_NAME_RE.fullmatch(name)
+        if m:
+            kinds.setdefault(m.group(1).lower(), []).append(name)
+    out: set[str] = set()
+    for members in kinds.values():
+        numbers = {int(_NUMBERED_NAME_RE.fullmatch(n).group(2)) for n in members}  # type: ignore[union-attr]
+        if {1, 2} <= numbers:
+            out.update(members)
+    return out
 
 
 # A run of numbered names (``file_1.txt`` ... ``file_20.txt``): at least this many

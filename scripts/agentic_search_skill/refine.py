@@ -92,6 +92,13 @@ _CODE_NOISE = frozenset(
     template typename namespace nullptr noexcept constexpr virtual override explicit
     throws throw synchronized volatile transient instanceof abstract
     """.split()
+    # The derives, attributes, annotations and decorators a language puts on every type:
+    # about the type's plumbing, never its topic (a trial's tealdeer loop proposed ``serde``,
+    # ``serialize``, ``deserialize``, ``debug`` from ``#[derive(...)]`` lines).
+    + """
+    derive serde serialize deserialize partialeq partialord clone copy debug
+    override deprecated nullable nonnull suppresswarnings staticmethod classmethod dataclass
+    """.split()
     # Linters' and coverage tools' comment directives (``// eslint-disable-next-line``,
     # ``# noqa``, ``//nolint``, ``/* istanbul ignore next */``): about the tools, never the task.
     + """
@@ -482,6 +489,36 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
             if made is not None and normalize(text) not in have:
                 have.add(normalize(text))
                 out.append(replace(made, kind=Kind.SYNONYM))
+    return out
+
+
+# A quoted name of parts joined by ``_`` that no file holds, searched again without its
+# first part: the code may spell it with another prefix or one part more (a trial's
+# ``JSON_INT_AS_REAL``, which jansson calls ``JSON_DECODE_INT_AS_REAL``: the agent's grep
+# for ``INT_AS_REAL`` found it at once, the loop called it a gap). Only a name of at least
+# NAME_PIECE_MIN_PARTS parts, whose rest is at least NAME_PIECE_MIN_CHARS long and holds
+# two parts: ``MAX_SIZE`` of ``MY_MAX_SIZE`` is anyone's.
+NAME_PIECE_MIN_PARTS = 3
+NAME_PIECE_MIN_CHARS = 9
+_JOINED_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){2,}")
+
+
+def name_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list[Keyword]:
+    """A quoted ``A_B_C`` name no file holds, searched again as ``B_C`` (one group with the
+    name, weighted like it: :data:`NAME_PIECE_MIN_PARTS`)."""
+    have = {normalize(k.text) for k in existing}
+    out: list[Keyword] = []
+    for g in gaps:
+        if g.kind != Kind.IDENTIFIER or not _JOINED_NAME_RE.fullmatch(g.text):
+            continue
+        parts = g.text.split("_")
+        rest = "_".join(parts[1:])
+        if len(parts) < NAME_PIECE_MIN_PARTS or len(rest) < NAME_PIECE_MIN_CHARS or normalize(rest) in have:
+            continue
+        made = make_keyword(rest, Kind.IDENTIFIER, g.weight, group=g.text)
+        if made is not None:
+            have.add(normalize(rest))
+            out.append(replace(made, kind=Kind.SYNONYM))
     return out
 
 
