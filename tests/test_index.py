@@ -176,6 +176,7 @@ def test_counts_and_definitions_equal_the_matcher_on_every_token(tmp_path):
     the matcher's (match.count_in: bytes.count, a short needle's where a word starts) and every file ``match.defines`` finds a definition in is a
     definition-site holder (the pruning never hides one)."""
     files = dict(CORPUS)
+    files["u.txt"] = "caf\u00e9ant \u00e9t\u00e9_ant a\u00efe xant_ant\n"  # (a short needle after a byte past ASCII)
     rng = random.Random(7)
     words = ["alpha", "beta_gamma", "delta1", "e", "zz"]
     for i in range(30):  # random text: definitions words, line starts, calls, impls

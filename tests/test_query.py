@@ -1297,6 +1297,9 @@ def test_a_titles_numbered_name_is_searched_whole_and_the_bodys_are_not() -> Non
     # pytest's own frame format in site-packages
     ("/usr/local/lib/python3.8/site-packages/_pytest/assertion/rewrite.py:169: in exec_module",
      "_pytest/assertion/rewrite.py", {"usr", "site", "packages"}),
+    # ... and on Windows, backslashes and all (trial 69: a Windows path's words were keywords)
+    ("  C:\\Users\\me\\AppData\\Local\\Python38\\lib\\site-packages\\_pytest\\tmpdir.py:12: in getbasetemp",
+     "_pytest/tmpdir.py", {"users", "appdata", "local", "site", "packages"}),
     # a compiler's error in the reporter's checkout: a path the tree may end
     ("/home/u/json/include/nlohmann/detail/conversions/from_json.hpp:12:3: error: no match",
      "nlohmann/detail/conversions/from_json.hpp", set()),

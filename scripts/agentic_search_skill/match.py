@@ -50,9 +50,10 @@ MIN_DEFINITION_LEN = 3
 # and ``Ant.`` but not in ``constant``; ``sin`` not in ``using``). Counted anywhere, a short
 # word was counted inside every longer one: a trial's ``Ant`` x19 in a file of constants,
 # ``stu`` in ``stub``, ``git`` in ``digit``. (The text is lower-cased: a camel-case part,
-# ``getAnt``, is lost; a short name is seldom one.)
+# ``getAnt``, is lost; a short name is seldom one. A byte past ASCII is no letter here, as
+# the index's tokens are ASCII runs: both count alike.)
 SHORT_NEEDLE = 3
-_WORD_BYTES = rb"a-z0-9\x80-\xff"
+_WORD_BYTES = rb"a-z0-9"
 
 _IDENT_BYTES = re.compile(rb"[a-z_][a-z0-9_]*\Z")
 _IDENT_CHARS = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789_")

@@ -710,15 +710,15 @@ _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "j
 # ``json.dumps``, ``re.compile``): the call names a function of the runtime, not a package
 # path of the tree (a trial's dateparser keywords held the path datetime/strptime). Only
 # a module and one name: ``json.exception.parse_error`` is a C++ library's error id.
-# ... and the Java runtime's packages, whatever their length (``java.lang.NullPointerException``:
-# a trial's keywords held the path java/lang).
-_RUNTIME_HEADS = frozenset(("java", "javax", "jdk", "sun"))
 _STDLIB_HEADS = frozenset(("datetime", "json", "re", "time", "math", "logging", "subprocess", "shutil",
                            "tempfile", "threading", "asyncio", "socket", "random", "string", "struct",
                            "copy", "pickle", "inspect", "warnings", "argparse", "functools", "itertools",
                            "collections", "contextlib", "dataclasses", "typing", "hashlib", "base64",
                            "traceback", "weakref", "signal", "codecs", "locale", "calendar", "uuid",
                            "glob", "fnmatch", "operator", "textwrap", "urllib"))
+# ... and the Java runtime's packages, whatever their length (``java.lang.NullPointerException``:
+# a trial's keywords held the path java/lang).
+_RUNTIME_HEADS = frozenset(("java", "javax", "jdk", "sun"))
 
 
 def _module_path(dotted: str) -> str | None:

@@ -177,7 +177,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             short = len(n) <= SHORT_NEEDLE and n[:1].isalnum()
             pos = joined.find(n)
             while pos >= 0 and spread.get(k, 0) < SPREAD_LINES_MAX:
-                if short and pos > 0 and joined[pos - 1].isalnum():
+                if short and pos > 0 and joined[pos - 1].isascii() and joined[pos - 1].isalnum():
                     pos = joined.find(n, pos + 1)
                     continue
                 i = bisect_right(starts, pos) - 1
