@@ -1603,6 +1603,43 @@ def test_a_long_token_joined_by_plus_signs_is_read_in_linear_time() -> None:
     assert "example" not in text and "mail" in text and "now" in text
 
 
+def test_a_long_run_of_dotted_plus_joined_names_is_read_in_linear_time() -> None:
+    # 99 KB of ``+a.``: the reporter's-file pattern once started after every ``+`` and read
+    # to the run's end (2.5 minutes)
+    import time
+    start = time.perf_counter()
+    extract_keywords("Crash on long input\n\n" + "+a." * 33000 + "\n" + "a+" * 50000)
+    assert time.perf_counter() - start < 5.0
+
+
+@pytest.mark.parametrize("task, gone, kept", [
+    # a Windows install directory whose folders' names hold blanks, in any case
+    ("crash in C:\\Program Files\\Microsoft VS Code\\resources\\app\\out\\main.js: error",
+     {"program", "files", "microsoft"}, {"resources/app/out/main.js"}),
+    ("c:\\program files\\nodejs\\node_modules\\npm\\lib\\cli.js breaks", {"program", "files", "nodejs", "npm"},
+     {"lib/cli.js"}),
+    ("at C:\\Users\\John Smith\\proj\\src\\app.py line 3 it crashes", {"users", "john", "smith"},
+     {"proj/src/app.py"}),
+    # a package's dotted name is no reporter's archive
+    ("java.util.zip and apache.commons.compress.archivers.zip fail on FOSS-Cannon-v1.3.zip", {"foss", "cannon"},
+     {"commons", "compress", "archivers"}),
+    # a call in code is no machine's `key (how to get it): value`
+    ("```\nif version(installed_dist) == latest_release_tag: skip_upgrade_notice(installed_dist)\n```",
+     set(), {"skip_upgrade_notice", "installed_dist"}),
+    # themed prompts: words between host and mark, the mark repeated or first, oh-my-zsh's
+    ("```\nemily@yuyuko ~/code (main) \u276f gdu\nemily@yuyuko:~/code \u276f\u276f\u276f gdu --flag\n"
+     "\u03bb emily@yuyuko ~ \u00bb gdu\n\u279c  blackrainbow git:(master) \u2717 gdu -x\n```",
+     {"emily", "yuyuko", "blackrainbow", "master", "main"}, {"gdu"}),
+    # a standard's versions, or a run past 2, are names, not stand-ins
+    ("Hangs when both http1 and http2 are enabled", set(), {"http1", "http2"}),
+    ("`Vector1`, `Vector2` and `Vector3` lose their z", set(), {"Vector1", "Vector3"}),
+])
+def test_a_reports_machine_files_and_prompts_go_and_its_code_stays(task, gone, kept) -> None:
+    found = {k.text for k in extract_keywords(task)} | _words(task)
+    assert not gone & found, gone & found
+    assert kept <= found, kept - found
+
+
 def test_hex_colours_placeholders_and_a_title_label_are_no_keywords() -> None:
     # A trial's report: ``#DA627D`` in its title was the first keyword, ``#9A348E`` gave
     # ``A348E``, ``[foo](fg:prev_fg)`` ranked a file for its foo, ``Title:`` gave title.

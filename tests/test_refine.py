@@ -262,6 +262,18 @@ def test_never_learns_a_term_nearly_every_file_holds(tmp_path) -> None:
     assert {"refresh", "jwt"} <= set(got), got
 
 
+def test_a_terms_rarity_is_the_same_with_the_index_and_without(tmp_path) -> None:
+    # without the index a short term's files were counted wherever it stood (``tok`` in
+    # ``stokes``), with it where a word starts: the two learned different terms
+    from agentic_search_skill import match
+    from agentic_search_skill.refine import _rarest
+    texts = [b"tok = next_tok()\n"] + [b"stokes_level = restoke(lexer)\n"] * 2 + [b"stokes_level = restoke(x)\n"] * 6
+    docs = [Document(rel=f"f{i}.py", data=t, low=t.lower(), size=len(t)) for i, t in enumerate(texts)]
+    args = (["tok", "lexer"], {"tok": 2, "lexer": 2}, {"tok": 1.0, "lexer": 1.0}, docs, 1)
+    by_index = _rarest(*args, lambda needle: sum(1 for d in docs if match.holds(d.low, needle)))
+    assert _rarest(*args, None) == by_index == ["tok"]
+
+
 def test_never_learns_a_types_derives_or_decorators(tmp_path) -> None:
     # trial 69's tealdeer loop proposed serde, serialize, deserialize, debug from derives
     plumbing = ("\n@dataclass\nclass TokenState:  # derive(Serialize, Deserialize, Debug, Clone)\n"
@@ -478,7 +490,9 @@ def test_a_joined_name_no_file_holds_is_searched_without_its_first_part() -> Non
     pieces = name_pieces([gap], [gap])
     assert [k.text for k in pieces] == ["INT_AS_REAL"]
     assert pieces[0].group == gap.text and pieces[0].weight == gap.weight  # one group: the better counts
-    # a short rest is anyone's name; two parts have no rest worth a search; a word is none
+    # a short rest is anyone's name; two parts have no rest worth a search; a word is none;
+    # a function's or variable's rest is anyone's (``my_config_file`` -> ``config_file``)
     assert name_pieces([make_keyword("MY_MAX_SIZE", "identifier")], []) == []
+    assert name_pieces([make_keyword("my_config_file", "identifier")], []) == []
     assert name_pieces([make_keyword("json_dumps", "identifier")], []) == []
     assert name_pieces([make_keyword("int as real", "message")], []) == []

@@ -37,6 +37,13 @@ def test_a_short_keyword_is_quoted_where_a_word_starts():
     assert summary_lines(text, keywords_from_list(["Ant"])) == ["L3: ant_home = find_ant()"]
 
 
+def test_a_short_keyword_past_ascii_is_quoted_wherever_the_search_counts_it():
+    # the search counts ``接口`` in ``API接口`` (only an ASCII needle waits for a word's start)
+    from agentic_search_skill.query import make_keyword
+    kw = make_keyword("接口", "word")
+    assert summary_lines("// 调用API接口\nfoo()\n", [kw], counts=[1]) == ["L1: // 调用API接口"]
+
+
 def test_line_numbers_follow_every_line_break_python_knows():
     text = "a\r\nb\rc\u2028token here\x0cd\nlast token"
     kws = keywords_from_list(["token"])

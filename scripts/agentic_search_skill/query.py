@@ -234,9 +234,10 @@ _HEADING_LINE_RE = compile_later(
     r"^[ \t>#*_-]*(?:[^\x00-\x7f\w\s]{1,8}[ \t]*)?(?:%s)[ \t*_]*(?::[ \t*_]*)?$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
     re.I | re.M,
 )
-# (The key may say in parentheses how to get the value: ``Rofi version (rofi -v): 1.7.5``.)
+# (The key may say in parentheses, after a blank, how to get the value: ``Rofi version
+# (rofi -v): 1.7.5``; a call, ``if version(dist) == tag:``, is code.)
 _ENVIRONMENT_LINE_RE = compile_later(
-    r"^[ \t>]*(?:(?:[-*+]|\d+\.)[ \t]*)?(?:\*+[ \t]*)?(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*(?:\([^()\n]{1,40}\)[ \t]*)?"
+    r"^[ \t>]*(?:(?:[-*+]|\d+\.)[ \t]*)?(?:\*+[ \t]*)?(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*(?:(?<=[ \t])\([^()\n]{1,40}\)[ \t]*)?"
     r"(?:\*+[ \t]*)?[:=：|].*$" % "|".join(
         re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
     re.I | re.M,
@@ -344,22 +345,26 @@ _IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # keywords - unless it ends in a source file (``/home/ci/.../dayjs/plugin/utc.js:1:1941``,
 # a stack frame whose tail may be the tree's own file: its words stay).
 # A Windows path from a drive (``C:/git/testcc/.``, ``-IC:\\src``, a compiler flag's too)
-# is the reporter's machine's as well, ``C:\\Program Files\\nodejs\\node.exe`` whole.
+# is the reporter's machine's as well, whole where its folders' names hold blanks
+# (``C:\\Program Files (x86)\\Microsoft VS Code\\x.js``, ``C:\\Users\\John Smith\\``).
 _MACHINE_PATH_RE = compile_later(
     r"(?<![\w./~-])(?:~|/(?:dev|tmp|home|Users|usr|etc|var|opt|mnt|private|root|proc)(?=/|\s|$))[\w.~/+@-]*"
-    r"|(?:(?<![\w./~-])|(?<=-[A-Za-z]))[A-Za-z]:[\\/]+(?:Program Files(?: \(x86\))?[\\/])?[\w.~/\\+@-]*")
+    r"|(?:(?<![\w./~-])|(?<=-[A-Za-z]))[A-Za-z]:[\\/]+(?:[\w.~+@()-]+(?: [\w.~+@()-]+)*[\\/]+)*[\w.~/\\+@-]*")
 # ... and the head of one that ends in a source file, which names the reporter's machine
 # and account, not the project: a drive, a home directory and its user's name
 # (``C:\\Users\\brian\\``, ``/home/ci/``; a trial's nodemon keywords held ``users`` and
 # ``brian``), and a Windows path's backslashes, read as slashes.
-_MACHINE_HEAD_RE = compile_later(r"^(?:[A-Za-z]:)?/*(?:(?:home|Users)/[^/]+/|root/|~/)?")
+_MACHINE_HEAD_RE = compile_later(r"^(?:[A-Za-z]:)?/*(?:(?:home|Users)/[^/]+/|root/|~/|program files(?: \(x86\))?/[^/]+/)?",
+                                 re.I)
 # A bare name of an archive, an image, a document or a package the reporter has
 # (``FOSS-Cannon-v1.3.zip``, ``screenshot.png``, ``app-1.2.jar``): the reporter's file,
 # its words no keywords (a trial's ``foss``, ``cannon``). Not a path's tail (``docs/logo.png``
-# may be the tree's); URLs are read before.
+# may be the tree's), nor a dotted name of three lower-case parts or more, a package's
+# (``java.util.zip``); URLs are read before. (It starts only where its run of name
+# characters starts: ``+a.`` repeated would be scanned from every ``+``.)
 _DATA_FILE_RE = compile_later(
-    r"(?<![\w./\\-])\w[\w.+-]*\.(?:zip|tar|gz|tgz|7z|rar|xz|bz2|zst|png|jpe?g|gif|webp|bmp|pdf|mp4|mov|mkv"
-    r"|avi|mp3|wav|iso|dmg|msi|exe|apk|jar|whl)(?![\w/\\-]|\.\w)", re.I)
+    r"(?<![\w./\\+-])(?![a-z_]+(?:\.[a-z_]+){2,}(?![\w.+-]))\w[\w.+-]*\.(?:zip|tar|gz|tgz|7z|rar|xz|bz2|zst|png"
+    r"|jpe?g|gif|webp|bmp|pdf|mp4|mov|mkv|avi|mp3|wav|iso|dmg|msi|exe|apk|jar|whl)(?![\w/\\-]|\.\w)", re.I)
 # A bare file name that labels the task's own code (``main.go``: then a fenced block): the
 # reporter's program, not a file of the tree (a trial's ``main.go`` ranked the tree's four
 # ``cmd/*/main.go`` 2nd to 5th). The label goes; the code stays. A heading is such a label
@@ -1747,9 +1752,14 @@ def _without_form_sections(lines: "list[str]") -> "list[str]":
 # ``[root@host tmp]#``, ``(venv) me@mac proj %``; a themed shell's ``me@box dir ❯``, ``➜``,
 # ``✗``, ``λ``, ``»``): those names are the reporter's, not the tree's (trials' ``emily``,
 # ``yuyuko``, ``roland``, ``blackrainbow`` were keywords). The command after it stays.
+# Themes put a mark before the user, a few words between host and mark (``emily@yuyuko
+# ~/code (main) ❯``, ``... in ~/code on main ❯``) and repeat the mark (``❯❯❯``); oh-my-zsh's
+# default shows no user: ``➜  blackrainbow git:(master) ✗ gdu``.
 _SHELL_PROMPT_RE = compile_later(
-    r"^[ \t>]{0,20}(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}(?:[: \t][^\s\]$#%>]{0,200})?\]?"
-    r"[ \t]{0,5}[$#%>\u276f\u279c\u2717\u03bb\u00bb](?=[ \t]|$)", re.M)
+    r"^[ \t>]{0,20}(?:[\u03bb\u279c\u276f\u00bb][ \t]{1,5})?(?:\([\w.-]{1,60}\)[ \t]{0,5})?\[?[\w.-]{1,64}@[\w.-]{1,253}"
+    r"(?:[: \t][^\s\]$#%>\u276f\u279c\u2717\u03bb\u00bb]{0,200}){0,5}\]?"
+    r"[ \t]{0,5}[$#%>\u276f\u279c\u2717\u03bb\u00bb]{1,3}(?=[ \t]|$)"
+    r"|^[ \t>]{0,20}\u279c[ \t]{1,5}[^\s]{1,200}(?:[ \t]{1,5}git:\([^)\s]{1,100}\))?(?:[ \t]{1,5}\u2717)?(?=[ \t])", re.M)
 # A command that asks a program its version (``difft --version``, ``tmux -V``, ``$ helm
 # version``), backticked, or on a line of its own with the flag or after a prompt (a line
 # ``Wrong version`` is prose): how the reporter tells the version, as an environment
@@ -2097,24 +2107,33 @@ def _without_machine_details(text: str) -> str:
     return "".join(out) + text[at:]
 
 
-# Names alike but for a number counted from one (``pkg1`` and ``pkg2``, ``app1`` and
-# ``app2``): the reporter's stand-ins for any two of a kind, not the tree's names (a
+# Names of a generic noun numbered 1 and 2 (``pkg1`` and ``pkg2``, ``field_1`` and
+# ``field_2``): the reporter's stand-ins for any two of a kind, not the tree's names (a
 # trial's ``pipx install pkg1 pkg2`` made them its first keywords). A lone numbered name
-# (``jline3``) or a pair from elsewhere (``utf8``, ``utf16``) is a name.
+# (``jline3``), a pair from elsewhere (``utf8``, ``utf16``), a standard's versions
+# (``http1``, ``http2``, ``oauth1``) or a run past 2 (``Vector1`` ... ``Vector3``) are names.
 _NUMBERED_NAME_RE = re.compile(r"([A-Za-z]{2,}?)_?([0-9]{1,2})")
+_STAND_IN_NOUNS = frozenset((
+    "pkg", "package", "app", "file", "field", "item", "user", "name", "value", "key", "obj", "object", "var",
+    "node", "task", "thing", "module", "lib", "project", "repo", "dir", "folder", "table", "col", "column",
+    "row", "model", "func", "fn", "arg", "param", "host", "server", "client", "service", "env", "branch",
+    "job", "container", "image", "volume", "db", "schema", "widget", "component", "page", "view", "form",
+    "input", "output", "test", "example", "sample", "my", "foo", "bar", "baz", "word", "string", "str",
+    "list", "entry", "record", "doc", "document", "tab", "window", "account", "group", "plugin", "target"))
 
 
 def _numbered_stand_ins(names: Iterable[str]) -> set[str]:
-    """The names of ``names`` that are such stand-ins: their kind holds both a 1 and a 2."""
+    """The names of ``names`` that are such stand-ins: a noun of _STAND_IN_NOUNS numbered
+    1 and 2, and no other number."""
     kinds: dict[str, list[str]] = {}
     for name in names:
         m = _NUMBERED_NAME_RE.fullmatch(name)
-        if m:
+        if m and m.group(1).lower() in _STAND_IN_NOUNS:
             kinds.setdefault(m.group(1).lower(), []).append(name)
     out: set[str] = set()
     for members in kinds.values():
         numbers = {int(_NUMBERED_NAME_RE.fullmatch(n).group(2)) for n in members}  # type: ignore[union-attr]
-        if {1, 2} <= numbers:
+        if numbers == {1, 2}:
             out.update(members)
     return out
 

@@ -28,7 +28,7 @@ from itertools import islice
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
-from .match import Document
+from .match import Document, holds
 from .query import DERIVED_KINDS, MESSAGE_MIN_WORDS, MIN_STEM_LEN, Keyword, Kind, base_form, is_cjk_piece, \
     make_keyword, merge_keywords, normalize, split_identifier, _STOP_WORDS
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
@@ -393,7 +393,7 @@ def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, floa
             continue
         df = 0
         for doc in sample:
-            if needle in doc.low:
+            if holds(doc.low, needle):  # (as the search counts it, and the index: match.count_in)
                 df += 1
                 if floor is not None and value(t, df) < floor:
                     break
@@ -504,12 +504,14 @@ _JOINED_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){2,}")
 
 
 def name_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list[Keyword]:
-    """A quoted ``A_B_C`` name no file holds, searched again as ``B_C`` (one group with the
-    name, weighted like it: :data:`NAME_PIECE_MIN_PARTS`)."""
+    """A quoted ``A_B_C`` constant no file holds, searched again as ``B_C`` (one group with
+    the name, weighted like it: :data:`NAME_PIECE_MIN_PARTS`). Only an upper-case name (a
+    macro's, a constant's, an enum value's: a namespace prefix is what varies); the rest
+    of a function's or a variable's (``my_config_file``) is anyone's ``config_file``."""
     have = {normalize(k.text) for k in existing}
     out: list[Keyword] = []
     for g in gaps:
-        if g.kind != Kind.IDENTIFIER or not _JOINED_NAME_RE.fullmatch(g.text):
+        if g.kind != Kind.IDENTIFIER or not _JOINED_NAME_RE.fullmatch(g.text) or not g.text.isupper():
             continue
         parts = g.text.split("_")
         rest = "_".join(parts[1:])

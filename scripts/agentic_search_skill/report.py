@@ -18,7 +18,7 @@ from math import log2
 from typing import Optional, Sequence
 
 from . import lang
-from .match import SHORT_NEEDLE, Document, FileMatch
+from .match import Document, FileMatch, starts_only
 from .query import HEADER_LINE_RE, Keyword, Kind, normalize
 from .records import ResultView
 from .score import Scored, reason_text
@@ -177,7 +177,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
                 continue
             quoted_kind = kw.kind is Kind.MESSAGE
             # (A short needle is where a word starts, as the search counts it: match.count_in.)
-            short = len(n) <= SHORT_NEEDLE and n[:1].isalnum()
+            short = starts_only(n.encode("utf-8"))
             pos = joined.find(n)
             while pos >= 0 and spread.get(k, 0) < SPREAD_LINES_MAX:
                 if short and pos > 0 and joined[pos - 1].isascii() and joined[pos - 1].isalnum():
