@@ -27,7 +27,7 @@ import pytest
 from agentic_search_skill import engine
 from agentic_search_skill import index as index_mod
 from agentic_search_skill import lang
-from agentic_search_skill.match import count_in, defines, holds
+from agentic_search_skill.match import count_in, defines
 from agentic_search_skill.paths import path_match
 from agentic_search_skill.progress import Progress
 from agentic_search_skill.query import Kind, keywords_from_list, make_keyword
@@ -230,8 +230,8 @@ def test_path_hits_found_all_at_once_equal_the_path_test_of_each_file(odd):
 
 def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkeypatch):
     """How many documents hold a needle (learned vocabulary's rarity): from postings for
-    the files the index serves, from the text for a changed one, equal to the matcher's
-    ``holds`` (``in``, a short needle where a word starts) on the texts for every token, prefix and inner piece, and for needles of other bytes; the
+    the files the index serves, from the text for a changed one, equal to ``in`` on the
+    texts for every token, prefix and inner piece, and for needles of other bytes; the
     roles the index recorded are lang.file_role's."""
     from agentic_search_skill.walk import walk
 
@@ -249,7 +249,7 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
             needles |= {t[a:b] for a in range(len(t)) for b in range(a + 1, len(t) + 1)}
     needles |= {b"rate limit", b"a.py", b"zzz_absent", b"", b"(a)"}
     for n in sorted(needles):
-        want = sum(holds(low, n) for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
+        want = sum(n in low for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
         assert holding(n) == want, n  # (None: other needles are left to the texts)
     from agentic_search_skill import score
 
@@ -258,7 +258,7 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
     index.match(docs, keywords_from_list(["slug"]))  # the changed file now in a new segment
     holding = index.presence(docs)
     for n in sorted(needles):
-        want = sum(holds(low, n) for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
+        want = sum(n in low for low in lows) if index_mod._IDENT_NEEDLE.match(n) else None
         assert holding(n) == want, n  # (None: other needles are left to the texts)
     index.save()
     index.close()
@@ -272,7 +272,7 @@ def test_presence_counts_from_postings_equal_the_texts(tmp_path, instant, monkey
     monkeypatch.setattr(index_mod.Segment, "count", no_search)
     holding = index.presence(docs)
     for n in (b"tokenbucket", b"e", b"limit"):
-        assert holding(n) == sum(holds(low, n) for low in lows), n
+        assert holding(n) == sum(n in low for low in lows), n
     index.close()
 
 

@@ -263,15 +263,16 @@ def test_never_learns_a_term_nearly_every_file_holds(tmp_path) -> None:
 
 
 def test_a_terms_rarity_is_the_same_with_the_index_and_without(tmp_path) -> None:
-    # without the index a short term's files were counted wherever it stood (``tok`` in
-    # ``stokes``), with it where a word starts: the two learned different terms
-    from agentic_search_skill import match
+    # a term is held wherever it stands, with the index and without (a part of names: the
+    # search counts ``tok`` where a word starts, the rarity of ``tok`` is of ``stokes`` too)
+    from agentic_search_skill import index as index_mod
     from agentic_search_skill.refine import _rarest
     texts = [b"tok = next_tok()\n"] + [b"stokes_level = restoke(lexer)\n"] * 2 + [b"stokes_level = restoke(x)\n"] * 6
     docs = [Document(rel=f"f{i}.py", data=t, low=t.lower(), size=len(t)) for i, t in enumerate(texts)]
     args = (["tok", "lexer"], {"tok": 2, "lexer": 2}, {"tok": 1.0, "lexer": 1.0}, docs, 1)
-    by_index = _rarest(*args, lambda needle: sum(1 for d in docs if match.holds(d.low, needle)))
-    assert _rarest(*args, None) == by_index == ["tok"]
+    seg = index_mod.build_segment("seg.idx", [(d.rel, (1, 1, 1, 1, i + 1), d.low) for i, d in enumerate(docs)])
+    by_index = _rarest(*args, lambda needle: len(seg.holders(needle)))
+    assert _rarest(*args, None) == by_index == ["lexer"]
 
 
 def test_never_learns_a_types_derives_or_decorators(tmp_path) -> None:

@@ -28,7 +28,7 @@ from itertools import islice
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
-from .match import Document, holds
+from .match import Document
 from .query import DERIVED_KINDS, MESSAGE_MIN_WORDS, MIN_STEM_LEN, Keyword, Kind, base_form, is_cjk_piece, \
     make_keyword, merge_keywords, normalize, split_identifier, _STOP_WORDS
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
@@ -393,7 +393,7 @@ def _rarest(cands: Sequence[str], freq: dict[str, int], in_files: dict[str, floa
             continue
         df = 0
         for doc in sample:
-            if holds(doc.low, needle):  # (as the search counts it, and the index: match.count_in)
+            if needle in doc.low:  # (held anywhere, as the index's presence says)
                 df += 1
                 if floor is not None and value(t, df) < floor:
                     break
