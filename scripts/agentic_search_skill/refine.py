@@ -97,7 +97,7 @@ _CODE_NOISE = frozenset(
     # ``serialize``, ``deserialize``, ``debug`` from ``#[derive(...)]`` lines).
     + """
     derive serde serialize deserialize partialeq partialord clone copy debug
-    override deprecated nullable nonnull suppresswarnings staticmethod classmethod dataclass
+    deprecated nullable nonnull suppresswarnings staticmethod classmethod dataclass
     """.split()
     # Linters' and coverage tools' comment directives (``// eslint-disable-next-line``,
     # ``# noqa``, ``//nolint``, ``/* istanbul ignore next */``): about the tools, never the task.
@@ -492,12 +492,12 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
     return out
 
 
-# A quoted name of parts joined by ``_`` that no file holds, searched again without its
-# first part: the code may spell it with another prefix or one part more (a trial's
-# ``JSON_INT_AS_REAL``, which jansson calls ``JSON_DECODE_INT_AS_REAL``: the agent's grep
-# for ``INT_AS_REAL`` found it at once, the loop called it a gap). Only a name of at least
-# NAME_PIECE_MIN_PARTS parts, whose rest is at least NAME_PIECE_MIN_CHARS long and holds
-# two parts: ``MAX_SIZE`` of ``MY_MAX_SIZE`` is anyone's.
+# A quoted upper-case name of parts joined by ``_`` that no file holds, searched again
+# without its first part: the code may spell it with another prefix or one part more (a
+# trial's ``JSON_INT_AS_REAL``, which jansson calls ``JSON_DECODE_INT_AS_REAL``: the
+# agent's grep for ``INT_AS_REAL`` found it at once, the loop called it a gap). Only a
+# name of at least NAME_PIECE_MIN_PARTS parts whose rest is at least NAME_PIECE_MIN_CHARS
+# long: ``MAX_SIZE`` of ``MY_MAX_SIZE`` is anyone's.
 NAME_PIECE_MIN_PARTS = 3
 NAME_PIECE_MIN_CHARS = 9
 _JOINED_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){2,}")
