@@ -1276,6 +1276,14 @@ def test_numbered_stand_ins_are_no_names(task, gone, kept) -> None:
     assert kept <= found, kept - found
 
 
+def test_a_one_word_option_the_title_names_is_a_name_even_a_stop_words() -> None:
+    # trial 71's skim: `expect` was dropped as "expected"; the fix's option file ranked 10th
+    task = ("Can't --bind and --expect options be declared together?\n\nwith\n```\n... | sk --bind "
+            "\"enter:ignore\" --expect \"f1,f2\"\n```\n")
+    found = {k.text: k.kind for k in extract_keywords(task)}
+    assert found.get("expect") == "identifier" and found.get("bind") == "identifier"
+
+
 def test_a_titles_numbered_name_is_searched_whole_and_the_bodys_are_not() -> None:
     found = [k.text for k in extract_keywords("AutoComplete with jline3 shows hidden commands\n"
                                               "app1 = make(); run with python3 and field1")]

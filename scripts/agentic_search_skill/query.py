@@ -549,6 +549,8 @@ _LOG_LEVEL_RE = re.compile(r"^([ \t>*\[(-]*)%s(?=[\]:])|^(%s)%s\b" % (_LEVELS, _
 # A command-line option of hyphen-joined words (``--full-path``, ``--collect-only``) names
 # a setting the code spells ``full_path`` / ``fullPath``: one name, not two prose words.
 LONG_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)+)(?![\w-])")
+# ... and of one word of four letters or more (``--expect``), taken from the title only.
+_WORD_OPTION_RE = re.compile(r"(?<![\w-])--([A-Za-z][A-Za-z0-9]{3,})(?![\w-])")
 # A quoted name too short to search as text (``ku``, ``mr``: inside countless words) or
 # joined by hyphens (``ar-ly``, ``zh-cn``): a locale, a command, a module named by its
 # file. It names only a file whose stem it is (a stem_only keyword). Measured on the
@@ -1224,6 +1226,14 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in LONG_OPTION_RE.findall(task):
         idents[token] = None
+    # A one-word option the title names (``Can't --bind and --expect options be declared
+    # together?``) is what the issue is about, a name the code's option table spells, even
+    # when its word is a stop word: a trial's ``expect`` was dropped as "expected" and the
+    # fix's option file ranked 10th.
+    # (A task of one line has no title: ``run it with --verbose`` is prose.)
+    for token in _WORD_OPTION_RE.findall(task.strip().split("\n", 1)[0] if "\n" in task.strip() else ""):
+        if normalize(token) not in _ENVIRONMENT_WORDS:
+            idents[token] = None
     for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(lambda m: m.group(1) or m.group(2), _TABLE_ROW_RE.sub("", task))):
         if normalize(token) not in _NOT_IDENTIFIERS:
             idents[token] = None
