@@ -1321,7 +1321,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         add(text, "message")
     # (A name found only as a file's stem, ``__init__`` of ``designspaceLib/__init__.py``
     # or a reporter's ``load_designspace.py``, is that file's: its path is the keyword.)
-    stems = _file_stems_only(task) | _numbered_stand_ins(idents)
+    stems = _file_stems_only(task) | stand_ins
     for name in [n for n in idents if n not in stems][:MAX_IDENTIFIERS]:
         add(name, "identifier")
     for name in [n for n in hyphened if normalize(n) not in seen][:MAX_STEM_NAMES]:
