@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Callable, Optional, Sequence
 
 from . import fsafe
@@ -64,17 +65,10 @@ def starts_only(needle: bytes) -> bool:
     return 0 < len(needle) <= SHORT_NEEDLE and needle[:1].isalnum()
 
 
-_START_RES: dict[bytes, "re.Pattern[bytes]"] = {}
-
-
+@lru_cache(maxsize=4096)
 def start_re(needle: bytes) -> "re.Pattern[bytes]":
     """``needle`` where a word starts (no letter or digit before it)."""
-    rx = _START_RES.get(needle)
-    if rx is None:
-        if len(_START_RES) > 4096:
-            _START_RES.clear()
-        rx = _START_RES[needle] = re.compile(rb"(?<![%s])%s" % (_WORD_BYTES, re.escape(needle)))
-    return rx
+    return re.compile(rb"(?<![%s])%s" % (_WORD_BYTES, re.escape(needle)))
 
 
 def count_in(low: bytes, needle: bytes) -> int:

@@ -500,7 +500,7 @@ def message_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list
 # long: ``MAX_SIZE`` of ``MY_MAX_SIZE`` is anyone's.
 NAME_PIECE_MIN_PARTS = 3
 NAME_PIECE_MIN_CHARS = 9
-_JOINED_NAME_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+){2,}")
+_JOINED_NAME_RE = re.compile(r"[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}")
 
 
 def name_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list[Keyword]:
@@ -511,7 +511,7 @@ def name_pieces(gaps: Sequence[Keyword], existing: Sequence[Keyword]) -> list[Ke
     have = {normalize(k.text) for k in existing}
     out: list[Keyword] = []
     for g in gaps:
-        if g.kind != Kind.IDENTIFIER or not _JOINED_NAME_RE.fullmatch(g.text) or not g.text.isupper():
+        if g.kind != Kind.IDENTIFIER or not _JOINED_NAME_RE.fullmatch(g.text):
             continue
         parts = g.text.split("_")
         rest = "_".join(parts[1:])
