@@ -50,7 +50,7 @@ def busy_state() -> LoopState:
                             ("b.py",), ("throttle",), ("route",)),),
         decision=Decision("refine", False, None, "searching the codebase's own terms: throttle", 0.7),
         change=Change(("throttle (learned)",), ("nothing",), ("x.py",), ("no file matches 'nothing'",)),
-        gaps=("nothing",), related=(), hints={"next_action": "expand"},
+        gaps=("nothing", "zephyr"), related=(), hints={"next_action": "expand"}, prose_gaps=1,
     )
     return LoopState(
         root="/r", task="add a route", max_cycles=3, max_file_bytes=4096, cycle=2, done=False,
@@ -81,6 +81,19 @@ def test_every_field_round_trips(tmp_path):
     save_state(str(path), busy_state())
     assert load_state(str(path)) == busy_state()
     assert list(load_state(str(path)).scores) == ["b.py", "a.py", "c.py"]
+
+
+def test_a_state_without_the_count_of_prose_gaps_lists_every_gap(tmp_path):
+    # (a state saved before the count: its gaps were all listed)
+    path = tmp_path / "s.json"
+    save_state(str(path), busy_state())
+    data = json.loads(path.read_text())
+    del data["last"]["prose_gaps"]
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_state(str(path)).last.prose_gaps == 0
+    data["last"]["prose_gaps"] = 5  # more than the gaps: at most all of them
+    path.write_text(json.dumps(data), encoding="utf-8")
+    assert load_state(str(path)).last.prose_gaps == 2
 
 
 def test_names_that_are_not_utf8_survive_the_round_trip(tmp_path):

@@ -51,8 +51,9 @@ REASON_CHARS = 160
 # words by weight; ``keywords_left_out`` counts the rest, ``--full`` lists them): a long
 # report's 60 keywords were a fifth of a cycle's characters, read again every cycle.
 QUERY_KEYWORDS_SHOWN = 24
-# Gaps the default JSON lists (names and messages first, then words by weight;
-# ``gaps_left_out`` counts the rest, ``--full`` lists them).
+# Gaps the default JSON lists (names and messages first, then the title's words by
+# weight; the body's plain words never: ``gaps_left_out`` counts the rest, ``--full``
+# lists them).
 GAPS_SHOWN = 8
 # Keywords and focus lines listed in the text report.
 TEXT_KEYWORDS = 12
@@ -189,9 +190,10 @@ def to_output(view: CycleView, state: LoopState, limit: int, detail: str = COMPA
         # drops this file" - a trial's agent saw the fix's file so marked at 3rd - so the
         # default output leaves them to --full.
         del out["next_query"]["excludes"]
-    if not full and len(view.gaps) > GAPS_SHOWN:
-        out["gaps"] = list(view.gaps[:GAPS_SHOWN])
-        out["gaps_left_out"] = len(view.gaps) - GAPS_SHOWN
+    shown_gaps = view.gaps[:min(GAPS_SHOWN, len(view.gaps) - view.prose_gaps)]
+    if not full and len(shown_gaps) < len(view.gaps):
+        out["gaps"] = list(shown_gaps)
+        out["gaps_left_out"] = len(view.gaps) - len(shown_gaps)
     if not full and len(view.keywords) > QUERY_KEYWORDS_SHOWN:
         out["query"]["keywords"] = list(view.keywords[:QUERY_KEYWORDS_SHOWN])
         out["query"]["keywords_left_out"] = len(view.keywords) - QUERY_KEYWORDS_SHOWN

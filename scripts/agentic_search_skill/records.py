@@ -230,6 +230,7 @@ class CycleView:
     hints: Mapping[str, Any] = None   # hints.py's contract for these results (advisory)
     translated: tuple[str, ...] = ()  # "token (from 令牌)": keywords the CJK glossary gave
     set_aside: tuple[str, ...] = ()   # files the loop stops showing in results (refine.py), apart from excludes
+    prose_gaps: int = 0               # the last this many gaps are plain words of the task's body (--full lists them)
 
     def to_json(self) -> dict[str, Any]:
         return {"cycle": self.cycle, "max_cycles": self.max_cycles, "patterns": list(self.patterns),
@@ -237,7 +238,8 @@ class CycleView:
                 "stats": self.stats.to_json(), "results": [r.to_json() for r in self.results],
                 "decision": self.decision.to_json(), "change": self.change.to_json(),
                 "gaps": list(self.gaps), "related": list(self.related), "hints": dict(self.hints or {}),
-                "translated": list(self.translated), "set_aside": list(self.set_aside)}
+                "translated": list(self.translated), "set_aside": list(self.set_aside),
+                "prose_gaps": self.prose_gaps}
 
     @classmethod
     def from_json(cls, data: Any) -> "CycleView":
@@ -250,4 +252,5 @@ class CycleView:
             Decision.from_json(data.get("decision")), Change.from_json(data.get("change")),
             get_strs(data, "gaps"), get_strs(data, "related"), get_dict(data, "hints"),
             get_strs(data, "translated"), get_strs(data, "set_aside"),
+            min(get_int(data, "prose_gaps"), len(get_strs(data, "gaps"))) if "prose_gaps" in data else 0,
         )
