@@ -1229,6 +1229,15 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # the reporter's thanks and asides (trial 68's cobra)
     ("Completion of --help is missing. Agreed, yeah, that would be nice. Thanks, TIA!\n",
      {"agreed", "yeah", "thanks", "tia"}, {"completion"}),
+    # the reporter's praise, and where the change would go (trial 72's pastel and zxing)
+    ("Pick a bunch of colors\nThis great tool would be even more useful if `pick` took a count; "
+     "hehe. I can open a pull request, or a merge request. It prints Hello World in the third row.\n",
+     {"bunch", "great", "useful", "hehe", "pull", "request", "merge", "hello", "world", "third"},
+     {"pick", "count", "colors", "prints", "row"}),
+    # ... but a process's nice value and an icon font are the code's words
+    ("The nice column shows 0\nThe NI column shows 0 for every process whose nice value is set; the "
+     "awesome icons are gone too, and a request to the server fails.\n",
+     {"set", "every"}, {"nice", "awesome", "request"}),
 ])
 def test_a_reports_own_names_give_no_keywords(task, gone, kept) -> None:
     found = {k.text for k in extract_keywords(task)}
