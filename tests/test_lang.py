@@ -355,6 +355,15 @@ def test_a_completion_script_named_for_its_shell(rel, role):
     assert lang.file_role(rel)[0] == role
 
 
+def test_a_help_text_with_no_extension_is_docs_unless_it_is_a_script():
+    # trial 72's sc-im ranked its help screen's text, src/doc, first at 0.87
+    text = b"                This is the sc-im help file.\n\nUse the arrow keys to move around.\n"
+    assert lang.content_role("src/doc", text) == lang.DOCS_ROLE
+    assert lang.content_role("bin/help", b"#!/bin/sh\nexec man sc-im\n") == ("source", 1.0)
+    assert lang.content_role("tools/changelog", b"#!/usr/bin/env python3\nimport sys\n") == ("source", 1.0)
+    assert lang.content_role("docs/guide.md", b"#!/bin/sh\n") == lang.DOCS_ROLE  # (a named type is what it says)
+
+
 def test_a_go_doc_file_of_comments_only_is_docs():
     # a trial's lf stopped confidently on doc.go (its user manual in one comment), the fix in nav.go
     doc = b"// lf is a terminal file manager.\n//\n/*\nReference\n\n    mount sec sys\n*/\npackage main\n"

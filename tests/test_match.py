@@ -167,6 +167,16 @@ def test_go_method_is_a_definition(tmp_path) -> None:
     assert defines(tmp_path, "a.go", src, "HandleLogin") == 1.0
 
 
+@pytest.mark.parametrize("name, value", [("should", 1.0), ("Add", 1.0), ("bool", 0.0), ("error", 0.0)])
+def test_a_go_methods_result_type_is_not_defined_there(tmp_path, name, value) -> None:
+    # trial 72's zerolog: the reason of log.go said "defines bool" (one name each way,
+    # so both the scan of the file and the visit of each occurrence are checked)
+    src = ("package a\nfunc (l *Logger) should(lvl Level) bool {\n\treturn true\n}\n"
+           "func (s *Set[T]) Add(x T) error {\n\treturn nil\n}\n")
+    assert defines(tmp_path, "a.go", src, name) == value
+    assert defines(tmp_path, "b.go", src + ("// " + name + "\n") * 20, name) == value
+
+
 def test_rust_pub_crate_fn_is_a_definition(tmp_path) -> None:
     assert defines(tmp_path, "a.rs", "use x;\npub(crate) fn parse_date() {}\n", "parse_date") == 1.0
 

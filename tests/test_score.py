@@ -205,6 +205,10 @@ ROLE_CASES = [
     # the build tool's wrappers written into the project (trial 68's gradlew, 3rd)
     ("gradlew", "build"), ("gradlew.bat", "build"), ("mvnw", "build"), ("mvnw.cmd", "build"),
     ("src/gradlew.py", "source"), ("src/dotenv/py.typed", "build"),
+    # a help text named for what it is, with no extension (trial 72's sc-im src/doc, first);
+    # a module or a folder of that name is code
+    ("src/doc", "docs"), ("HELP", "docs"), ("lib/usage", "docs"),
+    ("src/help.c", "source"), ("src/helpers/usage.py", "source"), ("cmd/help/main.go", "source"),
     ("src/Generated/Model.cs", "generated"),
     ("crates/ide-completion/src/completions/dot.rs", "source"),
     ("src/completions/mod.rs", "source"),

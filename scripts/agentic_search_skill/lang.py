@@ -913,8 +913,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # (``src/site/``) and a spelling checker's word list (``whitelist.words``): a trial's
     # checkstyle top 5 held both.
     # A docs site's versions and kinds (``versioned_docs/``, ``api-docs/``) and MDX pages too.
+    # A help text with no extension named for what it is (``doc``, ``help``, ``manual``,
+    # ``usage``, ``faq``): a trial's C program shows its ``src/doc`` in its help screen,
+    # and the loop scored it 0.87, first, on the task's plain words.
     ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|(^|/)src/site/|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
-                        r"|release[-_]?notes?)$", re.I), 0.3),
+                        r"|release[-_]?notes?|docs?|help|manual|usage|faq)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
     # at the root: a package's own ``scripts`` module is its code. Measured on the dev
@@ -1134,15 +1137,19 @@ def option_table(data: bytes) -> frozenset[bytes]:
 # confidently on its user manual, one comment of every option's words, with the fix in
 # ``nav.go``.
 DOCS_ROLE = next((role, factor) for role, _p, factor in ROLE_RULES if role == "docs")
+SOURCE_ROLE = ("source", 1.0)
 _GO_COMMENTS_RE = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _GO_PACKAGE_ONLY_RE = re.compile(rb"\s*package\s+\w+\s*")
 
 
 def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
     """:func:`file_role`, and a source file that opens with a generator's mark
-    (:func:`generated_by_header`) generated, a Go ``doc.go`` of comments only docs;
+    (:func:`generated_by_header`) generated, a Go ``doc.go`` of comments only docs, a
+    file with no extension named as prose is that opens with ``#!`` a program;
     ``low`` is the lower-cased text (None: binary)."""
     role = file_role(rel)
+    if role == DOCS_ROLE and low and low.startswith(b"#!") and "." not in rel.rpartition("/")[2]:
+        return SOURCE_ROLE  # (a script named like a text: ``bin/help``, ``tools/changelog``)
     if role[0] == "source" and low and generated_by_header(low):
         return GENERATED_ROLE
     if role[0] == "source" and low and rel.rpartition("/")[2] == "doc.go" and b"//go:generate" not in low \

@@ -427,8 +427,7 @@ def _defines_at_occurrences(low: bytes, needle: bytes, language: Language) -> fl
                 spans = lang.group_spans(low)
             best = max(best, _group_member(low, p, end, spans))
         if go and p >= 2 and low.startswith(b") ", p - 2):
-            head = lang.line_head(low, p - 2)
-            if head is not None and head.startswith(b"func ("):
+            if _go_receiver_closes(lang.line_head(low, p - 2)):
                 best = max(best, _named(low, end))
         if extras and best < 1.0:
             best = max(best, _extra_definition(low, p, end, language))
@@ -446,14 +445,21 @@ def _group_member(low: bytes, start: int, end: int, spans: Sequence[tuple[int, i
     return min(found, _longer_name(low[end:name_end])) if found and name_end != end else found
 
 
+def _go_receiver_closes(head: Optional[bytes]) -> bool:
+    """Whether a line's text up to a ``)`` opens a Go method's receiver that this ``)``
+    closes: the method's name follows it, not a result's type after the parameters
+    (``func (l *Logger) should(lvl Level) bool {`` defines ``should``, never ``bool``: a
+    trial's zerolog reason said "defines bool")."""
+    return head is not None and head.startswith(b"func (") and b")" not in head
+
+
 def _go_method(low: bytes, needle: bytes) -> float:
     """Go methods: ``func (r *Recv) Name(`` at the start of a line."""
     probe = b") " + needle
     best = 0.0
     start = low.find(probe)
     while start >= 0:
-        head = lang.line_head(low, start)
-        if head is not None and head.startswith(b"func ("):
+        if _go_receiver_closes(lang.line_head(low, start)):
             found = _named(low, start + len(probe))
             if found == 1.0:
                 return 1.0
