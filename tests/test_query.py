@@ -1229,11 +1229,17 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # the reporter's thanks and asides (trial 68's cobra)
     ("Completion of --help is missing. Agreed, yeah, that would be nice. Thanks, TIA!\n",
      {"agreed", "yeah", "thanks", "tia"}, {"completion"}),
-    # the reporter's praise, and where the change would go (trial 72's pastel and zxing)
+    # the reporter's praise, its words about the report and the sample string (trials 72
+    # and 73: pastel, zxing)
     ("Pick a bunch of colors\nThis great tool would be even more useful if `pick` took a count; "
-     "hehe. I can open a pull request, or a merge request. It prints Hello World in the third row.\n",
-     {"bunch", "great", "useful", "hehe", "pull", "request", "merge", "hello", "world", "third"},
-     {"pick", "count", "colors", "prints", "row"}),
+     "hehe. A feature request: it prints Hello World in the third row.\n",
+     {"great", "useful", "hehe", "feature", "hello", "world", "third"},
+     {"pick", "count", "colors", "prints", "row", "bunch"}),
+    # ... but a quoted praise word is a name, a quoted message keeps its words, and a pull
+    # request is what a Git host's client is about
+    ('Sync fails\nThe `useful` flag is ignored and it logs "failed to fetch feature requests"; '
+     "listing pull requests of a merge request hangs.\n",
+     set(), {"useful", "failed to fetch feature requests", "pull", "merge"}),
     # ... but a process's nice value and an icon font are the code's words
     ("The nice column shows 0\nThe NI column shows 0 for every process whose nice value is set; the "
      "awesome icons are gone too, and a request to the server fails.\n",

@@ -228,6 +228,28 @@ _TEMPLATE_PHRASE_RE = compile_later(
     r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
     re.I,
 )
+# The report's words about itself ("feature request") and the sample string ("Hello
+# World"), in its prose only: a quoted message, a code span or a fenced block keeps them
+# (``"failed to create feature request"`` is a message the tree may hold whole).
+_CHATTER_PHRASE_RE = compile_later(
+    r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["chatter_phrases"], key=lambda p: (-len(p), p))),
+    re.I,
+)
+# What keeps its words: a fenced block, a code span, a double-quoted string on one line.
+_QUOTED_OR_CODE_RE = compile_later(r"```.*?(?:```|\Z)|`[^`\n]*`|\"[^\"\n]*\"", re.S)
+
+
+def _prose_without(pattern: "re.Pattern[str]", text: str) -> str:
+    """``text`` with ``pattern``'s matches blanked outside quotes and code (_QUOTED_OR_CODE_RE)."""
+    out, at = [], 0
+    for m in _QUOTED_OR_CODE_RE.finditer(text):
+        out.append(pattern.sub(" ", text[at:m.start()]))
+        out.append(m.group(0))
+        at = m.end()
+    out.append(pattern.sub(" ", text[at:]))
+    return "".join(out)
+
+
 # (A form's heading may start with an emoji, of a few code points: ``### ⏯ Playground
 # Link``. Not ASCII punctuation: ``// Summary`` is a comment, ``$platform`` a variable.)
 _HEADING_LINE_RE = compile_later(
@@ -2201,7 +2223,7 @@ def strip_boilerplate(task: str) -> str:
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", _without_setup_commands(
         title + newline + _VERSION_COMMAND_RE.sub(" ", body))))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
-    return _TEMPLATE_PHRASE_RE.sub(" ", text)
+    return _prose_without(_CHATTER_PHRASE_RE, _TEMPLATE_PHRASE_RE.sub(" ", text))
 
 
 # --- Text in CJK scripts ---------------------------------------------------------------------
