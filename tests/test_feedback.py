@@ -325,6 +325,13 @@ def test_a_file_new_to_a_later_cycle_moves_halfway_from_nothing():
     assert merged["index.ts"].rank_key == pytest.approx(0.65)
     # the caller's own words are no guess: what they find stands whole
     assert merge_scores(state, ev, {}, 2, steered=True)["logger.ts"].rank_key == pytest.approx(0.9)
+    # a file changed on disk since is read afresh, not as one that stood nowhere (an
+    # adversarial check: the file being edited fell from 1st out of the top 6)
+    old = LoopState(root="/r", scores={"index.ts": ScoreEntry(0.6, 1, "x", standing=0.6, stamp="10:1:1:1:1")})
+    edited = merge_scores(old, ev, {}, 2, stamps={"index.ts": "11:2:2:1:1"})
+    assert edited["index.ts"].rank_key == pytest.approx(0.7)
+    same = merge_scores(old, ev, {}, 2, stamps={"index.ts": "10:1:1:1:1"})
+    assert same["index.ts"].rank_key == pytest.approx(0.65)
 
 
 def _merge(confidence: float, steered: bool = False):

@@ -362,6 +362,8 @@ def test_a_help_text_with_no_extension_is_docs_unless_it_is_a_script():
     assert lang.content_role("bin/help", b"#!/bin/sh\nexec man sc-im\n") == ("source", 1.0)
     assert lang.content_role("tools/changelog", b"#!/usr/bin/env python3\nimport sys\n") == ("source", 1.0)
     assert lang.content_role("docs/guide.md", b"#!/bin/sh\n") == lang.DOCS_ROLE  # (a named type is what it says)
+    # ... and only a script whose own name says prose: one under docs/ stays docs
+    assert lang.content_role("docs/build", b"#!/bin/sh\nmake html\n") == lang.file_role("docs/build")
 
 
 def test_a_go_doc_file_of_comments_only_is_docs():

@@ -177,6 +177,13 @@ def test_a_go_methods_result_type_is_not_defined_there(tmp_path, name, value) ->
     assert defines(tmp_path, "b.go", src + ("// " + name + "\n") * 20, name) == value
 
 
+@pytest.mark.parametrize("name, value", [("Method", 1.0), ("run", 1.0), ("bool", 0.0)])
+def test_a_go_receiver_with_parentheses_of_its_own(tmp_path, name, value) -> None:
+    src = ("package a\nfunc (p (T)) Method() {}\n"
+           "func (f func(int) bool) run(n int) bool {\n\treturn f(n)\n}\n")
+    assert defines(tmp_path, "a.go", src, name) == value
+
+
 def test_rust_pub_crate_fn_is_a_definition(tmp_path) -> None:
     assert defines(tmp_path, "a.rs", "use x;\npub(crate) fn parse_date() {}\n", "parse_date") == 1.0
 

@@ -875,6 +875,12 @@ def test_gaps_list_the_tasks_names_first_then_its_title_words_and_count_the_rest
     full = run_json("--root", router, "--state", tmp_path / "f.json", "--task", task, "--full")
     assert "gaps_left_out" not in full and len(full["gaps"]) == 3 + out["gaps_left_out"]
     assert {"zephyr", "wombat", "sorrel"} <= set(full["gaps"][3:])
+    # --text counts them too (an adversarial check: its line said nothing of them)
+    text = run_cli("--root", router, "--state", tmp_path / "t.json", "--task", task, "--text").stdout
+    assert f"no file matches: frobnicateRoute, " in text and f"(+{out['gaps_left_out']} more, --full)" in text
+    body_only = run_cli("--root", router, "--state", tmp_path / "b.json", "--text", "--task",
+                        "Route\n\nzephyr xylograph wombat route").stdout
+    assert "no file matches: 3 plain words of the task (--full)" in body_only
 
 
 # --- files the walk cannot use ----------------------------------------------------------

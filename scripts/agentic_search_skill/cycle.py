@@ -730,7 +730,9 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     for s in ev.scored:
         prev = scores.get(s.rel)
         stamp = stamps.get(s.rel, "")
-        if prev is not None and not prev.judged and prev.stamp and stamp and _stamp_changed(prev.stamp, stamp):
+        changed = prev is not None and not prev.judged and bool(prev.stamp and stamp) \
+            and _stamp_changed(prev.stamp, stamp)
+        if changed:
             prev = None
         new_standing = standing.get(s.rel, s.score)
         if prev is not None and (prev.judged or (not informed and prev.rank_key >= new_standing
@@ -741,7 +743,10 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         cap = prev.score if prev is not None else best_so_far
         shown = s.score if cap is None or s.rel in judgements or not ev.calibrated or steered or informed \
             else min(s.score, cap)
-        if (prev is None or not prev.judged) and not informed and not steered and cycle_no > 1:
+        # (A file changed on disk since is read afresh: its earlier standing was about text
+        # that may be gone, and it did not stand nowhere: the file being edited is often
+        # the task's. It takes its new standing.)
+        if (prev is None or not prev.judged) and not changed and not informed and not steered and cycle_no > 1:
             before = prev.rank_key if prev is not None else 0.0  # (a file new to the loop stood nowhere)
             new_standing = LATER_CYCLE_SHARE * new_standing + (1.0 - LATER_CYCLE_SHARE) * before
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing, stamp=stamp)

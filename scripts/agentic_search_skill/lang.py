@@ -1145,11 +1145,12 @@ _GO_PACKAGE_ONLY_RE = re.compile(rb"\s*package\s+\w+\s*")
 def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
     """:func:`file_role`, and a source file that opens with a generator's mark
     (:func:`generated_by_header`) generated, a Go ``doc.go`` of comments only docs, a
-    file with no extension named as prose is that opens with ``#!`` a program;
+    file with no extension whose name says prose that opens with ``#!`` a program;
     ``low`` is the lower-cased text (None: binary)."""
     role = file_role(rel)
-    if role == DOCS_ROLE and low and low.startswith(b"#!") and "." not in rel.rpartition("/")[2]:
-        return SOURCE_ROLE  # (a script named like a text: ``bin/help``, ``tools/changelog``)
+    name = rel.rpartition("/")[2]
+    if role == DOCS_ROLE and low and low.startswith(b"#!") and "." not in name and file_role(name) == DOCS_ROLE:
+        return SOURCE_ROLE  # (a script named like a text: ``bin/help``, ``tools/changelog``; not one in docs/)
     if role[0] == "source" and low and generated_by_header(low):
         return GENERATED_ROLE
     if role[0] == "source" and low and rel.rpartition("/")[2] == "doc.go" and b"//go:generate" not in low \

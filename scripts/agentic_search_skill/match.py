@@ -450,7 +450,14 @@ def _go_receiver_closes(head: Optional[bytes]) -> bool:
     closes: the method's name follows it, not a result's type after the parameters
     (``func (l *Logger) should(lvl Level) bool {`` defines ``should``, never ``bool``: a
     trial's zerolog reason said "defines bool")."""
-    return head is not None and head.startswith(b"func (") and b")" not in head
+    if head is None or not head.startswith(b"func ("):
+        return False
+    depth = 0
+    for byte in head[5:]:  # (``func (p (T)) M``: the receiver's own parentheses)
+        depth += (byte == 0x28) - (byte == 0x29)
+        if depth <= 0:
+            return False  # closed before: this ``)`` ends the parameters
+    return depth == 1
 
 
 def _go_method(low: bytes, needle: bytes) -> float:

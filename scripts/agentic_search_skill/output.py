@@ -297,8 +297,14 @@ def render_text(out: Mapping[str, Any]) -> str:
     nq = out.get("next_query") or {"adds": []}
     if not out["done"] and nq["adds"]:
         lines.append(f"next cycle adds: {', '.join(nq['adds'])}")
-    if out["gaps"]:
-        lines.append(f"no file matches: {', '.join(out['gaps'][:TEXT_KEYWORDS])}")
+    gaps = out["gaps"][:TEXT_KEYWORDS]
+    more = len(out["gaps"]) - len(gaps) + out.get("gaps_left_out", 0)
+    if gaps or more:
+        # (the words left out counted, as the query line counts its keywords: an empty
+        # line read as "everything matched")
+        said = (", ".join(gaps) + (f" (+{more} more, --full)" if more else "")) if gaps \
+            else f"{more} plain words of the task (--full)"
+        lines.append(f"no file matches: {said}")
     if out.get("related"):
         lines.append(f"follow: {', '.join(out['related'])}")
     return "\n".join(_safe(line, i in code) for i, line in enumerate(lines)) + "\n"
