@@ -1068,6 +1068,20 @@ def test_a_chains_last_message_where_the_error_was_raised_comes_first() -> None:
     assert "could not query for pull request for current branch" in found  # then the longest
 
 
+def test_a_bracket_standing_alone_in_a_message_is_its_value() -> None:
+    # trial 74's sops: the parser's message was read as code for its ``[`` and lost; the
+    # loop stopped on the file that only wraps it (the code writes ``got delimiter %s``)
+    from agentic_search_skill.query import messages
+    task = ("Error unmarshalling file : Expected JSON object start, got delimiter [ instead\n\nReceive the "
+            "error: `Error unmarshalling file: Could not unmarshal input data: Expected JSON object start, "
+            "got delimiter [ instead`.")
+    found = messages(task)
+    assert found[0] == "Expected JSON object start, got delimiter"
+    assert {"Could not unmarshal input data", "Error unmarshalling file"} <= set(found)
+    # ... but code with braces is still no message
+    assert messages("the error reads 'if (x == null) { return; }' and more") == ()
+
+
 def test_a_message_cut_at_a_number_is_no_chain() -> None:
     from agentic_search_skill.query import messages
     found = messages("[ERROR] T.java:3: 'try' child has incorrect indentation level 8, expected level should be 12.")
@@ -1240,6 +1254,11 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     ('Sync fails\nThe `useful` flag is ignored and it logs "failed to fetch feature requests"; '
      "listing pull requests of a merge request hangs.\n",
      set(), {"useful", "failed to fetch feature requests", "pull", "merge"}),
+    # a media type's vendor tree is the reporter's header value, no module path (trial 74's
+    # koa); a template's headings and a contraction's stem (its typer, its koa)
+    ("Content-Type overwritten\n`ctx.set('Content-Type', 'application/vnd.myapi.v1+json')` gives "
+     "application/json; I couldn't find why.\n### Privileged issue\n- [X] asked\n### Issue Content\nIt fails.",
+     {"vnd/myapi/v1", "myapi", "couldn", "privileged", "content"}, {"Content-Type", "json", "application"}),
     # ... but a process's nice value and an icon font are the code's words
     ("The nice column shows 0\nThe NI column shows 0 for every process whose nice value is set; the "
      "awesome icons are gone too, and a request to the server fails.\n",

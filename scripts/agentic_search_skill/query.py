@@ -867,8 +867,13 @@ _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 # (A bracketed value ends before another ``[``: a message of many ``[`` is read once. A
 # ``: `` is cut at before: each link of a chain is read on its own. A clause in
 # parentheses after a space is cut at as well, its words a message of their own: ``too
-# many arguments (need at most 1)``, a trial's tmux task, read as code for its ``(``.)
-_INNER_QUOTE_RE = compile_later(r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]|(?<=[ \t])\(|\)(?=[\s.,;:!?]|$)")
+# many arguments (need at most 1)``, a trial's tmux task, read as code for its ``(``. So
+# is a bracket or a brace standing alone between blanks, the value a parser's message
+# names: ``Expected JSON object start, got delimiter [ instead``, whose code writes
+# ``got delimiter %s instead``; read as code for its ``[``, a trial's sops task lost the
+# message the error was raised with, and stopped on the file that only wraps it.)
+_INNER_QUOTE_RE = compile_later(
+    r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]|(?<=[ \t])\(|\)(?=[\s.,;:!?]|$)|(?<=[ \t])[\[\]{}](?=[ \t]|$)")
 # A word of a message holding a path's, a URL's or an assignment's punctuation is the
 # value it was raised for, unquoted (``Unsupported URL type filena://``: the code writes
 # ``Unsupported URL type {scheme}://``): the words on either side are the message.
@@ -1047,6 +1052,12 @@ _BARE_ENTRY_FILE_RE = compile_later(r"main\.[A-Za-z0-9]{1,5}")
 # keywords held ``Duser``; ``.gradle`` read it as a path). Dotted: ``-DNDEBUG`` or CMake's
 # ``-DJSON_BuildTests=OFF`` name the tree's own macros and options.
 _JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?")
+# A media type with a dotted subtype (``application/vnd.myapi.v1+json``,
+# ``application/vnd.api+json``, ``text/x.custom``): the reporter's value for a header, no
+# folder and no module path (a trial's koa keywords and gaps held ``vnd/myapi/v1``). A
+# plain one (``application/json``) keeps its words.
+_MEDIA_TYPE_RE = compile_later(
+    r"(?<![\w/.-])(?:application|audio|font|image|message|model|multipart|text|video)/[\w+-]*\.[\w.+-]*", re.I)
 # A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
 # may name the class a report is about).
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
@@ -1129,7 +1140,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     task = task_read(task)
     task, url_paths = strip_urls(strip_boilerplate(unescaped(
         _TITLE_KIND_TAG_RE.sub("", _TITLE_LABEL_RE.sub("", task.lstrip("\n"))))))
-    task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
+    task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", _MEDIA_TYPE_RE.sub(" ", task))))
     task = _BYTE_ESCAPE_RE.sub(" ", task)
     task = split_scripts(task)
     quoted_messages = messages(task)
