@@ -355,6 +355,16 @@ def test_a_completion_script_named_for_its_shell(rel, role):
     assert lang.file_role(rel)[0] == role
 
 
+@pytest.mark.parametrize("rel, role", [
+    ("CITATION.cff", "docs"), ("CITATION.bib", "docs"), ("CODEOWNERS", "docs"), (".github/CODEOWNERS", "docs"),
+    ("src/citation.py", "source"), ("lib/citations/format.js", "source"),
+])
+def test_a_citation_and_a_code_owners_file_are_docs(rel, role):
+    # trial 74's typer ranked CITATION.cff 2nd: read as source, ``license: MIT`` defined
+    # the ``LICENSE`` its task quoted
+    assert lang.file_role(rel)[0] == role
+
+
 def test_a_help_text_with_no_extension_is_docs_unless_it_is_a_script():
     # trial 72's sc-im ranked its help screen's text, src/doc, first at 0.87
     text = b"                This is the sc-im help file.\n\nUse the arrow keys to move around.\n"

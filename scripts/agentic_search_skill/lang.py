@@ -916,7 +916,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # A help text with no extension named for what it is (``doc``, ``help``, ``manual``,
     # ``usage``, ``faq``): a trial's C program shows its ``src/doc`` in its help screen,
     # and the loop scored it 0.87, first, on the task's plain words.
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|(^|/)src/site/|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|contributing"
+    # How to cite the project and who owns what (``CITATION.cff``, ``CITATION.bib``,
+    # ``CODEOWNERS``): metadata, never code; read as source, a trial's ``CITATION.cff``
+    # "defined" the ``LICENSE`` its task quoted (``license: MIT``) and ranked 2nd.
+    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|(^|/)src/site/|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)citation\.(cff|bib)$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|codeowners|contributing"
                         r"|release[-_]?notes?|docs?|help|manual|usage|faq)$", re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
