@@ -1259,6 +1259,9 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     ("Content-Type overwritten\n`ctx.set('Content-Type', 'application/vnd.myapi.v1+json')` gives "
      "application/json; I couldn't find why.\n### Privileged issue\n- [X] asked\n### Issue Content\nIt fails.",
      {"vnd/myapi/v1", "myapi", "couldn", "privileged", "content"}, {"Content-Type", "json", "application"}),
+    # ... but a path through a folder named like a media type's is a path
+    ("Users lost on save\nSaving in `model/user.py` drops the avatar and the `text/x.py` helper; "
+     "sent as image/svg+xml.\n", set(), {"model/user.py", "text/x.py", "svg"}),
     # ... but a process's nice value and an icon font are the code's words
     ("The nice column shows 0\nThe NI column shows 0 for every process whose nice value is set; the "
      "awesome icons are gone too, and a request to the server fails.\n",

@@ -1052,12 +1052,13 @@ _BARE_ENTRY_FILE_RE = compile_later(r"main\.[A-Za-z0-9]{1,5}")
 # keywords held ``Duser``; ``.gradle`` read it as a path). Dotted: ``-DNDEBUG`` or CMake's
 # ``-DJSON_BuildTests=OFF`` name the tree's own macros and options.
 _JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?")
-# A media type with a dotted subtype (``application/vnd.myapi.v1+json``,
-# ``application/vnd.api+json``, ``text/x.custom``): the reporter's value for a header, no
-# folder and no module path (a trial's koa keywords and gaps held ``vnd/myapi/v1``). A
-# plain one (``application/json``) keeps its words.
+# A media type in a vendor's or a person's tree (``application/vnd.myapi.v1+json``,
+# ``text/prs.lines.tag``): the reporter's value for a header, no folder and no module path
+# (a trial's koa keywords and gaps held ``vnd/myapi/v1``). A registered one keeps its
+# words (``application/json``, ``image/svg+xml``: the task may be about SVG), and a path
+# through a folder so named (``model/user.py``, ``text/x.py``) is a path.
 _MEDIA_TYPE_RE = compile_later(
-    r"(?<![\w/.-])(?:application|audio|font|image|message|model|multipart|text|video)/[\w+-]*\.[\w.+-]*", re.I)
+    r"(?<![\w/.-])(?:application|audio|font|image|message|model|multipart|text|video)/(?:vnd|prs)\.[\w.+-]+", re.I)
 # A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
 # may name the class a report is about).
 _TITLE_LABEL_RE = compile_later(r"\A[ \t]*title[ \t]*:[ \t]*", re.I)
