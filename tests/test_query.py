@@ -1078,8 +1078,13 @@ def test_a_bracket_standing_alone_in_a_message_is_its_value() -> None:
     found = messages(task)
     assert found[0] == "Expected JSON object start, got delimiter"
     assert {"Could not unmarshal input data", "Error unmarshalling file"} <= set(found)
-    # ... but code with braces is still no message
+    # ... but code with braces is still no message, and text in braces is a value
     assert messages("the error reads 'if (x == null) { return; }' and more") == ()
+    assert messages("Error: template render failed near { if user is admin }") == ("template render failed near",)
+    # ... and a bracket before punctuation or opening a link is one too
+    assert messages("SyntaxError: unexpected token }, expected a property name here") == (
+        "expected a property name here",)
+    assert messages("error: [ is not allowed in a table key here") == ("is not allowed in a table key here",)
 
 
 def test_a_message_cut_at_a_number_is_no_chain() -> None:
@@ -1258,7 +1263,13 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # koa); a template's headings and a contraction's stem (its typer, its koa)
     ("Content-Type overwritten\n`ctx.set('Content-Type', 'application/vnd.myapi.v1+json')` gives "
      "application/json; I couldn't find why.\n### Privileged issue\n- [X] asked\n### Issue Content\nIt fails.",
-     {"vnd/myapi/v1", "myapi", "couldn", "privileged", "content"}, {"Content-Type", "json", "application"}),
+     {"vnd/myapi/v1", "couldn", "privileged", "content"}, {"Content-Type", "json", "application"}),
+    # ... its words stay words (a registry's code holds them), and a source file's path
+    # through an application/ folder is a path (CodeIgniter's)
+    ("unsupported manifest media type application/vnd.oci.image.index.v1+json; see application/vnd.php",
+     {"vnd/oci/image/index"}, {"oci", "image", "index", "application/vnd.php"}),
+    # a citation file quoted is a path
+    ("`CITATION.cff` still says 1.2.0", set(), {"CITATION.cff"}),
     # ... but a path through a folder named like a media type's is a path
     ("Users lost on save\nSaving in `model/user.py` drops the avatar and the `text/x.py` helper; "
      "sent as image/svg+xml.\n", set(), {"model/user.py", "text/x.py", "svg"}),

@@ -765,7 +765,7 @@ INFLECTIONS = frozenset(SUFFIXES)
 PATH_EXTENSIONS = (
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
     "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
-    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle"
+    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle cff bib"
 ).split()
 # File stems that stand for their directory (the package or module it is).
 PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))

@@ -868,12 +868,14 @@ _LINE_COLUMN_RE = compile_later(r"(?::\d+)+$")  # a stack frame's :line:column
 # ``: `` is cut at before: each link of a chain is read on its own. A clause in
 # parentheses after a space is cut at as well, its words a message of their own: ``too
 # many arguments (need at most 1)``, a trial's tmux task, read as code for its ``(``. So
-# is a bracket or a brace standing alone between blanks, the value a parser's message
+# is a span in braces (a template's or a struct's text: ``near { if user is admin }``)
+# and a bracket or a brace standing alone, after a blank, the value a parser's message
 # names: ``Expected JSON object start, got delimiter [ instead``, whose code writes
 # ``got delimiter %s instead``; read as code for its ``[``, a trial's sops task lost the
 # message the error was raised with, and stopped on the file that only wraps it.)
 _INNER_QUOTE_RE = compile_later(
-    r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]|(?<=[ \t])\(|\)(?=[\s.,;:!?]|$)|(?<=[ \t])[\[\]{}](?=[ \t]|$)")
+    r"['\"\u2018\u2019\u201c\u201d]|\[[^\[\]\n]*\]|\{[^{}\n]*\}|(?<=[ \t])\(|\)(?=[\s.,;:!?]|$)"
+    r"|(?<![^ \t])[\[\]{}](?=[ \t.,;:!?]|$)")
 # A word of a message holding a path's, a URL's or an assignment's punctuation is the
 # value it was raised for, unquoted (``Unsupported URL type filena://``: the code writes
 # ``Unsupported URL type {scheme}://``): the words on either side are the message.
@@ -1053,10 +1055,10 @@ _BARE_ENTRY_FILE_RE = compile_later(r"main\.[A-Za-z0-9]{1,5}")
 # ``-DJSON_BuildTests=OFF`` name the tree's own macros and options.
 _JVM_PROPERTY_RE = compile_later(r"(?<![\w-])-D[A-Za-z_][\w-]*\.[\w.-]*(?:=\S*)?")
 # A media type in a vendor's or a person's tree (``application/vnd.myapi.v1+json``,
-# ``text/prs.lines.tag``): the reporter's value for a header, no folder and no module path
-# (a trial's koa keywords and gaps held ``vnd/myapi/v1``). A registered one keeps its
-# words (``application/json``, ``image/svg+xml``: the task may be about SVG), and a path
-# through a folder so named (``model/user.py``, ``text/x.py``) is a path.
+# ``application/vnd.oci.image.index.v1+json``): a header's value, whose dotted name is no
+# module path (a trial's koa keywords and gaps held ``vnd/myapi/v1``). Its words stay words
+# and the type stays as written, for a quoted line (a registry's code holds it whole); a
+# path through a folder so named (``model/user.py``, ``application/vnd.php``) is a path.
 _MEDIA_TYPE_RE = compile_later(
     r"(?<![\w/.-])(?:application|audio|font|image|message|model|multipart|text|video)/(?:vnd|prs)\.[\w.+-]+", re.I)
 # A form's label before the title on the first line (``Title: …``; not ``Subject:``, which
@@ -1141,7 +1143,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     task = task_read(task)
     task, url_paths = strip_urls(strip_boilerplate(unescaped(
         _TITLE_KIND_TAG_RE.sub("", _TITLE_LABEL_RE.sub("", task.lstrip("\n"))))))
-    task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", _MEDIA_TYPE_RE.sub(" ", task))))
+    task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
     task = _BYTE_ESCAPE_RE.sub(" ", task)
     task = split_scripts(task)
     quoted_messages = messages(task)
@@ -1189,6 +1191,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         idents[".".join(parts[-2:])] = None
         if len(parts) >= 4:
             idents[".".join(parts[:-2])] = None
+    media_types = {m.start() + m.group(0).index("/") + 1 for m in _MEDIA_TYPE_RE.finditer(task)}
     for m in _DOTTED_RE.finditer(task):
         # (A decorator, ``@app.teardown_request``, is an object's attribute, no module.)
         decorator = m.start(1) > 0 and task[m.start(1) - 1] == "@"
@@ -1197,8 +1200,8 @@ def extract_keywords(task: str) -> list[Keyword]:
         # in a properties file, is a key: a trial's syncthing log gave the path log/pkg.)
         after = task[m.end(1):m.end(1) + 2]
         keyed = after[:1] == "=" and after != "=="
-        mod = None if decorator or member or keyed or m.start(1) in placeholders or _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)) \
-            else _module_path(m.group(1))
+        mod = None if decorator or member or keyed or m.start(1) in placeholders or m.start(1) in media_types \
+            or _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)) else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
             paths[mod] = None
             modules[mod] = m.group(1)
