@@ -1268,6 +1268,9 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # through an application/ folder is a path (CodeIgniter's)
     ("unsupported manifest media type application/vnd.oci.image.index.v1+json; see application/vnd.php",
      {"vnd/oci/image/index"}, {"oci", "image", "index", "application/vnd.php"}),
+    # a host before its port is no module path (trial 75's ufo)
+    ("Hash lost with a port\n`parseURL('https://domain.test:3000#owo')` gives host: 'domain.test:3000#owo'",
+     {"domain/test"}, {"parseURL", "host"}),
     # a citation file quoted is a path
     ("`CITATION.cff` still says 1.2.0", set(), {"CITATION.cff"}),
     # ... but a path through a folder named like a media type's is a path

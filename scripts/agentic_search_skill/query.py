@@ -1199,7 +1199,9 @@ def extract_keywords(task: str) -> list[Keyword]:
         # (A key of a ``key=value`` pair, ``log.pkg=model`` in a log line, ``server.port=80``
         # in a properties file, is a key: a trial's syncthing log gave the path log/pkg.)
         after = task[m.end(1):m.end(1) + 2]
-        keyed = after[:1] == "=" and after != "=="
+        # (... and a name before a port, ``domain.test:3000``, a host: a trial's ufo task
+        # gave the path and gap domain/test.)
+        keyed = after[:1] == "=" and after != "==" or after[:1] == ":" and after[1:].isdigit()
         mod = None if decorator or member or keyed or m.start(1) in placeholders or m.start(1) in media_types \
             or _BARE_ENTRY_FILE_RE.fullmatch(m.group(1)) else _module_path(m.group(1))
         if mod and not _PATH_RE.fullmatch(m.group(1)):
