@@ -746,7 +746,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         # (A file changed on disk since is read afresh: its earlier standing was about text
         # that may be gone, and it did not stand nowhere: the file being edited is often
         # the task's. It takes its new standing.)
-        if (prev is None or not prev.judged) and not changed and not informed and not steered and cycle_no > 1:
+        if not changed and not informed and not steered and cycle_no > 1:  # (a judged entry was kept above)
             before = prev.rank_key if prev is not None else 0.0  # (a file new to the loop stood nowhere)
             new_standing = LATER_CYCLE_SHARE * new_standing + (1.0 - LATER_CYCLE_SHARE) * before
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing, stamp=stamp)

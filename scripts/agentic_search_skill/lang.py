@@ -1156,7 +1156,7 @@ def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
         return SOURCE_ROLE  # (a script named like a text: ``bin/help``, ``tools/changelog``; not one in docs/)
     if role[0] == "source" and low and generated_by_header(low):
         return GENERATED_ROLE
-    if role[0] == "source" and low and rel.rpartition("/")[2] == "doc.go" and b"//go:generate" not in low \
+    if role[0] == "source" and low and name == "doc.go" and b"//go:generate" not in low \
             and _GO_PACKAGE_ONLY_RE.fullmatch(_GO_COMMENTS_RE.sub(b" ", low)):
         return DOCS_ROLE
     return role

@@ -223,45 +223,34 @@ _QUOTED_MEMBER_CALL_RE = compile_later(r"(?<=[\w)\]])\.([A-Za-z][A-Za-z0-9]*)[ \
 # ... a name of at least this many letters (``.do()``, ``.on()`` are everywhere).
 MIN_MEMBER_CALL_LEN = 4
 _BOILERPLATE = _load("boilerplate.json")
+
+
+def _phrases(key: str) -> str:
+    """The phrases of boilerplate.json's ``key`` as one alternation, longest first."""
+    return "|".join(re.escape(p) for p in sorted(_BOILERPLATE[key], key=lambda p: (-len(p), p)))
+
+
 # Issue templates and environment reports: their words are the template's, not the issue's.
-_TEMPLATE_PHRASE_RE = compile_later(
-    r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["phrases"], key=lambda p: (-len(p), p))),
-    re.I,
-)
+_TEMPLATE_PHRASE_RE = compile_later(r"(?<![\w])(?:%s)(?![\w])" % _phrases("phrases"), re.I)
 # The report's words about itself ("feature request") and the sample string ("Hello
-# World"), in its prose only: a quoted message, a code span or a fenced block keeps them
-# (``"failed to create feature request"`` is a message the tree may hold whole).
+# World"), in its prose only: a fenced block, a code span or a double-quoted string on one
+# line, matched first, keeps them (``"failed to create feature request"`` is a message the
+# tree may hold whole).
 _CHATTER_PHRASE_RE = compile_later(
-    r"(?<![\w])(?:%s)(?![\w])" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["chatter_phrases"], key=lambda p: (-len(p), p))),
-    re.I,
-)
-# What keeps its words: a fenced block, a code span, a double-quoted string on one line.
-_QUOTED_OR_CODE_RE = compile_later(r"```.*?(?:```|\Z)|`[^`\n]*`|\"[^\"\n]*\"", re.S)
-
-
-def _prose_without(pattern: "re.Pattern[str]", text: str) -> str:
-    """``text`` with ``pattern``'s matches blanked outside quotes and code (_QUOTED_OR_CODE_RE)."""
-    out, at = [], 0
-    for m in _QUOTED_OR_CODE_RE.finditer(text):
-        out.append(pattern.sub(" ", text[at:m.start()]))
-        out.append(m.group(0))
-        at = m.end()
-    out.append(pattern.sub(" ", text[at:]))
-    return "".join(out)
+    r"(```.*?(?:```|\Z)|`[^`\n]*`|\"[^\"\n]*\")|(?<![\w])(?:%s)(?![\w])" % _phrases("chatter_phrases"), re.I | re.S)
 
 
 # (A form's heading may start with an emoji, of a few code points: ``### ⏯ Playground
 # Link``. Not ASCII punctuation: ``// Summary`` is a comment, ``$platform`` a variable.)
 _HEADING_LINE_RE = compile_later(
-    r"^[ \t>#*_-]*(?:[^\x00-\x7f\w\s]{1,8}[ \t]*)?(?:%s)[ \t*_]*(?::[ \t*_]*)?$" % "|".join(re.escape(p) for p in sorted(_BOILERPLATE["headings"], key=lambda p: (-len(p), p))),
+    r"^[ \t>#*_-]*(?:[^\x00-\x7f\w\s]{1,8}[ \t]*)?(?:%s)[ \t*_]*(?::[ \t*_]*)?$" % _phrases("headings"),
     re.I | re.M,
 )
 # (The key may say in parentheses, after a blank, how to get the value: ``Rofi version
 # (rofi -v): 1.7.5``; a call, ``if version(dist) == tag:``, is code.)
 _ENVIRONMENT_LINE_RE = compile_later(
     r"^[ \t>]*(?:(?:[-*+]|\d+\.)[ \t]*)?(?:\*+[ \t]*)?(?:[\w.+-]+[ \t]+){0,2}(?:%s)[ \t]*(?:(?<=[ \t])\([^()\n]{1,40}\)[ \t]*)?"
-    r"(?:\*+[ \t]*)?[:=：|].*$" % "|".join(
-        re.escape(k) for k in sorted(_BOILERPLATE["environment_keys"], key=lambda k: (-len(k), k))),
+    r"(?:\*+[ \t]*)?[:=：|].*$" % _phrases("environment_keys"),
     re.I | re.M,
 )
 # ... and the terminal or shell the reporter runs, as a ``key: value`` line of its own with a
@@ -1270,7 +1259,9 @@ def extract_keywords(task: str) -> list[Keyword]:
     # when its word is a stop word: a trial's ``expect`` was dropped as "expected" and the
     # fix's option file ranked 10th.
     # (A task of one line has no title: ``run it with --verbose`` is prose.)
-    for token in _WORD_OPTION_RE.findall(task.strip().split("\n", 1)[0] if "\n" in task.strip() else ""):
+    title_line, body_follows, _body = task.strip().partition("\n")
+    title_line = title_line if body_follows else ""
+    for token in _WORD_OPTION_RE.findall(title_line):
         if normalize(token) not in _ENVIRONMENT_WORDS:
             idents[token] = None
     for token in _CONSTANT_RE.findall(_LOG_LEVEL_RE.sub(lambda m: m.group(1) or m.group(2), _TABLE_ROW_RE.sub("", task))):
@@ -1318,7 +1309,7 @@ def extract_keywords(task: str) -> list[Keyword]:
 
     out: list[Keyword] = []
     seen: set[str] = set()
-    title = normalize(task.strip().split("\n", 1)[0]) if "\n" in task.strip() else ""
+    title = normalize(title_line)
     title = _PREFIXED_WORD_RE.sub(_prefix_joined, title)  # (``non existent`` there is the word ``non-existent``)
     prose = prose_norm()
     own_defined = set(_OWN_DEFINITION_RE.findall(task))
@@ -2240,7 +2231,7 @@ def strip_boilerplate(task: str) -> str:
     text = _PLACEHOLDER_PATH_RE.sub("", _HEADING_LINE_RE.sub("", _without_setup_commands(
         title + newline + _VERSION_COMMAND_RE.sub(" ", body))))
     text = _INSTRUCTION_RE.sub(_unless_code, _SHELL_PROMPT_RE.sub("", _CODE_LABEL_RE.sub(_unless_not_a_file, text)))
-    return _prose_without(_CHATTER_PHRASE_RE, _TEMPLATE_PHRASE_RE.sub(" ", text))
+    return _CHATTER_PHRASE_RE.sub(lambda m: m.group(1) or " ", _TEMPLATE_PHRASE_RE.sub(" ", text))
 
 
 # --- Text in CJK scripts ---------------------------------------------------------------------

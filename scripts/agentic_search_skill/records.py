@@ -245,12 +245,13 @@ class CycleView:
     def from_json(cls, data: Any) -> "CycleView":
         if not isinstance(data, dict):
             raise _fail("last")
+        gaps = get_strs(data, "gaps")
         return cls(
             get_int(data, "cycle", 1), get_int(data, "max_cycles", 1), get_strs(data, "patterns"),
             get_strs(data, "keywords"), get_strs(data, "excludes"), Stats.from_json(data.get("stats")),
             tuple(ResultView.from_json(r) for r in get_list(data, "results")),
             Decision.from_json(data.get("decision")), Change.from_json(data.get("change")),
-            get_strs(data, "gaps"), get_strs(data, "related"), get_dict(data, "hints"),
+            gaps, get_strs(data, "related"), get_dict(data, "hints"),
             get_strs(data, "translated"), get_strs(data, "set_aside"),
-            min(get_int(data, "prose_gaps"), len(get_strs(data, "gaps"))) if "prose_gaps" in data else 0,
+            min(get_int(data, "prose_gaps"), len(gaps)) if "prose_gaps" in data else 0,
         )
