@@ -39,8 +39,10 @@ import os
 import re
 import sys
 import unicodedata
-from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (annotations only: typing and dataclasses cost a process 9 ms at start)
+    from typing import Callable, Optional, Sequence
 
 __all__ = [
     "SUFFICIENT_SCORE", "MIN_SUGGEST_SCORE", "MAX_SUGGESTED_QUERIES", "MAX_BROADEN_QUERIES",
@@ -91,19 +93,25 @@ class HintsInputError(ValueError):
     """Input that cannot be understood; the message names the problem and where it is."""
 
 
-@dataclass(frozen=True)
 class _Results:
     """A parsed result list, one column per field the hints need (row i is result i).
 
     Columns rather than one record per result: 10,000 results parse in one loop, and
-    max(), zip() and str.join() then run over plain sequences at C speed.
+    max(), zip() and str.join() then run over plain sequences at C speed. A slotted class
+    set once, not a frozen dataclass: importing dataclasses (and inspect with it) was a
+    tenth of hints.py's time as a process.
     """
 
-    ids: tuple[str, ...]                 # "" where a result has no id
-    scores: tuple[float, ...]
-    tags: tuple[list[str], ...]
-    related: tuple[list[str], ...]
-    haystacks: tuple[str, ...]           # ``text``, or title + summary + tags without it
+    __slots__ = ("ids", "scores", "tags", "related", "haystacks")
+
+    def __init__(self, ids: tuple[str, ...], scores: tuple[float, ...],
+                 tags: tuple[list[str], ...], related: tuple[list[str], ...],
+                 haystacks: tuple[str, ...]) -> None:
+        self.ids = ids              # "" where a result has no id
+        self.scores = scores
+        self.tags = tags
+        self.related = related
+        self.haystacks = haystacks  # ``text``, or title + summary + tags without it
 
 
 # ---------------------------------------------------------------------------
@@ -167,11 +175,6 @@ def _as_list(value: object, where: str) -> list[str]:
     ``NaN``, an object, a list) is refused, as it is for an ``id``, not passed on as
     Python spells it (``True``, ``nan``) for a caller to follow.
     """
-    if type(value) is list:
-        try:  # the common case, a list of strings, in one C-level pass
-            return [part for part in map(str.strip, value) if part]
-        except TypeError:
-            pass
     if isinstance(value, str):
         parts = value.replace("\n", ",").split(",")
     elif isinstance(value, (list, tuple, set, frozenset)):
@@ -183,6 +186,19 @@ def _as_list(value: object, where: str) -> list[str]:
     else:
         return []
     return [part for part in map(str.strip, parts) if part]
+
+
+def _item_list(value: object, index: int, field: str) -> list[str]:
+    """``results[index].field`` as _as_list reads it; the message's place is spelled only
+    when it is needed (20,000 of them were a tenth of parsing 10,000 results)."""
+    if type(value) is list:
+        try:  # the common case, a list of strings, in one C-level pass
+            return [part for part in map(str.strip, value) if part]
+        except TypeError:
+            pass
+    elif value is None:
+        return []
+    return _as_list(value, f"results[{index}].{field}")
 
 
 def _id_text(value: object, where: str, expected: str = "a string or a finite number") -> str:
@@ -289,12 +305,12 @@ def _parse_results(results: object) -> _Results:
         if type(score) is not float or score - score != 0.0:  # not already a finite float
             score = _as_score(score, f"results[{index}].score")
         scores.append(score)
-        item_tags = _as_list(get("tags"), f"results[{index}].tags")
+        item_tags = _item_list(get("tags"), index, "tags")
         tags.append(item_tags)
-        related.append(_as_list(get("related"), f"results[{index}].related"))
+        related.append(_item_list(get("related"), index, "related"))
         text = get("text")
         if type(text) is not str:
-            text = _as_text(text)
+            text = "" if text is None else _as_text(text)
         if not text:
             title, summary = get("title"), get("summary")
             text = " ".join((title if type(title) is str else _as_text(title),
