@@ -706,3 +706,20 @@ def test_a_leading_table_of_options_says_to_read_where_the_option_is_read(tmp_pa
         tmp_path, task="--files-without-match help is wrong\n\nIts help in src/flags/defs.rs says "
                        "files-without-match prints matches."), {}, ENV)
     assert "declares the task's" not in out.view.decision.why
+
+
+def test_a_plain_later_call_never_reports_more_confidence_than_the_call_before(tmp_path, tree):
+    # A plain call searches terms the loop guessed (learned, synonyms), which the
+    # calibration never saw: they may lower the confidence, halfway as they move a score,
+    # never raise it (a trial's plain second call left every score as it was and took the
+    # confidence 0.405 -> 0.601). The caller's own words set it afresh.
+    one = run_cycle(str(tree), LoopState(root=str(tree)), request(tmp_path, task="add a rate limit to the api requests"),
+                    {}, ENV)
+    low = one.state.with_(last=replace(one.state.last, decision=replace(one.state.last.decision, confidence=0.05)))
+    plain = run_cycle(str(tree), low, request(tmp_path), {}, ENV)
+    assert plain.view.decision.confidence <= 0.05
+    steered = run_cycle(str(tree), low, request(tmp_path, keywords=("throttle",)), {}, ENV)
+    assert steered.view.decision.confidence > 0.05
+    high = one.state.with_(last=replace(one.state.last, decision=replace(one.state.last.decision, confidence=0.99)))
+    lowered = run_cycle(str(tree), high, request(tmp_path), {}, ENV).view.decision.confidence
+    assert 0.99 / 2 <= lowered <= 0.99  # (at most halfway down, wherever the guess lands)
