@@ -403,3 +403,23 @@ def test_a_table_of_the_programs_options_is_told_from_a_file_reading_a_few():
     assert b"opt-3-name" in lang.option_table(table)
     reader = b'if args.is_present("files-without-match") { mode = Mode::Summary; }\n' * 40
     assert lang.option_table(reader) == frozenset()
+
+
+@pytest.mark.parametrize("rel, role", [
+    ("templates/nushell.txt", "data"),                       # a shell's init script, rendered
+    ("django/views/templates/technical_500.txt", "data"),    # beside its .html twin, data too
+    ("django/views/templates/technical_500.html", "data"),
+    ("docs/usage.txt", "docs"), ("requirements.txt", "docs"), ("notes/templates_list.txt", "docs"),
+])
+def test_a_text_file_in_a_templates_folder_is_a_template_not_prose(rel, role):
+    assert lang.file_role(rel)[0] == role
+
+
+@pytest.mark.parametrize("rel, role", [
+    ("src/example.cpp", "example"), ("example.go", "example"), ("lib/examples.rs", "example"),
+    ("src/example_parser.c", "source"), ("src/myexample.py", "source"), ("docs/example.md", "docs"),
+])
+def test_a_program_named_example_is_an_example(rel, role):
+    # trial 76's cxxopts ranked src/example.cpp first (the report named its line 93, where
+    # it calls the library); the fix was in include/cxxopts.hpp
+    assert lang.file_role(rel)[0] == role

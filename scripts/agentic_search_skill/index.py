@@ -95,13 +95,13 @@ from .query import Keyword
 from .state import atomic_write
 
 FORMAT_NAME = "agentic-search-index"
-FORMAT_VERSION = 7  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts;
+FORMAT_VERSION = 8  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 of tables and texts;
 # 4: the role read from the file's opening comments too (lang.content_role); 5: a mark
 # quoted there no longer counts, one may span lines, a Go doc.go of comments is docs;
 # 6: Flow's .js.flow stubs are declarations, Gradle's and Maven's wrappers build files,
 # a short needle counts where a word starts; 7: a help text with no extension and a citation
 # or code-owners file are docs, a Go method's result type is not defined there (the needle
-# store keeps definitions)
+# store keeps definitions); 8: a .txt file in a templates folder is data
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.

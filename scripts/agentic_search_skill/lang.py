@@ -907,6 +907,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
                          r"|\.(mk|cmake|vcx?proj|sln|filters|bazel|bzl|gradle|gradle\.kts|sbt|csproj|fsproj|vbproj|gemspec|podspec|spec)$"
                          r"|(^|/)(pkgbuild|(dockerfile|containerfile)(\.[\w.-]+)?|[\w.-]+\.dockerfile)$|^debian/"
                          r"|(^|/)[^/]*\.(conf|config)\.(js|cjs|mjs|ts)$", re.I), 0.4),
+    # A plain-text file in a templates folder is a template the program renders (a shell's
+    # init script, an e-mail body, Django's ``technical_500.txt``), read like the HTML
+    # templates beside it: data, not documentation (a trial's zoxide fix changed
+    # ``templates/nushell.txt``, ranked 8th as docs behind the wrapper that loads it).
+    ("data", re.compile(r"(^|/)templates?/([^/]+/)*[^/]+\.txt$"), 0.6),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
     # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one), Maven's site
@@ -938,8 +943,11 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # and Maven's project templates (``maven-archetypes/``, ``archetype-resources/``: a
     # trial's pf4j ranking held an archetype's sample plugin 2nd; a game's ``archetypes/``
     # is its code).
+    # A program named for what it is (``src/example.cpp`` beside a header-only library's
+    # header) is one as well: a trial's report pointed at its line 93, where the example
+    # calls the library, and the loop led with it; the fix was in the header.
     ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
-                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/"), 0.4),
+                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|(^|/)examples?\.[a-z+]+$"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
