@@ -1721,6 +1721,24 @@ def test_a_commits_name_gives_no_keyword_and_hex_looking_names_stay() -> None:
     assert {"jumpy", "no-sort", "deadbeef", "Cafe1234"} <= texts, texts
 
 
+def test_encoded_data_gives_no_keyword_and_names_with_digits_stay() -> None:
+    # Trial 77's age report pasted an armored ciphertext and a public key: eight base64
+    # lines became keywords and seven of them gaps.
+    task = ("\"invalid armor closing line\" on inputs with specific lengths\n```\n"
+            "Public key: age1c73ql4n652jz792gwfvyxx53086kyfu95p9t458pqhk8te85yg2qpwcfqg\n"
+            "-----BEGIN AGE ENCRYPTED FILE-----\n"
+            "YWdlLWVuY3J5cHRpb24ub3JnL3YxCi0+IFgyNTUxOSBIZlV5Ly8yL05tYVZ5ZnJG\n"
+            "eMFGurvx6Y9ylAQjIV93WwSJqWDVraeIRpzZfXWeF+yPszZvT75GjNuJuZjsoKo=\n"
+            "-----END AGE ENCRYPTED FILE-----\n```\n"
+            "`testBase64EncodeUTF8String` fails, see /usr/local/lib/python3.8/base64.py and "
+            "HTTPSConnectionPool2Manager.\n")
+    texts = _texts(task)
+    assert not [t for t in texts if any(p in t.lower() for p in ("ywdl", "emfg", "yps", "gwfv", "kyfu", "c73"))], texts
+    assert {"invalid armor closing line", "armor", "testBase64EncodeUTF8String",
+            "HTTPSConnectionPool2Manager"} <= set(texts), texts
+    assert any("base64.py" in t for t in texts), texts
+
+
 def test_keyword_arguments_and_configuration_keys_are_not_the_tasks_own() -> None:
     # ``max_redirects=5,`` on a call's continuation line is the library's name (a gap
     # when the library lacks it: a feature request); so is a key of a TOML block.
