@@ -78,6 +78,8 @@ def test_files_judged_irrelevant_leave_the_top(tmp_path):
     second = run_cycle(str(root), first.state, _req(tmp_path), {r: 0.0 for r in top}, ENV)
     assert not set(_ranking(second.state)[:2]) & set(top)
     assert all(second.state.scores[r].judged and second.state.scores[r].score == 0.0 for r in top)
+    # a file moved down says, in words an agent reads, what it shares with a judged miss
+    assert second.state.scores["pkg/misc/m0.py"].reason.startswith("down: holds pkg, like judged-low pkg/")
 
 
 def test_a_file_beside_one_judged_low_says_the_judgement_and_why_it_rose(tmp_path):

@@ -587,7 +587,8 @@ def _shift_reason(s: Scored, shifts: Sequence[KeywordShift], up: bool) -> str:
     cuts = [x for x in shifts if x.factor < 1 and x.keyword in held]
     if cuts:
         x = min(cuts, key=lambda x: (x.factor, x.keyword))
-        return f"down: {x.keyword} weighs less, it drove {x.source}, judged low"
+        # (A trial's agent could not read "module weighs less, it drove X, judged low".)
+        return f"down: holds {x.keyword}, like judged-low {x.source}"
     lacks = [x for x in shifts if x.factor > 1 and x.keyword not in held]
     if lacks:
         x = max(lacks, key=lambda x: (x.factor, x.keyword))
