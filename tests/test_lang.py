@@ -410,6 +410,7 @@ def test_a_table_of_the_programs_options_is_told_from_a_file_reading_a_few():
     ("django/views/templates/technical_500.txt", "data"),    # beside its .html twin, data too
     ("django/views/templates/technical_500.html", "data"),
     ("docs/usage.txt", "docs"), ("requirements.txt", "docs"), ("notes/templates_list.txt", "docs"),
+    ("docs/ref/templates/api.txt", "docs"),                  # the manual's page about templates
 ])
 def test_a_text_file_in_a_templates_folder_is_a_template_not_prose(rel, role):
     assert lang.file_role(rel)[0] == role

@@ -911,7 +911,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # init script, an e-mail body, Django's ``technical_500.txt``), read like the HTML
     # templates beside it: data, not documentation (a trial's zoxide fix changed
     # ``templates/nushell.txt``, ranked 8th as docs behind the wrapper that loads it).
-    ("data", re.compile(r"(^|/)templates?/([^/]+/)*[^/]+\.txt$"), 0.6),
+    # (Not in a docs folder: Django's ``docs/ref/templates/api.txt`` is the manual's page
+    # about templates.)
+    ("data", re.compile(r"^(?!(?:[^/]+/)*(?:docs?|documentation|man)/)(?:[^/]+/)*templates?/(?:[^/]+/)*[^/]+\.txt$"), 0.6),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
     # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one), Maven's site
