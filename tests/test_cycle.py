@@ -723,3 +723,25 @@ def test_a_plain_later_call_never_reports_more_confidence_than_the_call_before(t
     high = one.state.with_(last=replace(one.state.last, decision=replace(one.state.last.decision, confidence=0.99)))
     lowered = run_cycle(str(tree), high, request(tmp_path), {}, ENV).view.decision.confidence
     assert 0.99 / 2 <= lowered <= 0.99  # (at most halfway down, wherever the guess lands)
+
+
+def test_a_cycle_the_caller_drives_or_that_follows_no_match_sets_the_confidence_afresh(tmp_path):
+    # (the adversarial check of the cap above: each case showed 0.0 beside a stop that
+    # named its file as the likely answer)
+    root = write_tree(tmp_path / "repo", {
+        "lib/throttler.py": '"""Request throttling."""\nclass Throttler:\n    """Throttle requests; throttling '
+                            'uses a token bucket."""\n    def allow(self, c): return True\n',
+        "lib/app.py": "from .throttler import Throttler\n"})
+    none = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task="ratelimit"), {}, ENV)
+    assert none.view.decision.confidence == 0.0 and not none.view.results
+    # the loop's synonyms find the file after a cycle that found none: nothing to cap by
+    assert run_cycle(str(root), none.state, request(tmp_path), {}, ENV).view.decision.confidence > 0.5
+    # a judgement in the middle band (no verdict either way) is still the caller's cycle
+    judged = run_cycle(str(root), none.state, request(tmp_path), {"lib/app.py": 0.6}, ENV)
+    assert judged.view.decision.confidence > 0.5
+    # widened patterns are the caller's: the estimate is of files the first cycle never read
+    narrow = run_cycle(str(root), LoopState(root=str(root)),
+                       request(tmp_path, task="Throttler.allow throttling token bucket", patterns=("*.rs",)), {}, ENV)
+    assert narrow.view.decision.confidence == 0.0
+    wide = run_cycle(str(root), narrow.state, request(tmp_path, patterns=("**",)), {}, ENV)
+    assert wide.view.decision.confidence > 0.5
