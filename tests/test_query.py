@@ -1737,6 +1737,15 @@ def test_encoded_data_gives_no_keyword_and_names_with_digits_stay() -> None:
     assert {"invalid armor closing line", "armor", "testBase64EncodeUTF8String",
             "HTTPSConnectionPool2Manager"} <= set(texts), texts
     assert any("base64.py" in t for t in texts), texts
+    # (the adversarial check: SIMD, graphics and fp8 names read in few words but carry no
+    # base64 mark; a web token and a key after ``=`` are data)
+    for name in ("I32x4TruncSatF64x2UZero", "eA2B10G10R10UnormPack32", "glUniformMatrix2x3fv",
+                 "semFloat8E4M3B11FNUZ", "CSSValue"):
+        assert name in _texts(f"Operator::{name} is not validated in org/w3c/dom/css/CSSValue"), name
+    jwt = ("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+           "SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c is rejected by verify_token; "
+           "token=ZmRhVjlLeVJNK3lhU2oyV1crSmFNeUs2ZkI0CkRtY0Rh too")
+    assert set(_texts(jwt)) <= {"verify_token", "rejected", "verify", "token"}, _texts(jwt)
 
 
 def test_keyword_arguments_and_configuration_keys_are_not_the_tasks_own() -> None:

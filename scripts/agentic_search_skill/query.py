@@ -1034,25 +1034,33 @@ _COMMIT_NAME_RE = compile_later(r"(?:(?<![\w-])[Cc]ommit[ \t]+)?(?<![\w./#-])(?=
 # led with a file of ``0xff`` literals). (A ``\x`` before more letters is a TeX command:
 # ``\xdef``, ``\xcancel``.)
 _BYTE_ESCAPE_RE = compile_later(r"\\(?:x[0-9A-Fa-f]{2}(?![A-Za-z])|u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8})")
-# Encoded data the reporter pasted (base64 of a ciphertext, a key, an image, a token:
+# Encoded data the reporter pasted (base64 of a ciphertext, a key, an image:
 # ``ZmRhVjlLeVJNK3lhU2oyV1crSmFNeUs2ZkI0CkRtY0Rh``): a run of at least 20 letters and
-# digits (``+``, ``/``, ``=`` padding; not a path from the root, nor a part of a dotted
-# or slashed name: ``/usr/local/lib/python3.8``), a letter and a digit among them, whose pieces (a
+# digits (``+``, ``/``, ``=`` padding; not quoted as code, not a part of a dotted or slashed
+# name: ``/usr/local/lib/python3.8``), a letter and a digit among them, whose pieces (a
 # capital and its lower-case letters, a capital run, a number) average under
-# ENCODED_PIECE_CHARS characters. A trial's age task made eight such lines keywords and
-# seven of them gaps, and its public key (``age1c73ql4n652jz792gwfvyxx...``) four more.
-# A name of the code reads in words: ``testBase64EncodeUTF8String`` averages 3.7
-# characters a piece, an encoded run about 2.
-_ENCODED_DATA_RE = compile_later(r"(?<![\w+/=.])(?=[A-Za-z0-9+/]*[A-Za-z])(?=[A-Za-z0-9+/]*[0-9])"
-                                 r"[A-Za-z0-9+][A-Za-z0-9+/]{19,}={0,2}(?![\w+/=]|\.\w)")
+# ENCODED_PIECE_CHARS characters, and that shows base64's own marks: a ``+``, ``=``
+# padding, or ENCODED_MIN_LONG characters at least. A trial's age task made eight such
+# lines keywords and seven of them gaps, and its public key (``age1c73ql4n652jz79...``)
+# four more. A name of the code reads in words (``testBase64EncodeUTF8String`` averages
+# 3.7 characters a piece); the short ones that do not (``I32x4TruncSatF64x2UZero``,
+# ``glUniformMatrix2x3fv``, ``eA2B10G10R10UnormPack32``) have no such mark.
+_ENCODED_DATA_RE = compile_later(r"(?<![\w+/.`])(?=[A-Za-z0-9+/]*[A-Za-z])(?=[A-Za-z0-9+/]*[0-9])"
+                                 r"[A-Za-z0-9+][A-Za-z0-9+/]{19,}={0,2}(?![\w+/=`]|\.\w)")
+# ... and a JSON web token: its header is base64 of ``{"``, so it starts ``eyJ``.
+_WEB_TOKEN_RE = compile_later(r"(?<![\w.-])eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]+)?")
 _PIECE_RE = compile_later(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
 ENCODED_PIECE_CHARS = 3.0
+ENCODED_MIN_LONG = 40
 
 
 def _unless_a_name(m: "re.Match[str]") -> str:
     """A blank for encoded data (_ENCODED_DATA_RE), the text as it was for a name."""
-    pieces = _PIECE_RE.findall(m.group())
-    return " " if sum(map(len, pieces)) < ENCODED_PIECE_CHARS * len(pieces) else m.group()
+    run = m.group()
+    if len(run) < ENCODED_MIN_LONG and "+" not in run and not run.endswith("="):
+        return run
+    pieces = _PIECE_RE.findall(run)
+    return " " if sum(map(len, pieces)) < ENCODED_PIECE_CHARS * len(pieces) else run
 
 
 # A file ``main.<ext>`` named without its folder is the reporter's program: every
@@ -1154,7 +1162,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     task, url_paths = strip_urls(strip_boilerplate(unescaped(
         _TITLE_KIND_TAG_RE.sub("", _TITLE_LABEL_RE.sub("", task.lstrip("\n"))))))
     task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
-    task = _ENCODED_DATA_RE.sub(_unless_a_name, _BYTE_ESCAPE_RE.sub(" ", task))
+    task = _ENCODED_DATA_RE.sub(_unless_a_name, _WEB_TOKEN_RE.sub(" ", _BYTE_ESCAPE_RE.sub(" ", task)))
     task = split_scripts(task)
     quoted_messages = messages(task)
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
