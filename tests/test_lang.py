@@ -411,14 +411,16 @@ def test_a_table_of_the_programs_options_is_told_from_a_file_reading_a_few():
     ("django/views/templates/technical_500.html", "data"),
     ("docs/usage.txt", "docs"), ("requirements.txt", "docs"), ("notes/templates_list.txt", "docs"),
     ("docs/ref/templates/api.txt", "docs"),                  # the manual's page about templates
+    ("Doc/tools/templates/x.txt", "docs"), ("api-docs/templates/x.txt", "docs"),
 ])
 def test_a_text_file_in_a_templates_folder_is_a_template_not_prose(rel, role):
     assert lang.file_role(rel)[0] == role
 
 
 @pytest.mark.parametrize("rel, role", [
-    ("src/example.cpp", "example"), ("example.go", "example"), ("lib/examples.rs", "example"),
+    ("src/example.cpp", "example"), ("example.go", "example"), ("src/examples.rs", "example"),
     ("src/example_parser.c", "source"), ("src/myexample.py", "source"), ("docs/example.md", "docs"),
+    ("lib/rspec/core/example.rb", "source"), ("openapi3/example.go", "source"),  # modules about examples
 ])
 def test_a_program_named_example_is_an_example(rel, role):
     # trial 76's cxxopts ranked src/example.cpp first (the report named its line 93, where

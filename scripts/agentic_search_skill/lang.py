@@ -913,7 +913,8 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``templates/nushell.txt``, ranked 8th as docs behind the wrapper that loads it).
     # (Not in a docs folder: Django's ``docs/ref/templates/api.txt`` is the manual's page
     # about templates.)
-    ("data", re.compile(r"^(?!(?:[^/]+/)*(?:docs?|documentation|man)/)(?:[^/]+/)*templates?/(?:[^/]+/)*[^/]+\.txt$"), 0.6),
+    ("data", re.compile(r"^(?!(?:[^/]+/)*(?:docs?|documentation|man|[\w-]*[_-]docs)/|(?:[^/]+/)*src/site/)"
+                        r"(?:[^/]+/)*templates?/(?:[^/]+/)*[^/]+\.txt$", re.I), 0.6),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
     # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one), Maven's site
@@ -945,11 +946,13 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # and Maven's project templates (``maven-archetypes/``, ``archetype-resources/``: a
     # trial's pf4j ranking held an archetype's sample plugin 2nd; a game's ``archetypes/``
     # is its code).
-    # A program named for what it is (``src/example.cpp`` beside a header-only library's
-    # header) is one as well: a trial's report pointed at its line 93, where the example
-    # calls the library, and the loop led with it; the fix was in the header.
+    # A program named for what it is at the root or in ``src/`` (``src/example.cpp``
+    # beside a header-only library's header) is one as well: a trial's report pointed at
+    # its line 93, where the example calls the library, and the loop led with it; the fix
+    # was in the header. Deeper, it is a module about examples (RSpec's
+    # ``lib/rspec/core/example.rb``, an OpenAPI model's ``openapi3/example.go``).
     ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
-                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|(^|/)examples?\.[a-z+]+$"), 0.4),
+                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|^(src/)?examples?\.[a-z+]+$"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
