@@ -69,6 +69,7 @@ def test_a_file_judged_relevant_lifts_what_it_imports_and_says_so(tmp_path):
     # a file the shifted keywords moved says which keyword and which judged file moved it
     emit = second.state.scores["pkg/writer/emit.py"].reason
     assert "judged pkg/reader/header.py" in emit.split(";")[0]
+    assert emit.startswith("down: lacks parse_header, which weighs more as judged pkg/reader/header.py holds it")
 
 
 def test_files_judged_irrelevant_leave_the_top(tmp_path):

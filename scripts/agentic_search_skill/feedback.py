@@ -592,5 +592,7 @@ def _shift_reason(s: Scored, shifts: Sequence[KeywordShift], up: bool) -> str:
     lacks = [x for x in shifts if x.factor > 1 and x.keyword not in held]
     if lacks:
         x = max(lacks, key=lambda x: (x.factor, x.keyword))
-        return f"down: no {x.keyword}, which judged {x.source} holds"
+        # (A trial's agent read "no X, which judged Y holds" as a penalty for nothing: a
+        # name one file defines is absent from the others. It is the word's new weight.)
+        return f"down: lacks {x.keyword}, which weighs more as judged {x.source} holds it"
     return ""
