@@ -101,7 +101,8 @@ FORMAT_VERSION = 8  # 2: each file's role (lang.file_role) recorded; 3: CRC-32 o
 # 6: Flow's .js.flow stubs are declarations, Gradle's and Maven's wrappers build files,
 # a short needle counts where a word starts; 7: a help text with no extension and a citation
 # or code-owners file are docs, a Go method's result type is not defined there (the needle
-# store keeps definitions); 8: a .txt file in a templates folder is data
+# store keeps definitions); 8: a .txt file in a templates folder is data, a program named
+# example.<ext> at the root or in src/ an example
 SEGMENT_MAGIC = b"agentic-search-segment"
 STORE_MAGIC = b"agentic-search-needles"
 # Where the indexes live: this variable, else the XDG cache directory.
