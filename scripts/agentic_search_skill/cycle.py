@@ -689,6 +689,12 @@ def _ranked(cache: Optional[Any], doc: Optional[Document]) -> Optional[tuple[lis
 LATER_CYCLE_SHARE = 0.5
 
 
+def _later(before: float, new: float) -> float:
+    """Where an unjudged, unsteered later cycle moves a value: LATER_CYCLE_SHARE of the
+    way from ``before`` to ``new`` (a file's standing, a lowered confidence)."""
+    return before + LATER_CYCLE_SHARE * (new - before)
+
+
 def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, float],
                  cycle_no: int, steered: bool = False,
                  stamps: Mapping[str, str] = MappingProxyType({})) -> dict[str, ScoreEntry]:
@@ -748,7 +754,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         # the task's. It takes its new standing.)
         if not changed and not informed and not steered and cycle_no > 1:  # (a judged entry was kept above)
             before = prev.rank_key if prev is not None else 0.0  # (a file new to the loop stood nowhere)
-            new_standing = LATER_CYCLE_SHARE * new_standing + (1.0 - LATER_CYCLE_SHARE) * before
+            new_standing = _later(before, new_standing)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing, stamp=stamp)
     return apply_judgements(scores, judgements, cycle_no)
 
@@ -895,7 +901,7 @@ def _guessed_confidence(confidence: float, state: LoopState, cycle_no: int, call
     earlier = state.last.decision.confidence
     if confidence >= earlier:
         return earlier
-    return round(earlier + LATER_CYCLE_SHARE * (confidence - earlier), 3)
+    return round(_later(earlier, confidence), 3)
 
 
 def apply_judgements(scores: Mapping[str, ScoreEntry], judgements: Mapping[str, float],

@@ -865,6 +865,9 @@ TEMPLATE_SUFFIXES = (".in", "-tpl", ".tpl", ".tmpl", ".template")
 TEMPLATE_ROLE = ("build", 0.4)
 # (role, pattern over the relative path, factor its evidence is scaled by), first match
 # wins. Factors: how often a file of that role is where a fix lands, roughly.
+# A folder of documentation (a docs site's versions and kinds, ``api-docs/``; Maven's
+# site ``src/site/``): its files are prose, its templates the manual's pages.
+_DOCS_FOLDER = r"(?:docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|src/site/"
 ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Tests as each ecosystem lays them out: tests/ and test/ (Python, Rust crates' tests/,
     # Maven's src/test/java), __tests__ and *.spec.ts / *.test.js (JS), *_test.go (Go),
@@ -913,8 +916,7 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``templates/nushell.txt``, ranked 8th as docs behind the wrapper that loads it).
     # (Not in a docs folder: Django's ``docs/ref/templates/api.txt`` is the manual's page
     # about templates.)
-    ("data", re.compile(r"^(?!(?:[^/]+/)*(?:docs?|documentation|man|[\w-]*[_-]docs)/|(?:[^/]+/)*src/site/)"
-                        r"(?:[^/]+/)*templates?/(?:[^/]+/)*[^/]+\.txt$", re.I), 0.6),
+    ("data", re.compile(r"^(?!(?:[^/]+/)*(?:%s))(?:[^/]+/)*templates?/(?:[^/]+/)*[^/]+\.txt$" % _DOCS_FOLDER, re.I), 0.6),
     # Prose: docs, readmes, release notes (NEWS, ChangeLog, release-notes/, a bare README,
     # RELEASE_NOTES or TODO: a trial's mpv ranking led with RELEASE_NOTES), man pages (zstd.1),
     # Doxygen's set-up (``Doxyfile``: a trial's C++ top 10 held one), Maven's site
@@ -927,8 +929,8 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # How to cite the project and who owns what (``CITATION.cff``, ``CITATION.bib``,
     # ``CODEOWNERS``): metadata, never code; read as source, a trial's ``CITATION.cff``
     # "defined" the ``LICENSE`` its task quoted (``license: MIT``) and ranked 2nd.
-    ("docs", re.compile(r"(^|/)(docs?|documentation|man|release[-_]?notes?|[\w-]*[_-]docs)/|(^|/)src/site/|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)citation\.(cff|bib)$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|codeowners|contributing"
-                        r"|release[-_]?notes?|docs?|help|manual|usage|faq)$", re.I), 0.3),
+    ("docs", re.compile(r"(^|/)(?:%s)|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)citation\.(cff|bib)$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|codeowners|contributing"
+                        r"|release[-_]?notes?|docs?|help|manual|usage|faq)$" % _DOCS_FOLDER, re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
     # at the root: a package's own ``scripts`` module is its code. Measured on the dev
