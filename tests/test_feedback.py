@@ -248,6 +248,22 @@ def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_defi
     assert "uses load_default" not in found.get("src/settings.h", feedback.Lift("src/settings.h", 0.0, "")).why
 
 
+def test_a_file_holding_the_name_in_another_case_only_is_no_user_of_the_definition(tmp_path):
+    # (trial 81: a comment's "filenames" in truststore_linux.go was read as a use of
+    # cert.go's fileNames, and the file was lifted as its caller)
+    tree = {"cert.go": "func fileNames(h []string) string {\n\treturn h[0]\n}\n",
+            "main.go": "name := fileNames(hosts)\n",
+            "truststore_linux.go": "// We used to install under non-unique filenames.\nfunc install() {}\n"}
+    docs, scored = _docs_and_scored(tmp_path, tree)
+    kws = [make_keyword("fileNames", Kind.IDENTIFIER)]
+    matches = {"cert.go": _fd("cert.go", (1,), (1.0,)), "main.go": _fd("main.go", (1,), (0.0,)),
+               "truststore_linux.go": _fd("truststore_linux.go", (1,), (0.0,))}
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"cert.go": 1.0}), scored, docs,
+                                              sorted(tree), kws, matches=matches)}
+    assert "uses fileNames, defined by judged cert.go" in found["main.go"].why
+    assert "uses fileNames" not in found.get("truststore_linux.go", feedback.Lift("x", 0.0, "")).why
+
+
 def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path):
     # (trial 36: a Java package's classes use each other without an import line)
     tree = {"src/org/md/internal/LinkDefinitionParser.java": "class LinkDefinitionParser { void parse() {} }\n",

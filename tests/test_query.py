@@ -1021,7 +1021,7 @@ def test_a_placeholder_paths_folders_give_no_words_but_its_file_name_stays() -> 
      "not in the fence"),
     ('Exception in thread "main" java.lang.IllegalStateException: Error looking up file [x.txt] with charset [UTF-8].',
      "Error looking up file"),
-    ("Uncaught (in promise) TypeError: Cannot read properties of undefined", "Cannot read properties of undefined"),
+    ("Uncaught (in promise) TypeError: Invalid locale definition passed", "Invalid locale definition passed"),
     # a command-line program names itself first (a trial's ninja task)
     ("> ./ninja\nninja: fatal: cycle in rule variables: rspfile -> rspfile", "cycle in rule variables"),
     # Ruby names the error's class after the message (a trial's mruby task)
@@ -1414,6 +1414,28 @@ def test_a_member_of_a_variable_the_tasks_code_assigns_is_no_module_path() -> No
 def test_a_quoted_core_dumped_is_the_tasks_subject() -> None:
     found = _words("The jobs list prints `(core dumped)` for a killed job")
     assert {"core", "dumped"} <= found
+
+
+@pytest.mark.parametrize("report, gone, kept", [
+    ("thread 'main' panicked at src/view.rs:9:5:\nindex out of bounds: the len is 1 but the index is 1\n"
+     "with --only pid and --tree", {"but the index is", "the len is"}, {"tree", "pid"}),
+    ("panic: runtime error: index out of range [3] with length 3\n\ngoroutine 1 [running]:\n"
+     "main.parseHeader()", {"index out of range"}, {"parseHeader"}),
+    ("TypeError: Cannot read property 'getTime' of null in the range picker", {"cannot read property"},
+     {"getTime"}),
+    ("Uncaught TypeError: Cannot read properties of undefined (reading 'isValid')", {"cannot read properties"},
+     {"isValid"}),
+    ("RecursionError: maximum recursion depth exceeded while calling a Python object in Mul.flatten",
+     {"maximum recursion depth exceeded"}, {"flatten"}),
+])
+def test_a_runtimes_own_message_is_no_keyword_but_the_value_it_names_is(report, gone, kept) -> None:
+    # (trial 81: Rust's bounds-check panic gave "but the index is" as the first keyword and a gap)
+    found = {t.lower() for t in _texts(report)}
+    assert not gone & found
+    assert {k.lower() for k in kept} <= found
+    # ... while a program's own message is searched as written
+    assert any(t.lower().startswith("cannot parse the header block") for t in _texts(
+        "Error: cannot parse the header block when --only is given"))
 
 
 def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():

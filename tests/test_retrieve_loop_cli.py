@@ -1385,6 +1385,23 @@ def test_a_limit_given_once_holds_for_the_loops_later_rounds(tmp_path):
     assert len(run_json("--state", state, "--show")["ranking"]) == 4
 
 
+def test_the_stop_on_the_callers_judgement_names_every_file_judged_at_the_top(tmp_path):
+    # (trial 82: two files judged 1.0, and `why` named one of them)
+    tree = tmp_path / "tree"
+    for rel, text in {"src/core/index.ts": "export function search(limit) { return heap(limit) }\n",
+                      "src/tools/MaxHeap.ts": "export class MaxHeap { limit = 3 }\n",
+                      "src/tools/config.ts": "export const limit = 3\n",
+                      "src/worker.ts": "const search = 1\n"}.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text(text)
+    state = tmp_path / "s.json"
+    run_json("--root", tree, "--state", state, "--task", "search with a limit drops results", "--max-cycles", "5")
+    out = run_json("--state", state, "--judge", "src/core/index.ts=1.0", "src/tools/MaxHeap.ts=0.9",
+                   "src/worker.ts=0.2")
+    assert out["why"].startswith("you judged src/core/index.ts 1, src/tools/MaxHeap.ts 0.9: ")
+    assert "read them and the context" in out["why"] and "worker" not in out["why"].split(":")[0]
+
+
 def test_a_judged_files_ending_names_the_one_ranked_file_that_ends_so(tmp_path):
     # (a trial agent judged ``event.rs=0.2`` for ``alacritty/src/event.rs``: refused)
     tree = tmp_path / "tree"

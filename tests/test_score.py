@@ -535,6 +535,28 @@ def test_a_c_header_follows_its_implementation(tmp_path) -> None:
     assert "companion of lib/lazy.c" in "; ".join(sig.text() for sig in scored[1].signals)
 
 
+def test_a_c_header_stronger_on_its_documentation_follows_its_implementation(tmp_path) -> None:
+    # (trials 78 and 83: ini.h and yyjson.h led on the doc comments repeating the task's
+    # words; the fixes were in the .c beside them)
+    doc = ("/* Parse an INI file: each line is name=value; an inline comment starts with ';'.\n"
+           "   A continuation line (leading whitespace) extends the value of the line before;\n"
+           "   an inline comment on a continuation line is stripped as on the first line. */\n")
+    files = {
+        "ini.h": doc + "#define INI_MAX_LINE 200\nint ini_parse(const char* name);\n",
+        "ini.c": "#include \"ini.h\"\nint ini_parse(const char* name) {\n"
+                 "    /* continuation of the value */\n    strip_inline(line);\n    return 0;\n}\n",
+        "other.c": "int other(int y) { return y; } /* value */\n",
+    }
+    files.update(FILLER)
+    scored = rank(tmp_path, files, ["inline", "comment", "continuation", "value", "line"])
+    order = [s.rel for s in scored]
+    assert order[:2] == ["ini.c", "ini.h"]
+    assert "companion of ini.c" in "; ".join(sig.text() for sig in scored[1].signals)
+    # ... unless the header defines a name the task quotes that the implementation does not
+    scored = rank(tmp_path / "b", files, ["INI_MAX_LINE", "inline", "comment", "continuation", "value", "line"])
+    assert [s.rel for s in scored][:2] == ["ini.h", "ini.c"]
+
+
 @pytest.mark.parametrize("rel,key", [
     ("lib/fileio.c", "lib/fileio"), ("lib/fileio.h", "lib/fileio"), ("inc/dom-inl.h", "inc/dom"),
     ("src/a.cpp", "src/a"), ("src/a.py", ""), ("src/a.go", ""),

@@ -45,7 +45,7 @@ from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, m
     refine_query, synonym_keywords
 from .report import CHANGED_IN_CYCLE, build_result, decode_text, ranked_names
 from .request import DEFAULT_LIMIT, Request
-from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
+from .rubric import HIGH_RELEVANCE, IMPLEMENTS, RELATED, UNRELATED_BELOW
 from .score import SHORT_QUERY_KEYWORDS, Corpus, Scored, Signal, SignalKind, coverage_share, file_role, idf, \
     reason_text, roles_requested, score_matches, task_words
 from .state import HistoryEntry, LoopState, Query, ScoreEntry, ranked_scores, shown_of, shown_scores
@@ -990,6 +990,10 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         top=top, top_why=ev.assessment.why, runner_up=runner_up[0], runner_up_score=runner_up[1],
         steered=steered, steered_lead=steered and top != before,
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
+        # (Every file the caller judged at the rubric's top, not the first alone: a trial's
+        # two judged files read as one of them lost.)
+        judged_also=tuple((rel, sc) for rel, sc, e in ranked_shown[1:] if e.judged and sc >= IMPLEMENTS)
+        if judged_lead else (),
         unjudged_next=unjudged,
         # (Its place in the ranking as shown, judged files counted: when a judged file
         # leads, the sentence is the caller's own word and gives no place.)

@@ -102,6 +102,7 @@ class Evidence:
     top_why: tuple[str, ...] = ()         # what makes it stand out, in a few words each
     judged_top: str = ""                  # the file leading the ranking, if the caller judged it
     judged_score: float = 0.0             # the caller's score of that file
+    judged_also: tuple[tuple[str, float], ...] = ()  # the other files the caller judged IMPLEMENTS or more, and their scores
     unjudged_next: tuple[str, ...] = ()   # the best files the caller has not judged
     runner_up: str = ""                   # the next file after the best, when it scores RELATED or more
     runner_up_score: float = 0.0          # ... and its score
@@ -199,8 +200,9 @@ def decide(e: Evidence) -> Decision:
         # (The stop and its confidence rest on the caller's word, and say so: four trials'
         # agents read a confidence of 1.0 as the tool's claim about the files named next.)
         return stop("synthesize", "sufficient",
-                    f"you judged {e.judged_top} {e.judged_score:g}: the loop stops on your judgement "
-                    f"(the confidence is yours); read it and the context{more}")
+                    f"you judged {', '.join(f'{rel} {sc:g}' for rel, sc in ((e.judged_top, e.judged_score),) + e.judged_also)}: "
+                    f"the loop stops on your judgement "
+                    f"(the confidence is yours); read {'them' if e.judged_also else 'it'} and the context{more}")
     crowded = e.crowd >= CROWDED_AT
     if e.clear and not e.generic and e.best >= HIGH_RELEVANCE and not e.judged_top and not crowded \
             and not e.steered and not declared:

@@ -81,6 +81,9 @@ LIFT_VOCAB = 0.4        # times the share of its rare names the file holds
 # A name the task quotes that a file judged relevant defines: the files that use it are
 # where a change to that definition lands next (its callers), as likely as an import.
 LIFT_USES = 0.5
+# Languages whose names are matched whatever their case (PHP's functions and classes) or
+# not known: a user of a judged file's name there need not spell it as the file does.
+CASE_BLIND = frozenset(("php", "any", "none"))
 # A file that names a judged file's own type (its file name's stem, a code name of at least
 # STEM_MIN_LEN characters: ``LinkReferenceDefinitionParser`` in ``ParagraphParser.java``)
 # uses it, import or not - a Java or C# package's classes see each other without one: it
@@ -474,9 +477,18 @@ def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMa
         # (A file that defines the name too is a rival definition, not a caller; a user
         # spells the whole name, or one of its family joined by ``_``: ``walk_langs(`` is
         # no use of ``walk_lang``, ``ZSTD_FRAMEHEADERSIZE_MIN`` one of ``ZSTD_frameHeaderSize``.)
-        word = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)(?![A-Za-z0-9$])" % b"|".join(re.escape(n) for n in spelled))
+        alternation = b"|".join(re.escape(n) for n in spelled)
+        word = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)(?![A-Za-z0-9$])" % alternation)
         users = [r for r in cands if r in matches and matches[r].counts[i] > 0 and matches[r].defines[i] < 1.0
                  and r in docs and word.search(docs[r].low)]
+        if users and language.name not in CASE_BLIND:
+            # (A use spells the name as the judged file does, or is one of its family:
+            # ``fileNames`` is no use in a comment's "filenames", which lifted a trial's
+            # truststore_linux.go.)
+            exact = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)(?![A-Za-z0-9$])"
+                               % b"|".join(re.escape(v) for v in sorted(set(re.findall(word.pattern, doc.data, re.I)))))
+            family = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)_" % alternation)
+            users = [r for r in users if family.search(docs[r].low) or exact.search(docs[r].data)]
         for r in users:
             offer(r, LIFT_USES * _fan(len(users)), f"uses {kw.text}, defined by judged {anchor}")
 

@@ -775,8 +775,8 @@ PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
 # C and C++ split one unit of code over a header (its declarations, inline and template
 # code) and an implementation file of the same stem in the same directory (``fileio.h``
 # and ``fileio.c``; ``dom.h`` and ``dom-inl.h``): a fix of one often changes the other.
-_C_HEADER_EXTENSIONS = frozenset("h hh hpp hxx h++ inl ipp tpp".split())
-_C_SOURCE_EXTENSIONS = frozenset("c cc cpp cxx c++".split())
+C_HEADER_EXTENSIONS = frozenset("h hh hpp hxx h++ inl ipp tpp".split())
+C_SOURCE_EXTENSIONS = frozenset("c cc cpp cxx c++".split())
 # Stem endings that mark a header's inline or implementation part (``dom-inl.h``).
 _COMPANION_TAILS = ("-inl", "_inl", "-impl", "_impl")
 
@@ -786,7 +786,7 @@ def companion_key(rel: str) -> str:
     ``_impl`` tail dropped), shared by its header and its implementation; '' for any
     other file."""
     ext = extension(rel)
-    if ext not in _C_HEADER_EXTENSIONS and ext not in _C_SOURCE_EXTENSIONS:
+    if ext not in C_HEADER_EXTENSIONS and ext not in C_SOURCE_EXTENSIONS:
         return ""
     stem = rel[: len(rel) - len(ext) - 1].lower()
     for tail in _COMPANION_TAILS:

@@ -415,6 +415,33 @@ _RUNTIME_HEADER_RE = compile_later(
     # word of the code, and its synonyms were serialize, serializer, serialization; quoted
     # as the text under report, `(core dumped)`, it stays)
     r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])")
+# A runtime's own message, which no file of a program's tree raises: Rust's bounds check,
+# unwrap and overflow panics, Go's runtime errors, V8's on undefined and the stack, and
+# CPython's recursion limit (a trial's procs report: "index out of bounds: the len is 1
+# but the index is 1" gave the first keyword, "but the index is", and a gap). The value it
+# names stays: ``Cannot read property 'getTime' of null`` keeps ``'getTime'``.
+_RUNTIME_MESSAGE_RE = compile_later(
+    r"index out of bounds: the len is \d+ but the index is \d+"
+    r"|called `(?:Option|Result)::(?:unwrap|expect|unwrap_err)\(\)` on an? `(?:None|Err|Ok)` value"
+    r"|attempt to (?:add|subtract|multiply|divide|negate|shift left|shift right|calculate the remainder)"
+    r" (?:with overflow|by zero)"
+    r"|byte index \d+ is (?:not a char boundary|out of bounds)"
+    r"|range (?:start|end) index \d+ out of range for slice of length \d+"
+    r"|runtime error: (?:index out of range(?: \[-?\d+\] with length \d+)?|slice bounds out of range"
+    r"(?: \[[^\]\n]{0,40}\](?: with (?:length|capacity) \d+)?)?"
+    r"|invalid memory address or nil pointer dereference|integer divide by zero)"
+    r"|assignment to entry in nil map|all goroutines are asleep - deadlock!"
+    r"|concurrent map (?:writes|read and map write)"
+    r"|Cannot (?:read|set) propert(?:y|ies)(?: ('[^'\n]{1,80}'))?(?: of (?:undefined|null))?"
+    r"|Maximum call stack size exceeded"
+    r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?")
+
+
+def _runtime_value(m: "re.Match[str]") -> str:
+    """What a runtime's message names (the property V8 could not read), without its words."""
+    return " %s " % (m.group(1) or "")
+
+
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # The language a fenced block's opening names (```` ```python ````, ```` ```console ````):
 # the snippet's kind, no word of the report (a trial's ``python``, ``text`` were keywords).
@@ -1164,6 +1191,7 @@ def extract_keywords(task: str) -> list[Keyword]:
     task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
     task = _ENCODED_DATA_RE.sub(_unless_a_name, _WEB_TOKEN_RE.sub(" ", _BYTE_ESCAPE_RE.sub(" ", task)))
     task = split_scripts(task)
+    task = _RUNTIME_MESSAGE_RE.sub(_runtime_value, task)
     quoted_messages = messages(task)
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
     task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)

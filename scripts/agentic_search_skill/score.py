@@ -478,7 +478,7 @@ def score_matches(
         prelim.append((m, raw * factor, min(1.0, covered / mass), role, factor, hits, extra))
     if not prelim:
         return []
-    prelim, partners = _companion_lift(prelim)
+    prelim, partners = _companion_lift(prelim, keywords)
     prelim, declared = _declaration_lift(prelim)
     partners.update(declared)
     prelim = _versions_of_one_document(prelim)
@@ -565,10 +565,12 @@ def _declaration_lift(prelim: list) -> tuple[list, dict[str, str]]:
     return out, partners
 
 
-def _companion_lift(prelim: list) -> tuple[list, dict[str, str]]:
+def _companion_lift(prelim: list, keywords: Sequence[Keyword]) -> tuple[list, dict[str, str]]:
     """The scored rows with each C/C++ file's evidence raised to COMPANION_SHARE of its
-    strongest companion's (same unit, lang.companion_key), and {file: that companion}
-    for the files it raised."""
+    unit's lead (same unit, lang.companion_key), and {file: that lead} for the files it
+    raised. The lead is the strongest member, or the implementation file that takes a
+    stronger header's place (:func:`_implementation_leads`): the unit's evidence and
+    coverage, and the header follows it."""
     units: dict[str, list[int]] = {}
     for i, row in enumerate(prelim):
         key = lang.companion_key(row[0].rel)
@@ -579,16 +581,42 @@ def _companion_lift(prelim: list) -> tuple[list, dict[str, str]]:
     for members in units.values():
         if len(members) < 2:
             continue
-        lead = max(members, key=lambda i: (prelim[i][1], prelim[i][0].rel))
-        lifted = COMPANION_SHARE * prelim[lead][1]
+        strongest = max(members, key=lambda i: (prelim[i][1], prelim[i][0].rel))
+        lead = _implementation_leads(prelim, members, strongest, keywords)
+        top = prelim[strongest]
+        row = prelim[lead]
+        # (relative to the role factors: a test's companion is scaled as a test)
+        unit = top[1] / top[4]
+        if lead != strongest:
+            out[lead] = (row[0], unit * row[4], max(row[2], top[2])) + row[3:]
         for i in members:
             row = prelim[i]
-            # (relative to the lead's role factor: a test's companion is scaled as a test)
-            value = lifted * row[4] / prelim[lead][4]
-            if i != lead and row[1] < value:
+            value = COMPANION_SHARE * unit * row[4]
+            if i != lead and (row[1] < value or i == strongest):
                 out[i] = (row[0], value) + row[2:]
                 partners[row[0].rel] = prelim[lead][0].rel
     return out, partners
+
+
+def _implementation_leads(prelim: list, members: Sequence[int], lead: int,
+                          keywords: Sequence[Keyword]) -> int:
+    """The member that leads a C/C++ unit: its implementation file (``ini.c``) when the
+    header (``ini.h``) is the strongest, unless the header defines a name the task
+    quotes that the implementation does not (a macro, an inline function, a struct).
+    A header's own evidence is mostly its declarations and the API's documentation,
+    which repeat the task's words; the behaviour is in the implementation (two trials:
+    ``ini.h`` and ``yyjson.h`` led on their doc comments, the fixes were in the ``.c``
+    beside them; on the dev splits no header leading its ``.c`` was a fix's file)."""
+    header = prelim[lead]
+    if lang.extension(header[0].rel) not in lang.C_HEADER_EXTENSIONS:
+        return lead
+    sources = [i for i in members if lang.extension(prelim[i][0].rel) in lang.C_SOURCE_EXTENSIONS]
+    if not sources:
+        return lead
+    best = max(sources, key=lambda i: (prelim[i][1], prelim[i][0].rel))
+    if _defines_quoted(header[0], keywords, header[5]) and not _defines_quoted(prelim[best][0], keywords, prelim[best][5]):
+        return lead
+    return best
 
 
 def coverage_share(keywords: Sequence[Keyword], corpus: Corpus) -> float:
