@@ -251,7 +251,8 @@ def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_defi
 def test_a_file_holding_the_name_in_another_case_only_is_no_user_of_the_definition(tmp_path):
     # (trial 81: a comment's "filenames" in truststore_linux.go was read as a use of
     # cert.go's fileNames, and the file was lifted as its caller)
-    tree = {"cert.go": "func fileNames(h []string) string {\n\treturn h[0]\n}\n",
+    tree = {"cert.go": "// fileNames: the filenames of the certificate\n"
+                       "func fileNames(h []string) string {\n\treturn h[0]\n}\n",
             "main.go": "name := fileNames(hosts)\n",
             "truststore_linux.go": "// We used to install under non-unique filenames.\nfunc install() {}\n"}
     docs, scored = _docs_and_scored(tmp_path, tree)

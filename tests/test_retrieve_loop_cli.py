@@ -1398,8 +1398,12 @@ def test_the_stop_on_the_callers_judgement_names_every_file_judged_at_the_top(tm
     run_json("--root", tree, "--state", state, "--task", "search with a limit drops results", "--max-cycles", "5")
     out = run_json("--state", state, "--judge", "src/core/index.ts=1.0", "src/tools/MaxHeap.ts=0.9",
                    "src/worker.ts=0.2")
-    assert out["why"].startswith("you judged src/core/index.ts 1, src/tools/MaxHeap.ts 0.9: ")
+    assert out["why"].startswith("you judged src/core/index.ts 1; src/tools/MaxHeap.ts 0.9: ")
     assert "read them and the context" in out["why"] and "worker" not in out["why"].split(":")[0]
+    # ... at most three of them, then how many more (an adversarial check's 200 judged
+    # files made a 23,000-character why)
+    out = run_json("--state", state, "--judge", "src/tools/config.ts=1.0", "src/worker.ts=0.8")
+    assert "(+1 more): the loop stops" in out["why"] and len(out["why"]) < 400
 
 
 def test_a_judged_files_ending_names_the_one_ranked_file_that_ends_so(tmp_path):

@@ -557,6 +557,21 @@ def test_a_c_header_stronger_on_its_documentation_follows_its_implementation(tmp
     assert [s.rel for s in scored][:2] == ["ini.h", "ini.c"]
 
 
+def test_a_header_only_librarys_driver_or_inline_part_leads_nothing(tmp_path) -> None:
+    # (an adversarial check: a header-only library's same-stem driver, ``#define
+    # X_IMPLEMENTATION`` and ``#include``, took the lead at 0.98 on three hits)
+    header = ("/* json: parse a string of JSON into values. Strings, numbers, arrays. */\n"
+              "static int json_parse_string(const char *s) { /* string value parse */ return 0; }\n"
+              "static int json_parse_number(const char *s) { /* number value parse */ return 0; }\n")
+    files = {"json.h": header, "json.c": "#define JSON_IMPLEMENTATION\n#include \"json.h\"\nint main() { return 0; } /* json */\n",
+             "inc/dom-inl.h": header.replace("json", "dom"), "inc/dom.cc": "#include \"dom-inl.h\"\n/* dom */\n"}
+    files.update(FILLER)
+    scored = rank(tmp_path, files, ["parse", "string", "value", "number", "json", "dom"])
+    order = [s.rel for s in scored]
+    assert order.index("json.h") < order.index("json.c")
+    assert order.index("inc/dom-inl.h") < order.index("inc/dom.cc")
+
+
 @pytest.mark.parametrize("rel,key", [
     ("lib/fileio.c", "lib/fileio"), ("lib/fileio.h", "lib/fileio"), ("inc/dom-inl.h", "inc/dom"),
     ("src/a.cpp", "src/a"), ("src/a.py", ""), ("src/a.go", ""),

@@ -61,6 +61,8 @@ ENOUGH_HIGH_FILES = 3
 # files are a guess (rule 9 says so), and an unjudged later cycle never demotes a file
 # (cycle.merge_scores).
 UNSURE_BELOW = RELATED
+# The files the caller judged at the top that a stop on that judgement names.
+JUDGED_NAMED = 3
 # A stop with nothing left to search says "read the best files" (``synthesize``) only as
 # sure of its first file as the loop's other word for likely (rule 9's "is likely"): a
 # first file at 0.5-0.7 sure is still the agent's to check, with its own words next
@@ -144,6 +146,14 @@ def _handoff(e: Evidence) -> str:
             "if they only pass the work on, read that")
 
 
+def _judged_list(e: Evidence) -> str:
+    """The files the caller judged at the top, with their scores: at most JUDGED_NAMED,
+    then how many more (a review's 200 judgements made a 23,000-character ``why``)."""
+    judged = ((e.judged_top, e.judged_score),) + e.judged_also
+    named = "; ".join(f"{rel} {sc:g}" for rel, sc in judged[:JUDGED_NAMED])
+    return named + (f" (+{len(judged) - JUDGED_NAMED} more)" if len(judged) > JUDGED_NAMED else "")
+
+
 def decide(e: Evidence) -> Decision:
     """The next move for a cycle's evidence (see the module docstring for the rules)."""
     last = e.cycle >= e.max_cycles
@@ -200,7 +210,7 @@ def decide(e: Evidence) -> Decision:
         # (The stop and its confidence rest on the caller's word, and say so: four trials'
         # agents read a confidence of 1.0 as the tool's claim about the files named next.)
         return stop("synthesize", "sufficient",
-                    f"you judged {', '.join(f'{rel} {sc:g}' for rel, sc in ((e.judged_top, e.judged_score),) + e.judged_also)}: "
+                    f"you judged {_judged_list(e)}: "
                     f"the loop stops on your judgement "
                     f"(the confidence is yours); read {'them' if e.judged_also else 'it'} and the context{more}")
     crowded = e.crowd >= CROWDED_AT

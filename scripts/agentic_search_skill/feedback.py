@@ -84,6 +84,8 @@ LIFT_USES = 0.5
 # Languages whose names are matched whatever their case (PHP's functions and classes) or
 # not known: a user of a judged file's name there need not spell it as the file does.
 CASE_BLIND = frozenset(("php", "any", "none"))
+# The occurrences of a name in a judged file looked at for its definition's spelling.
+DEFINITION_LINES = 200
 # A file that names a judged file's own type (its file name's stem, a code name of at least
 # STEM_MIN_LEN characters: ``LinkReferenceDefinitionParser`` in ``ParagraphParser.java``)
 # uses it, import or not - a Java or C# package's classes see each other without one: it
@@ -482,15 +484,52 @@ def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMa
         users = [r for r in cands if r in matches and matches[r].counts[i] > 0 and matches[r].defines[i] < 1.0
                  and r in docs and word.search(docs[r].low)]
         if users and language.name not in CASE_BLIND:
-            # (A use spells the name as the judged file does, or is one of its family:
-            # ``fileNames`` is no use in a comment's "filenames", which lifted a trial's
-            # truststore_linux.go.)
-            exact = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)(?![A-Za-z0-9$])"
-                               % b"|".join(re.escape(v) for v in sorted(set(re.findall(word.pattern, doc.data, re.I)))))
+            # (A use spells the name as the judged file's definition does, or is one of its
+            # family: ``fileNames`` is no use in a comment's "filenames", which lifted a
+            # trial's truststore_linux.go.)
+            spellings = _defined_spellings(doc, word, language)
             family = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)_" % alternation)
-            users = [r for r in users if family.search(docs[r].low) or exact.search(docs[r].data)]
+            if spellings:
+                users = [r for r in users if family.search(docs[r].low)
+                         or _spells(docs[r], word, spellings)]
         for r in users:
             offer(r, LIFT_USES * _fan(len(users)), f"uses {kw.text}, defined by judged {anchor}")
+
+
+def _defined_spellings(doc: Document, word: "re.Pattern[bytes]", language: lang.Language) -> frozenset[bytes]:
+    """The spellings of the names ``word`` finds (lower-cased) at their definitions in
+    ``doc``, as its bytes write them: an occurrence whose line (with the next, where a
+    body's brace may stand, unless that line holds the name too) :func:`defines` it,
+    among its first DEFINITION_LINES occurrences. Empty when none is found or the file's
+    bytes are no longer what was searched (then any spelling goes)."""
+    data, low = doc.data, doc.low
+    if doc.changed or len(data) != len(low):
+        return frozenset()
+    found: set[bytes] = set()
+    for n, m in enumerate(word.finditer(low)):
+        if n >= DEFINITION_LINES:
+            break
+        start = low.rfind(b"\n", 0, m.start()) + 1
+        end = low.find(b"\n", m.end())
+        if end < 0:
+            end = len(low)
+        else:
+            after = low.find(b"\n", end + 1)
+            after = len(low) if after < 0 else after
+            if not word.search(low, end, after):
+                end = after
+        if defines(low[start:end], m.group(0), language) >= 1.0:
+            found.add(data[m.start(): m.end()])
+    return frozenset(found)
+
+
+def _spells(doc: Document, word: "re.Pattern[bytes]", spellings: frozenset[bytes]) -> bool:
+    """Whether ``doc`` holds one of ``spellings`` as written (``word``, lower-cased, finds
+    the places; a file changed since it was searched is taken at its word)."""
+    data = doc.data
+    if doc.changed or len(data) != len(doc.low):
+        return True
+    return any(data[m.start(): m.end()] in spellings for m in word.finditer(doc.low))
 
 
 def _shared_dependencies(anchors: Sequence[str], graph_of, docs: Mapping[str, Document],

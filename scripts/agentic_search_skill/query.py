@@ -415,13 +415,16 @@ _RUNTIME_HEADER_RE = compile_later(
     # word of the code, and its synonyms were serialize, serializer, serialization; quoted
     # as the text under report, `(core dumped)`, it stays)
     r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])")
-# A runtime's own message, which no file of a program's tree raises: Rust's bounds check,
-# unwrap and overflow panics, Go's runtime errors, V8's on undefined and the stack, and
-# CPython's recursion limit (a trial's procs report: "index out of bounds: the len is 1
-# but the index is 1" gave the first keyword, "but the index is", and a gap). The value it
-# names stays: ``Cannot read property 'getTime' of null`` keeps ``'getTime'``.
+# A runtime's own message, which no file of a program's tree raises, is no message to
+# search as written: Rust's bounds check, unwrap and overflow panics, Go's runtime errors,
+# V8's on undefined and the stack, and CPython's recursion limit (a trial's procs report:
+# "index out of bounds: the len is 1 but the index is 1" gave the first keyword, "but the
+# index is", and a gap). Its words stay words: a tree that does raise it (a JS engine, a
+# fork of Rust's std) still matches them, and a task that is only the message keeps its
+# keywords. Quoted (after a quote or a backtick) it is the text under report and stays a
+# message, as a quoted ``(core dumped)`` does.
 _RUNTIME_MESSAGE_RE = compile_later(
-    r"index out of bounds: the len is \d+ but the index is \d+"
+    r"(?<![\w\"'`])(?:index out of bounds: the len is \d+ but the index is \d+"
     r"|called `(?:Option|Result)::(?:unwrap|expect|unwrap_err)\(\)` on an? `(?:None|Err|Ok)` value"
     r"|attempt to (?:add|subtract|multiply|divide|negate|shift left|shift right|calculate the remainder)"
     r" (?:with overflow|by zero)"
@@ -432,16 +435,9 @@ _RUNTIME_MESSAGE_RE = compile_later(
     r"|invalid memory address or nil pointer dereference|integer divide by zero)"
     r"|assignment to entry in nil map|all goroutines are asleep - deadlock!"
     r"|concurrent map (?:writes|read and map write)"
-    r"|Cannot (?:read|set) propert(?:y|ies)(?: ('[^'\n]{1,80}'))?(?: of (?:undefined|null))?"
+    r"|Cannot (?:read|set) propert(?:y|ies)(?: '[^'\n]{1,80}')?(?: of (?:undefined|null))?"
     r"|Maximum call stack size exceeded"
-    r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?")
-
-
-def _runtime_value(m: "re.Match[str]") -> str:
-    """What a runtime's message names (the property V8 could not read), without its words."""
-    return " %s " % (m.group(1) or "")
-
-
+    r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?)(?![\w])")
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # The language a fenced block's opening names (```` ```python ````, ```` ```console ````):
 # the snippet's kind, no word of the report (a trial's ``python``, ``text`` were keywords).
@@ -1191,8 +1187,10 @@ def extract_keywords(task: str) -> list[Keyword]:
     task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
     task = _ENCODED_DATA_RE.sub(_unless_a_name, _WEB_TOKEN_RE.sub(" ", _BYTE_ESCAPE_RE.sub(" ", task)))
     task = split_scripts(task)
-    task = _RUNTIME_MESSAGE_RE.sub(_runtime_value, task)
-    quoted_messages = messages(task)
+    # (Code punctuation in its place, not a blank: a panic's message may be on the line
+    # after its header, and with the line blank the next line of the report was read as
+    # the message; a part holding ``;`` is code, no message.)
+    quoted_messages = messages(_RUNTIME_MESSAGE_RE.sub(";", task))
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
     task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)
     task = _DATA_FILE_RE.sub(" ", _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task)))

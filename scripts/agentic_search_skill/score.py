@@ -89,6 +89,9 @@ TRANSLATION_FACTOR = 0.5
 # last gold file (zstd-3438 8th -> 6th, dayjs-1160 5th -> 4th, dayjs-973 4th -> 3rd in
 # cycle 1); 1.0 ties a pair and lowers 2 issues (bench/HISTORY.md).
 COMPANION_SHARE = 0.95
+# ... and its implementation file leads it when it holds at least this share of a
+# stronger header's evidence on its own (score._implementation_leads).
+IMPLEMENTATION_SHARE = 0.5
 
 # A task that names a human language ("Hungarian localization") is about the locale files
 # named by its code (``locale/hu.js``): each holds a path hit as strong as a quoted
@@ -589,6 +592,7 @@ def _companion_lift(prelim: list, keywords: Sequence[Keyword]) -> tuple[list, di
         unit = top[1] / top[4]
         if lead != strongest:
             out[lead] = (row[0], unit * row[4], max(row[2], top[2])) + row[3:]
+            partners[row[0].rel] = top[0].rel  # (its score is the unit's: it says so)
         for i in members:
             row = prelim[i]
             value = COMPANION_SHARE * unit * row[4]
@@ -601,16 +605,25 @@ def _companion_lift(prelim: list, keywords: Sequence[Keyword]) -> tuple[list, di
 def _implementation_leads(prelim: list, members: Sequence[int], lead: int,
                           keywords: Sequence[Keyword]) -> int:
     """The member that leads a C/C++ unit: its implementation file (``ini.c``) when the
-    header (``ini.h``) is the strongest, unless the header defines a name the task
-    quotes that the implementation does not (a macro, an inline function, a struct).
-    A header's own evidence is mostly its declarations and the API's documentation,
-    which repeat the task's words; the behaviour is in the implementation (two trials:
-    ``ini.h`` and ``yyjson.h`` led on their doc comments, the fixes were in the ``.c``
-    beside them; on the dev splits no header leading its ``.c`` was a fix's file)."""
+    header (``ini.h``) is the strongest and the implementation holds IMPLEMENTATION_SHARE
+    of its evidence on its own, both plain source (no test, no generated file) and the
+    header no ``-inl``/``_impl`` part (which holds implementation itself), unless the
+    header defines a name the task quotes that the implementation does not (a macro, an
+    inline function, a struct). A header's own evidence is then mostly its declarations
+    and the API's documentation, which repeat the task's words; the behaviour is in the
+    implementation (two trials: ``ini.h`` and ``yyjson.h`` led on their doc comments, the
+    fixes were in the ``.c`` beside them; on the dev splits no header leading its ``.c``
+    was a fix's file). A header-only library's small driver (``#define X_IMPLEMENTATION``,
+    ``#include "x.h"``) holds little of the header's evidence and leads nothing."""
     header = prelim[lead]
-    if lang.extension(header[0].rel) not in lang.C_HEADER_EXTENSIONS:
+    rel = header[0].rel
+    ext = lang.extension(rel)
+    if ext not in lang.C_HEADER_EXTENSIONS or header[3] != "source" or header[4] != 1.0 \
+            or lang.companion_key(rel) != rel[: len(rel) - len(ext) - 1].lower():
         return lead
-    sources = [i for i in members if lang.extension(prelim[i][0].rel) in lang.C_SOURCE_EXTENSIONS]
+    sources = [i for i in members if lang.extension(prelim[i][0].rel) in lang.C_SOURCE_EXTENSIONS
+               and prelim[i][3] == "source" and prelim[i][4] == 1.0
+               and prelim[i][1] >= IMPLEMENTATION_SHARE * header[1]]
     if not sources:
         return lead
     best = max(sources, key=lambda i: (prelim[i][1], prelim[i][0].rel))
