@@ -263,6 +263,18 @@ def test_a_file_holding_the_name_in_another_case_only_is_no_user_of_the_definiti
                                               sorted(tree), kws, matches=matches)}
     assert "uses fileNames, defined by judged cert.go" in found["main.go"].why
     assert "uses fileNames" not in found.get("truststore_linux.go", feedback.Lift("x", 0.0, "")).why
+    # ... the spelling is the defined name's, not another on its line (a second check's
+    # ``export const fileNames = (filenames) =>``)
+    tree = {"src/names.js": "export const fileNames = (filenames) => filenames.map(String)\n",
+            "src/app.js": "const n = fileNames(list)\n",
+            "src/notes.js": "// the filenames are sorted before\nconst x = 1\n"}
+    docs, scored = _docs_and_scored(tmp_path / "js", tree)
+    matches = {"src/names.js": _fd("src/names.js", (1,), (1.0,)), "src/app.js": _fd("src/app.js", (1,), (0.0,)),
+               "src/notes.js": _fd("src/notes.js", (1,), (0.0,))}
+    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"src/names.js": 1.0}), scored, docs,
+                                              sorted(tree), kws, matches=matches)}
+    assert "uses fileNames" in found["src/app.js"].why
+    assert "uses fileNames" not in found.get("src/notes.js", feedback.Lift("x", 0.0, "")).why
 
 
 def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path):

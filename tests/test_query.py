@@ -1450,6 +1450,23 @@ def test_a_runtime_message_the_task_quotes_or_only_holds_keeps_its_keywords() ->
     assert "overflowing_add" in _texts("thread 'main' panicked: attempt to add with overflowing_add")
 
 
+def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_stays() -> None:
+    # (a second adversarial check: Rust's panic before 1.73 quotes its message, as a
+    # Python repr and a JSON log do; a program's own message beside a runtime's stays)
+    found = {t.lower() for t in _texts(
+        "thread 'main' panicked at 'index out of bounds: the len is 1 but the index is 1', src/view.rs:9:5")}
+    assert not {"but the index is", "index out of bounds"} & found and "src/view.rs" in found
+    assert not any("recursion depth" in t for t in _texts(
+        "RecursionError('maximum recursion depth exceeded while calling a Python object')"))
+    assert "request handler crashed with" in _texts(
+        "2024-01-02 10:00:00,123 ERROR [main] o.a.c.Server - request handler crashed with "
+        "Maximum call stack size exceeded")
+    assert "while parsing the config header" in _texts(
+        "panic: runtime error: index out of range [3] with length 3 while parsing the config header")
+    # ... and a program's message that starts as V8's does is the program's
+    assert "Cannot read properties file" in _texts("ERROR: Cannot read properties file /etc/app/app.properties")
+
+
 def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():
     task = ("Accessing slices fails\n\n```go\ndiff --git a/viper_test.go b/viper_test.go\nindex c41a1e7..536a53d 100644\n"
             "--- a/viper_test.go\n+++ b/viper_test.go\n@@ -1,2 +1,3 @@\n+  originalNetwork: syfy\n```\n"

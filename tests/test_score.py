@@ -570,6 +570,12 @@ def test_a_header_only_librarys_driver_or_inline_part_leads_nothing(tmp_path) ->
     order = [s.rel for s in scored]
     assert order.index("json.h") < order.index("json.c")
     assert order.index("inc/dom-inl.h") < order.index("inc/dom.cc")
+    # ... nor does a template implementation's file (.tpp, .inl, .ipp) yield to its .cpp
+    files = {"ini.tpp": header.replace("json", "ini"), "ini.cpp": "#include \"ini.tpp\"\n/* ini parse string */\n"
+             "int ini_parse_string(const char *s) { /* ini */ return 0; }\n"}
+    files.update(FILLER)
+    order = [s.rel for s in rank(tmp_path / "b", files, ["parse", "string", "value", "number", "ini"])]
+    assert order.index("ini.tpp") < order.index("ini.cpp")
 
 
 @pytest.mark.parametrize("rel,key", [

@@ -86,6 +86,7 @@ LIFT_USES = 0.5
 CASE_BLIND = frozenset(("php", "any", "none"))
 # The occurrences of a name in a judged file looked at for its definition's spelling.
 DEFINITION_LINES = 200
+DEFINITIONS_KEPT = 4
 # A file that names a judged file's own type (its file name's stem, a code name of at least
 # STEM_MIN_LEN characters: ``LinkReferenceDefinitionParser`` in ``ParagraphParser.java``)
 # uses it, import or not - a Java or C# package's classes see each other without one: it
@@ -498,28 +499,35 @@ def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMa
 
 def _defined_spellings(doc: Document, word: "re.Pattern[bytes]", language: lang.Language) -> frozenset[bytes]:
     """The spellings of the names ``word`` finds (lower-cased) at their definitions in
-    ``doc``, as its bytes write them: an occurrence whose line (with the next, where a
-    body's brace may stand, unless that line holds the name too) :func:`defines` it,
-    among its first DEFINITION_LINES occurrences. Empty when none is found or the file's
-    bytes are no longer what was searched (then any spelling goes)."""
+    ``doc``, as its bytes write them: the first occurrence on a line (with the next, where
+    a body's brace may stand, unless that line holds the name too) that :func:`defines`
+    it (``export const fileNames = (filenames) =>`` spells ``fileNames``). At most
+    DEFINITION_LINES lines are looked at, none longer than MAX_TASK_LINE_BYTES (a
+    minified line), and at most DEFINITIONS_KEPT definitions. Empty when none is found or
+    the file's bytes are no longer what was searched (then any spelling goes)."""
     data, low = doc.data, doc.low
     if doc.changed or len(data) != len(low):
         return frozenset()
     found: set[bytes] = set()
-    for n, m in enumerate(word.finditer(low)):
-        if n >= DEFINITION_LINES:
+    looked = definitions = 0
+    pos = 0
+    while looked < DEFINITION_LINES and definitions < DEFINITIONS_KEPT:
+        m = word.search(low, pos)
+        if m is None:
             break
         start = low.rfind(b"\n", 0, m.start()) + 1
         end = low.find(b"\n", m.end())
-        if end < 0:
-            end = len(low)
-        else:
-            after = low.find(b"\n", end + 1)
-            after = len(low) if after < 0 else after
-            if not word.search(low, end, after):
-                end = after
-        if defines(low[start:end], m.group(0), language) >= 1.0:
+        end = len(low) if end < 0 else end
+        pos = end + 1
+        looked += 1
+        if end - start > MAX_TASK_LINE_BYTES:
+            continue
+        after = low.find(b"\n", end + 1) if end < len(low) else -1
+        after = len(low) if after < 0 else after
+        window_end = after if after - end <= MAX_TASK_LINE_BYTES and not word.search(low, end, after) else end
+        if defines(low[start:window_end], m.group(0), language) >= 1.0:
             found.add(data[m.start(): m.end()])
+            definitions += 1
     return frozenset(found)
 
 

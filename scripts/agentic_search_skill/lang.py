@@ -776,6 +776,8 @@ PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
 # code) and an implementation file of the same stem in the same directory (``fileio.h``
 # and ``fileio.c``; ``dom.h`` and ``dom-inl.h``): a fix of one often changes the other.
 C_HEADER_EXTENSIONS = frozenset("h hh hpp hxx h++ inl ipp tpp".split())
+# ... of which these hold inline or template implementation, not declarations.
+C_INLINE_EXTENSIONS = frozenset("inl ipp tpp".split())
 C_SOURCE_EXTENSIONS = frozenset("c cc cpp cxx c++".split())
 # Stem endings that mark a header's inline or implementation part (``dom-inl.h``).
 _COMPANION_TAILS = ("-inl", "_inl", "-impl", "_impl")

@@ -421,10 +421,12 @@ _RUNTIME_HEADER_RE = compile_later(
 # "index out of bounds: the len is 1 but the index is 1" gave the first keyword, "but the
 # index is", and a gap). Its words stay words: a tree that does raise it (a JS engine, a
 # fork of Rust's std) still matches them, and a task that is only the message keeps its
-# keywords. Quoted (after a quote or a backtick) it is the text under report and stays a
-# message, as a quoted ``(core dumped)`` does.
+# keywords. Quoted by the reporter (the quote or backtick after a blank, closed right
+# after it) it is the text under report and stays a message, as a quoted ``(core dumped)``
+# does; a runtime's own quotes (Rust's ``panicked at '...'``, ``Error('...')``, a JSON
+# log's ``"msg":"..."``) are no reporter's.
 _RUNTIME_MESSAGE_RE = compile_later(
-    r"(?<![\w\"'`])(?:index out of bounds: the len is \d+ but the index is \d+"
+    r"(?<!\w)(?:index out of bounds: the len is \d+ but the index is \d+"
     r"|called `(?:Option|Result)::(?:unwrap|expect|unwrap_err)\(\)` on an? `(?:None|Err|Ok)` value"
     r"|attempt to (?:add|subtract|multiply|divide|negate|shift left|shift right|calculate the remainder)"
     r" (?:with overflow|by zero)"
@@ -435,9 +437,22 @@ _RUNTIME_MESSAGE_RE = compile_later(
     r"|invalid memory address or nil pointer dereference|integer divide by zero)"
     r"|assignment to entry in nil map|all goroutines are asleep - deadlock!"
     r"|concurrent map (?:writes|read and map write)"
-    r"|Cannot (?:read|set) propert(?:y|ies)(?: '[^'\n]{1,80}')?(?: of (?:undefined|null))?"
+    r"|Cannot (?:read|set) propert(?:y|ies)(?: '[^'\n]{1,80}')? of (?:undefined|null)"
     r"|Maximum call stack size exceeded"
     r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?)(?![\w])")
+def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
+    """A runtime's message (:data:`_RUNTIME_MESSAGE_RE`) as an empty bracket, which cuts a
+    message there without reading as code (a program's own message around it stays:
+    ``request handler crashed with Maximum call stack size exceeded``), unless the
+    reporter quoted it whole."""
+    text, start, end = m.string, m.start(), m.end()
+    quote = text[start - 1] if start else ""
+    if quote in ("\"", "'", "`") and text[end:end + 1] == quote \
+            and (start < 2 or text[start - 2].isspace()) and not text[max(0, start - 14):start - 1].rstrip().endswith("panicked at"):
+        return m.group(0)
+    return " [] "
+
+
 _FENCED_RE = compile_later(r"```.*?(?:```|$)", re.S)
 # The language a fenced block's opening names (```` ```python ````, ```` ```console ````):
 # the snippet's kind, no word of the report (a trial's ``python``, ``text`` were keywords).
@@ -1187,10 +1202,10 @@ def extract_keywords(task: str) -> list[Keyword]:
     task = _JVM_PROPERTY_RE.sub(" ", _COMMIT_NAME_RE.sub(" ", _HEX_LITERAL_RE.sub(" ", task)))
     task = _ENCODED_DATA_RE.sub(_unless_a_name, _WEB_TOKEN_RE.sub(" ", _BYTE_ESCAPE_RE.sub(" ", task)))
     task = split_scripts(task)
-    # (Code punctuation in its place, not a blank: a panic's message may be on the line
+    # (An empty bracket in its place, not a blank: a panic's message may be on the line
     # after its header, and with the line blank the next line of the report was read as
-    # the message; a part holding ``;`` is code, no message.)
-    quoted_messages = messages(_RUNTIME_MESSAGE_RE.sub(";", task))
+    # the message.)
+    quoted_messages = messages(_RUNTIME_MESSAGE_RE.sub(_unless_quoted_by_reporter, task))
     task = _ESCAPE_BEFORE_NAME_RE.sub(" ", task)
     task = _DIFF_HEADER_RE.sub(_diff_header_paths, task)
     task = _DATA_FILE_RE.sub(" ", _MACHINE_PATH_RE.sub(_unless_source, _RUNTIME_HEADER_RE.sub(" ", task)))
