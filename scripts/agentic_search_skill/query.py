@@ -440,6 +440,8 @@ _RUNTIME_MESSAGE_RE = compile_later(
     r"|Cannot (?:read|set) propert(?:y|ies)(?: '[^'\n]{1,80}')? of (?:undefined|null)"
     r"|Maximum call stack size exceeded"
     r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?)(?![\w])")
+
+
 def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
     """A runtime's message (:data:`_RUNTIME_MESSAGE_RE`) as an empty bracket, which cuts a
     message there without reading as code (a program's own message around it stays:
@@ -447,8 +449,10 @@ def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
     reporter quoted it whole."""
     text, start, end = m.string, m.start(), m.end()
     quote = text[start - 1] if start else ""
-    if quote in ("\"", "'", "`") and text[end:end + 1] == quote \
-            and (start < 2 or text[start - 2].isspace()) and not text[max(0, start - 14):start - 1].rstrip().endswith("panicked at"):
+    by_reporter = quote in ("\"", "'", "`") and text[end:end + 1] == quote \
+        and (start < 2 or text[start - 2].isspace()) \
+        and not text[max(0, start - 14):start - 1].rstrip().endswith("panicked at")
+    if by_reporter:
         return m.group(0)
     return " [] "
 

@@ -607,9 +607,9 @@ def _implementation_leads(prelim: list, members: Sequence[int], lead: int,
     """The member that leads a C/C++ unit: its implementation file (``ini.c``) when the
     header (``ini.h``) is the strongest and the implementation holds IMPLEMENTATION_SHARE
     of its evidence on its own, both plain source (no test, no generated file) and the
-    header no ``-inl``/``_impl`` part nor ``.inl``/``.tpp`` file (which hold implementation), unless the
-    header defines a name the task quotes that the implementation does not (a macro, an
-    inline function, a struct). A header's own evidence is then mostly its declarations
+    header no inline or template part (``-inl``/``_impl``, ``.inl``, ``.ipp``, ``.tpp``:
+    they hold implementation), unless the header defines a name the task quotes that the
+    implementation does not (a macro, an inline function, a struct). A header's own evidence is then mostly its declarations
     and the API's documentation, which repeat the task's words; the behaviour is in the
     implementation (two trials: ``ini.h`` and ``yyjson.h`` led on their doc comments, the
     fixes were in the ``.c`` beside them; on the dev splits no header leading its ``.c``
@@ -618,8 +618,9 @@ def _implementation_leads(prelim: list, members: Sequence[int], lead: int,
     header = prelim[lead]
     rel = header[0].rel
     ext = lang.extension(rel)
-    if ext not in lang.C_HEADER_EXTENSIONS or ext in lang.C_INLINE_EXTENSIONS or header[3] != "source" or header[4] != 1.0 \
-            or lang.companion_key(rel) != rel[: len(rel) - len(ext) - 1].lower():
+    plain_header = ext in lang.C_HEADER_EXTENSIONS and ext not in lang.C_INLINE_EXTENSIONS \
+        and lang.companion_key(rel) == rel[: len(rel) - len(ext) - 1].lower()  # (no -inl tail)
+    if not plain_header or header[3] != "source" or header[4] != 1.0:
         return lead
     sources = [i for i in members if lang.extension(prelim[i][0].rel) in lang.C_SOURCE_EXTENSIONS
                and prelim[i][3] == "source" and prelim[i][4] == 1.0
