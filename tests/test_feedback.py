@@ -233,48 +233,51 @@ def test_a_miss_lifts_its_neighbours_in_a_small_directory_but_none_of_a_large_on
     assert found["mid/f05.c"].amount >= feedback.MIN_LIFT and "(+1 more)" in found["mid/f05.c"].why
 
 
-def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_definition(tmp_path):
-    tree = {"src/palette.cpp": "void Palette::load_default() {\n}\n",
-            "src/app.cpp": "palette.load_default();\n",
-            "src/settings.h": "class Settings {\n    void loadDefault();\n};\n"}
+def _lifted_as_users(tmp_path, tree: dict, name: str, judged: str, defines: dict = None) -> dict:
+    """The lifts of judging ``judged`` relevant when every file of ``tree`` holds the
+    quoted ``name`` once and ``judged`` defines it (``defines`` gives others' values)."""
     docs, scored = _docs_and_scored(tmp_path, tree)
-    kws = [make_keyword("load_default", Kind.IDENTIFIER)]
-    assert b"loaddefault" in kws[0].needles  # (the task's name is searched in camel case too)
-    matches = {"src/palette.cpp": _fd("src/palette.cpp", (1,), (1.0,)), "src/app.cpp": _fd("src/app.cpp", (1,), (0.0,)),
-               "src/settings.h": _fd("src/settings.h", (1,), (0.5,))}
-    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"src/palette.cpp": 1.0}), scored, docs,
-                                              sorted(tree), kws, matches=matches)}
+    shown = {rel: 1.0 if rel == judged else 0.0 for rel in tree}
+    shown.update(defines or {})
+    matches = {rel: _fd(rel, (1,), (value,)) for rel, value in shown.items()}
+    return {x.rel: x for x in feedback.lifts(feedback.verdicts({judged: 1.0}), scored, docs, sorted(tree),
+                                             [make_keyword(name, Kind.IDENTIFIER)], matches=matches)}
+
+
+def _why(found: dict, rel: str) -> str:
+    return found[rel].why if rel in found else ""
+
+
+def test_a_file_holding_the_name_only_in_another_spelling_is_no_user_of_the_definition(tmp_path):
+    assert b"loaddefault" in make_keyword("load_default", Kind.IDENTIFIER).needles  # (searched in camel case too)
+    found = _lifted_as_users(tmp_path, {"src/palette.cpp": "void Palette::load_default() {\n}\n",
+                                        "src/app.cpp": "palette.load_default();\n",
+                                        "src/settings.h": "class Settings {\n    void loadDefault();\n};\n"},
+                             "load_default", "src/palette.cpp", {"src/settings.h": 0.5})
     assert "uses load_default, defined by judged src/palette.cpp" in found["src/app.cpp"].why
-    assert "uses load_default" not in found.get("src/settings.h", feedback.Lift("src/settings.h", 0.0, "")).why
+    assert "uses load_default" not in _why(found, "src/settings.h")
 
 
 def test_a_file_holding_the_name_in_another_case_only_is_no_user_of_the_definition(tmp_path):
     # (trial 81: a comment's "filenames" in truststore_linux.go was read as a use of
     # cert.go's fileNames, and the file was lifted as its caller)
-    tree = {"cert.go": "// fileNames: the filenames of the certificate\n"
-                       "func fileNames(h []string) string {\n\treturn h[0]\n}\n",
-            "main.go": "name := fileNames(hosts)\n",
-            "truststore_linux.go": "// We used to install under non-unique filenames.\nfunc install() {}\n"}
-    docs, scored = _docs_and_scored(tmp_path, tree)
-    kws = [make_keyword("fileNames", Kind.IDENTIFIER)]
-    matches = {"cert.go": _fd("cert.go", (1,), (1.0,)), "main.go": _fd("main.go", (1,), (0.0,)),
-               "truststore_linux.go": _fd("truststore_linux.go", (1,), (0.0,))}
-    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"cert.go": 1.0}), scored, docs,
-                                              sorted(tree), kws, matches=matches)}
+    found = _lifted_as_users(tmp_path, {"cert.go": "// fileNames: the filenames of the certificate\n"
+                                                   "func fileNames(h []string) string {\n\treturn h[0]\n}\n",
+                                        "main.go": "name := fileNames(hosts)\n",
+                                        "truststore_linux.go": "// We used to install under non-unique filenames.\n"
+                                                               "func install() {}\n"},
+                             "fileNames", "cert.go")
     assert "uses fileNames, defined by judged cert.go" in found["main.go"].why
-    assert "uses fileNames" not in found.get("truststore_linux.go", feedback.Lift("x", 0.0, "")).why
+    assert "uses fileNames" not in _why(found, "truststore_linux.go")
     # ... the spelling is the defined name's, not another on its line (a second check's
     # ``export const fileNames = (filenames) =>``)
-    tree = {"src/names.js": "export const fileNames = (filenames) => filenames.map(String)\n",
-            "src/app.js": "const n = fileNames(list)\n",
-            "src/notes.js": "// the filenames are sorted before\nconst x = 1\n"}
-    docs, scored = _docs_and_scored(tmp_path / "js", tree)
-    matches = {"src/names.js": _fd("src/names.js", (1,), (1.0,)), "src/app.js": _fd("src/app.js", (1,), (0.0,)),
-               "src/notes.js": _fd("src/notes.js", (1,), (0.0,))}
-    found = {x.rel: x for x in feedback.lifts(feedback.verdicts({"src/names.js": 1.0}), scored, docs,
-                                              sorted(tree), kws, matches=matches)}
+    found = _lifted_as_users(tmp_path / "js", {"src/names.js": "export const fileNames = (filenames) => "
+                                                               "filenames.map(String)\n",
+                                               "src/app.js": "const n = fileNames(list)\n",
+                                               "src/notes.js": "// the filenames are sorted before\nconst x = 1\n"},
+                             "fileNames", "src/names.js")
     assert "uses fileNames" in found["src/app.js"].why
-    assert "uses fileNames" not in found.get("src/notes.js", feedback.Lift("x", 0.0, "")).why
+    assert "uses fileNames" not in _why(found, "src/notes.js")
 
 
 def test_a_file_naming_a_judged_files_own_type_is_lifted_import_or_not(tmp_path):

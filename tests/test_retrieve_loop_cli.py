@@ -1387,13 +1387,10 @@ def test_a_limit_given_once_holds_for_the_loops_later_rounds(tmp_path):
 
 def test_the_stop_on_the_callers_judgement_names_every_file_judged_at_the_top(tmp_path):
     # (trial 82: two files judged 1.0, and `why` named one of them)
-    tree = tmp_path / "tree"
-    for rel, text in {"src/core/index.ts": "export function search(limit) { return heap(limit) }\n",
-                      "src/tools/MaxHeap.ts": "export class MaxHeap { limit = 3 }\n",
-                      "src/tools/config.ts": "export const limit = 3\n",
-                      "src/worker.ts": "const search = 1\n"}.items():
-        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text)
+    tree = write_tree(tmp_path / "tree", {"src/core/index.ts": "export function search(limit) { return heap(limit) }\n",
+                                          "src/tools/MaxHeap.ts": "export class MaxHeap { limit = 3 }\n",
+                                          "src/tools/config.ts": "export const limit = 3\n",
+                                          "src/worker.ts": "const search = 1\n"})
     state = tmp_path / "s.json"
     run_json("--root", tree, "--state", state, "--task", "search with a limit drops results", "--max-cycles", "5")
     out = run_json("--state", state, "--judge", "src/core/index.ts=1.0", "src/tools/MaxHeap.ts=0.9",

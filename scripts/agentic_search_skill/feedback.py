@@ -33,7 +33,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 from . import imports as imports_mod
 from . import lang
 from .score import file_role
-from .match import Document, FileMatch, defines
+from .match import Document, FileMatch, defines, line_span
 from .query import DERIVED_KINDS, NAMED_KINDS, Keyword, is_code_identifier, normalize
 from .rubric import HIGH_RELEVANCE, RELATED
 from .score import MAX_RELEVANCE, Corpus, Scored, Signal, SignalKind, raw_evidence
@@ -489,8 +489,8 @@ def _offer_users(anchor: str, cands: Sequence[str], matches: Mapping[str, FileMa
             # family: ``fileNames`` is no use in a comment's "filenames", which lifted a
             # trial's truststore_linux.go.)
             spellings = _defined_spellings(doc, word, language)
-            family = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)_" % alternation)
             if spellings:
+                family = re.compile(rb"(?<![A-Za-z0-9$])(?:%s)_" % alternation)
                 users = [r for r in users if family.search(docs[r].low)
                          or _spells(docs[r], word, spellings)]
         for r in users:
@@ -505,8 +505,8 @@ def _defined_spellings(doc: Document, word: "re.Pattern[bytes]", language: lang.
     DEFINITION_LINES lines are looked at, none longer than MAX_TASK_LINE_BYTES (a
     minified line), and at most DEFINITIONS_KEPT definitions. Empty when none is found or
     the file's bytes are no longer what was searched (then any spelling goes)."""
-    data, low = doc.data, doc.low
-    if doc.changed or len(data) != len(low):
+    data, low = _as_searched(doc), doc.low
+    if data is None:
         return frozenset()
     found: set[bytes] = set()
     looked = definitions = 0
@@ -515,17 +515,15 @@ def _defined_spellings(doc: Document, word: "re.Pattern[bytes]", language: lang.
         m = word.search(low, pos)
         if m is None:
             break
-        start = low.rfind(b"\n", 0, m.start()) + 1
-        end = low.find(b"\n", m.end())
-        end = len(low) if end < 0 else end
+        start, end = line_span(low, m.start(), m.end())
         pos = end + 1
         looked += 1
         if end - start > MAX_TASK_LINE_BYTES:
             continue
-        after = low.find(b"\n", end + 1) if end < len(low) else -1
-        after = len(low) if after < 0 else after
-        window_end = after if after - end <= MAX_TASK_LINE_BYTES and not word.search(low, end, after) else end
-        if defines(low[start:window_end], m.group(0), language) >= 1.0:
+        after = line_span(low, pos, pos)[1] if pos <= len(low) else end
+        if after - end > MAX_TASK_LINE_BYTES or word.search(low, end, after):
+            after = end
+        if defines(low[start:after], m.group(0), language) >= 1.0:
             found.add(data[m.start(): m.end()])
             definitions += 1
     return frozenset(found)
@@ -534,10 +532,15 @@ def _defined_spellings(doc: Document, word: "re.Pattern[bytes]", language: lang.
 def _spells(doc: Document, word: "re.Pattern[bytes]", spellings: frozenset[bytes]) -> bool:
     """Whether ``doc`` holds one of ``spellings`` as written (``word``, lower-cased, finds
     the places; a file changed since it was searched is taken at its word)."""
+    data = _as_searched(doc)
+    return data is None or any(data[m.start(): m.end()] in spellings for m in word.finditer(doc.low))
+
+
+def _as_searched(doc: Document) -> Optional[bytes]:
+    """The file's bytes, when they are still the text that was searched (else None: the
+    file changed since, and its offsets say nothing of them)."""
     data = doc.data
-    if doc.changed or len(data) != len(doc.low):
-        return True
-    return any(data[m.start(): m.end()] in spellings for m in word.finditer(doc.low))
+    return None if doc.changed or len(data) != len(doc.low) else data
 
 
 def _shared_dependencies(anchors: Sequence[str], graph_of, docs: Mapping[str, Document],

@@ -82,6 +82,13 @@ def holds(low: bytes, needle: bytes) -> bool:
     return start_re(needle).search(low) is not None if starts_only(needle) else needle in low
 
 
+def line_span(text: bytes, start: int, end: int) -> tuple[int, int]:
+    """The start and end (its newline, or the text's end) of the line that holds
+    ``text[start:end]``."""
+    line_end = text.find(b"\n", end)
+    return text.rfind(b"\n", 0, start) + 1, len(text) if line_end < 0 else line_end
+
+
 class Document:
     """A candidate file's bytes as read, and lower-cased once for matching.
 

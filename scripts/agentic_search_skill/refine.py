@@ -28,7 +28,7 @@ from itertools import islice
 from dataclasses import dataclass, replace
 from typing import Callable, Optional, Sequence
 
-from .match import Document
+from .match import Document, line_span
 from .query import DERIVED_KINDS, MESSAGE_MIN_WORDS, MIN_STEM_LEN, Keyword, Kind, base_form, is_cjk_piece, \
     make_keyword, merge_keywords, normalize, split_identifier, _STOP_WORDS
 from .rubric import HIGH_RELEVANCE, RELATED, UNRELATED_BELOW
@@ -275,9 +275,7 @@ def _parts_near(texts: Sequence[bytes], needles: Sequence[bytes]) -> set[str]:
             m = found.search(low, pos)
             if m is None:
                 break
-            start = low.rfind(b"\n", 0, m.start()) + 1
-            end = low.find(b"\n", m.end())
-            end = len(low) if end < 0 else end
+            start, end = line_span(low, m.start(), m.end())
             for token in _WORD_IN_RAW_RE.findall(text[start:end]):
                 out.update(split_identifier(token.decode("ascii", "ignore")))
             pos = end + 1
