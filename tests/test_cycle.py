@@ -356,6 +356,21 @@ def test_a_plural_word_whose_singular_the_code_holds_is_no_gap_and_gets_no_synon
     assert "enumerates" in out.view.gaps  # no form of it anywhere: a true gap
 
 
+def test_the_next_query_adds_only_synonyms_some_file_holds(tmp_path):
+    """A synonym of a gap word that no file holds would be one more gap next round (a
+    trial's destr round proposed ``db``, ``database``, ``datastore`` for "storage")."""
+    files = {"src/parse.ts": "export function parseValue(input: string) {\n  return JSON.parse(input);\n}\n"}
+    task = "Values read back from storage keep their backslashes after parseValue"
+    root = write_tree(tmp_path / "none", files)
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path, task=task), {}, ENV)
+    assert "storage" in out.view.gaps
+    assert not any("synonym of storage" in a for a in out.view.change.adds)
+    assert out.view.decision.action != "broaden"
+    root = write_tree(tmp_path / "some", dict(files, **{"src/cache.ts": "export const database = new Map();\n"}))
+    out = run_cycle(str(root), LoopState(root=str(root)), request(tmp_path / "x", task=task), {}, ENV)
+    assert [a for a in out.view.change.adds if "synonym of storage" in a] == ["database (synonym of storage)"]
+
+
 def test_a_word_is_still_a_gap_when_only_a_cut_of_it_is_in_other_words(tmp_path):
     # ``retry`` cut to ``retr`` is inside ``retrieve``, ``ready`` cut to ``read`` inside
     # ``thread``: neither is a form of the word, and the gap must still be said.

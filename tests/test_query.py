@@ -1428,6 +1428,12 @@ def test_a_quoted_core_dumped_is_the_tasks_subject() -> None:
      {"cannot read properties of undefined"}, {"isValid"}),
     ("RecursionError: maximum recursion depth exceeded while calling a Python object in Mul.flatten",
      {"maximum recursion depth exceeded while calling a python object"}, {"flatten", "recursion", "depth"}),
+    # (trial 84: chalk's "navigator is not defined" was the first keyword and a gap)
+    ("ReferenceError: navigator is not defined when importing chalk\n\n    ReferenceError: navigator is not defined",
+     {"navigator is not defined", "navigator is not defined when importing chalk"}, {"navigator", "chalk"}),
+    ("NameError: name 'sympify_expr' is not defined", {"name 'sympify_expr' is not defined"}, {"sympify_expr"}),
+    ("Uncaught TypeError: this.$refs.picker.open is not a function", {"this.$refs.picker.open is not a function"},
+     {"picker", "open"}),
 ])
 def test_a_runtimes_own_message_is_no_message_to_search_but_its_words_stay(report, gone, kept) -> None:
     # (trial 81: Rust's bounds-check panic gave "but the index is" as the first keyword and a gap)
@@ -1465,6 +1471,9 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
         "panic: runtime error: index out of range [3] with length 3 while parsing the config header")
     # ... and a program's message that starts as V8's does is the program's
     assert "Cannot read properties file" in _texts("ERROR: Cannot read properties file /etc/app/app.properties")
+    # ... as is one that says a name is not defined, with no runtime's error class before it
+    assert "option --depth is not defined for this command" in _texts(
+        "error: option --depth is not defined for this command")
 
 
 def test_a_pasted_diffs_header_names_its_files_without_gits_a_and_b():

@@ -149,6 +149,24 @@ def test_unknown_gap_gets_no_synonyms() -> None:
     assert synonym_keywords(gaps, hints.synonym_runs, gaps) == []
 
 
+def test_a_synonym_no_file_holds_gives_way_to_the_tables_next() -> None:
+    # (trial 85: "storage" got db, database and datastore in a tree holding none of them)
+    gaps = keywords_from_list(["storage"])
+    every = texts(synonym_keywords(gaps, hints.synonym_runs, gaps))
+    assert len(every) >= 2
+    asked: List[str] = []
+
+    def held(kws: Sequence[Keyword]) -> List[bool]:
+        asked.extend(k.text for k in kws)
+        return [k.text != every[0] for k in kws]
+
+    got = texts(synonym_keywords(gaps, hints.synonym_runs, gaps, held))
+    assert every[0] not in got and got[:len(every) - 1] == every[1:]
+    assert every[0] in asked  # (one call for every candidate)
+    # ... and none at all when the tree holds none
+    assert synonym_keywords(gaps, hints.synonym_runs, gaps, lambda kws: [False] * len(kws)) == []
+
+
 def test_synonyms_are_deterministic() -> None:
     gaps = extract_keywords("add rate limiting to API endpoints, delete stale config")
     first = synonym_keywords(gaps, hints.synonym_runs, gaps)

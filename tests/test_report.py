@@ -375,6 +375,19 @@ def test_a_message_quoted_in_the_prose_is_quoted_first_where_the_file_holds_it()
         'L4: echo(_("Error: The value you entered was invalid."), err=err)'
 
 
+def test_a_message_raised_in_several_places_is_quoted_where_the_tasks_other_words_are():
+    # (trial 84: stb_image's "bad huffman code" showed the JPEG decoder's line, the file's
+    # first, for a report about PNG files; the zlib decoder raises it too)
+    quoted = ("bad huffman code",)
+    text = "\n".join(["static int jpeg_decode(void) {", '   return err("bad huffman code", "Corrupt JPEG");', "}",
+                      "static int zlib_decode(void) {", '   return err("bad huffman code", "Corrupt PNG");', "}"])
+    kws = keywords_from_list(["PNG", "zlib", "corrupt"])
+    assert summary_lines(text, kws, quoted=quoted)[0] == 'L5: return err("bad huffman code", "Corrupt PNG");'
+    # ... and the first place when nothing else tells them apart
+    assert summary_lines(text, keywords_from_list(["corrupt"]), quoted=quoted)[0] == \
+        'L2: return err("bad huffman code", "Corrupt JPEG");'
+
+
 def test_the_line_a_traceback_raised_at_is_quoted_first_where_the_file_holds_it():
     # a trial's results quoted the longer call of the frame above, not the assert that raised
     from agentic_search_skill.query import quoted_lines

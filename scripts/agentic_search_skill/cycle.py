@@ -552,7 +552,8 @@ def _refine(p: Plan, ev: Evaluation, d: Dispatched, env: Env, expand_to: Sequenc
     top = list(islice((s.rel for s in ev.relative if s.role in LEARN_ROLES), LEARN_MAX_FILES))
     learned = learn_vocabulary(ev.relative, {r: d.by_rel[r].head for r in top if r in d.by_rel}, d.docs,
                                p.query.keywords, presence=getattr(env.cache, "presence", None))
-    syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords) if ev.gaps else []
+    syns = synonym_keywords(ev.gaps, env.synonym_runs, p.query.keywords,
+                            lambda kws: held_by_any(d.docs, kws, env.cache)) if ev.gaps else []
     syns += message_pieces(ev.gaps, list(p.query.keywords) + syns)
     syns += name_pieces(ev.gaps, list(p.query.keywords) + syns)
     lam = coverage_share(p.query.keywords, ev.corpus)

@@ -953,10 +953,12 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # A program named for what it is at the root or in ``src/`` (``src/example.cpp``
     # beside a header-only library's header) is one as well: a trial's report pointed at
     # its line 93, where the example calls the library, and the loop led with it; the fix
-    # was in the header. Deeper, it is a module about examples (RSpec's
+    # was in the header. So is a benchmark script at the root (``bench.mjs``: a trial's destr
+    # ranking held it 3rd; a library's ``src/bench.rs`` may be its code). Deeper, it is a module about examples (RSpec's
     # ``lib/rspec/core/example.rb``, an OpenAPI model's ``openapi3/example.go``).
     ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
-                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|^(src/)?examples?\.[a-z+]+$"), 0.4),
+                           r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|^(src/)?examples?\.[a-z+]+$"
+                           r"|^(bench|benchmarks?)\.[a-z]+$"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
@@ -971,11 +973,15 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Generated files, and patches (a copy of code in another form); a release's detached
     # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
     # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.
+    # A package manager's lock file, whatever its format (``Cargo.lock``, ``package-lock.json``,
+    # pnpm's ``pnpm-lock.yaml``, ``npm-shrinkwrap.json``, Terraform's ``.terraform.lock.hcl``):
+    # every dependency's name and version, written by the tool (a trial's destr ranking
+    # held ``pnpm-lock.yaml`` 2nd, on package names such as ``escape-string-regexp``).
     # So is what a code generator writes into a folder or a name of its own (``generated/``,
     # ``__generated__/``, Kubernetes' ``zz_generated.deepcopy.go``, ``schema.generated.ts``):
     # a trial's oxc ranking led with ``src/ast_nodes/generated/ast_nodes.rs``, 3rd a JS
     # binding's ``generated/lazy/constructors.js``.
-    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.json|\.map|\.patch|\.diff"
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.(json|ya?ml)|\.lock\.hcl|(^|/)npm-shrinkwrap\.json|\.map|\.patch|\.diff"
                              r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"
                              r"|(^|/)(__generated__|_?(?i:generated))/|(^|/)zz_generated[^/]*$|[._]generated\.[a-z]+$"), 0.2),
     # Contributed extras kept at the repository's root beside the product (``contrib/``:

@@ -439,6 +439,12 @@ _RUNTIME_MESSAGE_RE = compile_later(
     r"|concurrent map (?:writes|read and map write)"
     r"|Cannot (?:read|set) propert(?:y|ies)(?: '[^'\n]{1,80}')? of (?:undefined|null)"
     r"|Maximum call stack size exceeded"
+    # (V8's and CPython's on a name the program never bound, and V8's on a value used as
+    # what it is not, after the error's class: a trial's chalk report, "ReferenceError:
+    # navigator is not defined", was its first keyword and a gap beside the one file
+    # holding ``navigator``.)
+    r"|(?:ReferenceError|NameError): (?:name )?'?[\w$.]{1,80}'? is not defined"
+    r"|TypeError: [\w$.\[\]()'\"]{1,80} is not (?:a function|a constructor|iterable)"
     r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?)(?![\w])")
 
 

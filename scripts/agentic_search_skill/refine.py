@@ -414,7 +414,8 @@ def _is_variant(candidate: str, original: str) -> bool:
 
 
 def synonym_keywords(
-    gaps: Sequence[Keyword], synonym_runs: Callable[..., list], existing: Sequence[Keyword]
+    gaps: Sequence[Keyword], synonym_runs: Callable[..., list], existing: Sequence[Keyword],
+    held: Optional[Callable[[Sequence[Keyword]], Sequence[bool]]] = None,
 ) -> list[Keyword]:
     """Programming synonyms for keywords that matched nothing.
 
@@ -424,34 +425,46 @@ def synonym_keywords(
     in its base form. A gap word the table knows has its own stem searched first
     (``panics`` -> ``panic``: a task's words are searched as written); other spellings
     from the table are skipped; each gap gets at most MAX_SYNONYMS_PER_GAP synonyms
-    besides its stem, weighted like the keyword(s) they stand for.
+    besides its stem, weighted like the keyword(s) they stand for. ``held`` (when given)
+    says, in one call for all of them, whether some file of the tree holds each
+    candidate: one no file holds is no term to search, and the table's next is taken (a
+    trial's destr round proposed ``db``, ``database`` and ``datastore`` for "storage"
+    in a tree holding none of them).
     """
-    have = {normalize(k.text) for k in existing}
     originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind not in (Kind.PATH, Kind.MESSAGE)]
-    out: list[Keyword] = []
     runs = synonym_runs([g.text for g in originals], None, lambda t: base_form(normalize(t)))
+    # Each run's candidates in the order they are taken: (the gap's text, its stem's
+    # keyword or None, the synonyms' keywords).
+    planned: list[tuple[str, Optional[Keyword], list[Keyword]]] = []
     for start, length, found in runs:
         group = originals[start:start + length]
         text = " ".join(g.text for g in group)
         weight = min(1.0, sum(g.weight for g in group))
-        picked = 0
         # A word the table knows is a programming term: its own stem first (the tree may
         # say "panic" where the task says "panics"; a task's words are searched as written).
         stem = base_form(normalize(text))
-        if found and length == 1 and group[0].kind == Kind.WORD and stem != normalize(text) \
-                and len(stem) >= MIN_STEM_LEN and stem not in have and len(out) < MAX_SYNONYMS:
-            made = make_keyword(stem, Kind.SYNONYM, weight, group=text)
-            if made is not None:
-                have.add(stem)
-                out.append(made)
-        for syn in found:
+        stem_kw = make_keyword(stem, Kind.SYNONYM, weight, group=text) \
+            if found and length == 1 and group[0].kind == Kind.WORD and stem != normalize(text) \
+            and len(stem) >= MIN_STEM_LEN else None
+        syns = [made for syn in found if not _is_variant(syn, text)
+                for made in (make_keyword(syn, Kind.SYNONYM, weight, group=text),) if made is not None]
+        planned.append((text, stem_kw, syns))
+    every = [k for _t, stem_kw, syns in planned for k in ([stem_kw] if stem_kw else []) + syns]
+    flags = held(every) if held is not None and every else [True] * len(every)
+    in_tree = {id(k): bool(f) for k, f in zip(every, flags)}
+    have = {normalize(k.text) for k in existing}
+    out: list[Keyword] = []
+    for _text, stem_kw, syns in planned:
+        stem = normalize(stem_kw.text) if stem_kw is not None else ""
+        if stem_kw is not None and stem not in have and len(out) < MAX_SYNONYMS and in_tree[id(stem_kw)]:
+            have.add(stem)
+            out.append(stem_kw)
+        picked = 0
+        for made in syns:
             if len(out) >= MAX_SYNONYMS or picked >= MAX_SYNONYMS_PER_GAP:
                 break
-            key = normalize(syn)
-            if key in have or _is_variant(syn, text):
-                continue
-            made = make_keyword(syn, Kind.SYNONYM, weight, group=text)
-            if made is None:
+            key = normalize(made.text)
+            if key in have or not in_tree[id(made)]:
                 continue
             have.add(key)
             out.append(made)

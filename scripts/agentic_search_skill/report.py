@@ -15,7 +15,7 @@ from bisect import bisect_right
 from functools import lru_cache
 from itertools import accumulate
 from math import log2
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from . import lang
 from .match import Document, FileMatch, starts_only
@@ -222,7 +222,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             tests_from = bisect_right(starts, m.start()) - 1
     docstrings = _docstring_spans(joined, starts) if rel.endswith((".py", ".pyi")) else []
     licence = _licence_end(lines, rel)
-    pasted = _pasted_line(joined, starts, quoted)
+    pasted = _pasted_line(joined, starts, quoted, lambda i: sum(value[k] for k in hits.get(i, ())))
     if pasted is not None:
         chosen.append(pasted)
         texts.add(lines[pasted].strip())
@@ -383,13 +383,31 @@ def line_definitions(lines: Sequence[str], i: int, rel: str) -> list[str]:
     return [n.lower() for n, _v in lang.defined_names(chunk, rel) if n.lower() in here]
 
 
-def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str]) -> Optional[int]:
+# The lines holding a quoted line that are weighed for the one to show first.
+PASTED_SITES = 50
+
+
+def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str],
+                 worth: Callable[[int], float] = lambda i: 0.0) -> Optional[int]:
     """The line (index) holding the first of ``quoted`` (longest first) that the
-    lower-cased text ``joined`` holds, at its first place; None when it holds none."""
+    lower-cased text ``joined`` holds; None when it holds none. Of the first MAX_SITES
+    lines holding it (PASTED_SITES), the one whose other keywords are ``worth`` most, the first on a
+    tie: a message raised in several places is shown where the task's other words are
+    too (a trial's "bad huffman code" showed the JPEG decoder's line, first in the file,
+    for a report about PNG files, where the zlib decoder raises it too)."""
     for q in quoted:
         pos = joined.find(q)
-        if pos >= 0:
-            return bisect_right(starts, pos) - 1
+        best: Optional[tuple[float, int]] = None
+        seen = 0
+        while pos >= 0 and seen < PASTED_SITES:
+            i = bisect_right(starts, pos) - 1
+            w = worth(i)
+            if best is None or w > best[0]:
+                best = (w, i)
+            seen += 1
+            pos = joined.find(q, starts[i + 1] if i + 1 < len(starts) else len(joined))
+        if best is not None:
+            return best[1]
     return None
 
 
