@@ -183,6 +183,47 @@ def facade_tree(tmp_path):
 ENV = Env(synonym_runs=hints.synonym_runs, compute_hints=hints.compute_hints)
 
 
+SEMVER_LIB = """pub struct VersionReq;
+
+impl VersionReq {
+    pub fn parse(text: &str) -> Result<Self, Error> {
+        VersionReq::from_str(text)
+    }
+
+    pub fn matches(&self, version: &Version) -> bool {
+        eval::matches_req(self, version)
+    }
+}
+"""
+SEMVER_FILES = {
+    "src/lib.rs": SEMVER_LIB,
+    "src/parse.rs": "impl FromStr for VersionReq {\n    fn from_str(text: &str) -> Result<Self, Error> {\n"
+                    "        parse_req(text)\n    }\n}\n",
+    "src/eval.rs": "pub(crate) fn matches_req(req: &VersionReq, ver: &Version) -> bool {\n"
+                   "    req.comparators.iter().all(|c| c.pre_ok(ver))\n}\n",
+}
+
+
+def test_of_two_calls_the_one_the_title_names_is_where_the_work_goes():
+    # (trial 84: semver's report set up with ``VersionReq::parse`` and failed in
+    # ``matches``; the stop named parse.rs, where parse goes)
+    after = [("src/parse.rs", SEMVER_FILES["src/parse.rs"]), ("src/eval.rs", SEMVER_FILES["src/eval.rs"])]
+    assert find("src/lib.rs", SEMVER_LIB, ("parse", "matches"), after).target == "src/parse.rs"
+    h = handoff.find("src/lib.rs", SEMVER_LIB, SEMVER_LIB.lower().encode(), ("parse", "matches"),
+                     [(r, t.lower().encode()) for r, t in after], titled=frozenset({"versionreq", "matches"}))
+    assert h == handoff.Handoff("src/eval.rs", ("matches_req",), ("matches",))
+
+
+def test_a_plain_word_the_tasks_code_calls_is_followed_at_a_stop(tmp_path):
+    root = write_tree(tmp_path / "repo", SEMVER_FILES)
+    task = ("VersionReq matches 1.2.0 pre-releases\n\n    let req = VersionReq::parse(\"<1.2\").unwrap();\n"
+            "    assert!(!req.matches(&v));\n\nA VersionReq from parse should not match a pre-release here.\n")
+    req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=task)
+    d = run_cycle(str(root), LoopState(root=str(root)), req, {}, ENV).view.decision
+    assert (d.action, d.done) == ("synthesize", True)
+    assert d.why.endswith("its matches call matches_req in src/eval.rs: if they only pass the work on, read that")
+
+
 def test_a_stop_on_the_facade_names_the_builder(tmp_path):
     root = facade_tree(tmp_path)
     req = Request(state_path=str(tmp_path / "s.json"), state_shown="s.json", task=TASK)

@@ -2113,3 +2113,10 @@ def test_the_reporters_own_lines_near_the_forms_rules_stay():
     # the reporter's heading over nothing but a template item names the issue
     assert {"crash", "exporting", "dialog"} <= _words(
         "Title here\n\n### Crash when exporting to PDF from the print dialog\n\n- [x] I searched existing issues\n")
+
+
+def test_the_names_the_tasks_code_calls_are_read_from_its_code_only():
+    from agentic_search_skill.query import called_in_code
+    task = ("VersionReq matches pre-releases (see parse(x) in prose)\n\n    let req = VersionReq::parse(\"<1.2\");\n"
+            "    assert!(!req.matches(&v));\n\n```js\nconst out = chalk.red('hi')\n```\nand `Styled.fromAnsi(s)`.\n")
+    assert called_in_code(task) == {"parse", "assert", "matches", "red", "fromansi"}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import stat as stat_mod
 import time
 import zlib
@@ -38,8 +39,8 @@ from .lang import option_table
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, LONG_OPTION_RE, NAMED_KINDS, Keyword, Kind, base_form, \
-    extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, quoted_lines, \
-    singular_of, task_read, traceback_frames
+    called_in_code, extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, \
+    quoted_lines, singular_of, task_read, traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, name_pieces, \
     refine_query, synonym_keywords
@@ -637,13 +638,22 @@ def _stop_notes(ev: Evaluation, d: Dispatched, top: str, state: LoopState, judge
     frames = traceback_frames(task)
     quoted = tuple(q for q in ev.assessment.evidence.defines if q not in frames) \
         if ev.assessment.evidence is not None else ()
+    # ... and the plain words the task's own code calls that the first file defines (a
+    # trial's ``req.matches(&v)``: semver's ``matches`` hands its work to ``eval.rs``)
+    called = called_in_code(task)
+    m = ev.matches.get(top)
+    if called and m is not None and len(m.defines) == len(keywords):
+        quoted += tuple(k.text for i, k in enumerate(keywords) if m.defines[i] >= 1.0
+                        and k.text.lower() in called and k.text not in quoted and k.text not in frames)
     if first is None or not quoted or first.changed:
         return None, None  # (edited while the cycle ran: its text is not what was ranked)
     judged = frozenset(judgements).union(rel for rel, e in state.scores.items() if e.judged)
     after = [(s.rel, d.by_rel[s.rel].low) for s in ev.scored[1:handoff_mod.CANDIDATES + 1]
              if s.rel in d.by_rel and s.rel not in d.hidden and s.rel not in judged]
     text = decode_text(first.data)
-    handed = handoff_mod.find(top, text, first.low, quoted, after, linked=frozenset(ev.related.get(top, ())))
+    title = frozenset(w.lower() for w in re.findall(r"\w+", task.lstrip().split("\n", 1)[0]))
+    handed = handoff_mod.find(top, text, first.low, quoted, after, linked=frozenset(ev.related.get(top, ())),
+                              titled=title)
     if handed is not None:
         return handed, None
     spellings = {k.text: tuple(dict.fromkeys(n.decode("utf-8", "ignore") for n in k.needles if n))

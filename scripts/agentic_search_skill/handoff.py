@@ -189,13 +189,17 @@ def _declares_only(rel: str) -> bool:
 
 
 def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
-         candidates: Sequence[tuple[str, bytes]], linked: AbstractSet[str] = frozenset()) -> Optional[Handoff]:
+         candidates: Sequence[tuple[str, bytes]], linked: AbstractSet[str] = frozenset(),
+         titled: AbstractSet[str] = frozenset()) -> Optional[Handoff]:
     """The file among ``candidates`` ((path, lower-cased bytes), best first) that the
     first file's (``top_text``, and ``top_low`` lower-cased) short definitions of the
     ``quoted`` names call into most, or None.
 
     A called name counts when the first file does not define it and a candidate does;
-    the winner defines such names for the most quoted names (then the most names; then
+    the winner defines such names for the most quoted names (then for the most of those
+    the task's title says, lower case in ``titled``: a report's code sets up with one call
+    and fails in another, and the title names the one that fails - semver's "VersionReq
+    matches 1.2.0 pre-releases" beside ``VersionReq::parse``; then the most names; then
     a file ``linked`` to the first by an import, either way, over one that is not - a
     legacy copy ranked higher that defines the same names is not where the calls go;
     then the better ranked), names that fewer than COMMON_AT candidates define."""
@@ -224,13 +228,13 @@ def find(top: str, top_text: str, top_low: bytes, quoted: Sequence[str],
     for _rel, mine in defs:
         for k in mine:
             holders[k] = holders.get(k, 0) + 1
-    best: Optional[tuple[tuple[int, int, bool, int], Handoff]] = None
+    best: Optional[tuple[tuple[int, int, int, bool, int], Handoff]] = None
     for rank, (rel, mine) in enumerate(defs):
         names = frozenset(k for k in mine if holders[k] < COMMON_AT)
         if not names:
             continue
         callers = sorted(q for q, c in calls.items() if names.intersection(c))
-        key = (len(callers), len(names), rel in linked, -rank)
+        key = (len(callers), sum(1 for q in callers if q.lower() in titled), len(names), rel in linked, -rank)
         if best is None or key > best[0]:
             best = (key, Handoff(rel, tuple(sorted(spelled[k] for k in names)), tuple(callers)))
     return best[1] if best else None

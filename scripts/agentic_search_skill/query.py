@@ -807,6 +807,25 @@ def _module_path(dotted: str) -> str | None:
     return "/".join(module)
 
 
+# A call in the task's code: ``name(``, ``obj.name(``, ``Type::name(``.
+_CODE_CALL_RE = compile_later(r"(?<![\w$])([A-Za-z_]\w*)[ \t]*\(")
+
+
+def called_in_code(task: str) -> frozenset[str]:
+    """The names the task's own code calls (``req.matches(&v)``, ``parse("<1.2")``), lower
+    case: in its fenced blocks, its code lines (indented, a REPL prompt's) and its
+    backticked spans. A plain word called there (``matches``) is the API the report's
+    code uses even when it is no keyword of its own kind."""
+    pieces: list[str] = []
+    for block in _FENCED_RE.findall(task):
+        pieces += block.strip("`").split("\n")[1:]
+    for line in _FENCED_RE.sub(" ", task).split("\n"):
+        if _CODE_LINE_RE.match(line):
+            pieces.append(line)
+        pieces += _BACKTICK_RE.findall(line)
+    return frozenset(m.group(1).lower() for piece in pieces for m in _CODE_CALL_RE.finditer(piece))
+
+
 def quoted_lines(task: str) -> tuple[str, ...]:
     """The lines of code the task quotes, lower-cased and stripped, longest first (ties
     in text order): each line of a fenced block, each code line (indented, a REPL
