@@ -2119,4 +2119,4 @@ def test_the_names_the_tasks_code_calls_are_read_from_its_code_only():
     from agentic_search_skill.query import called_in_code
     task = ("VersionReq matches pre-releases (see parse(x) in prose)\n\n    let req = VersionReq::parse(\"<1.2\");\n"
             "    assert!(!req.matches(&v));\n\n```js\nconst out = chalk.red('hi')\n```\nand `Styled.fromAnsi(s)`.\n")
-    assert called_in_code(task) == {"parse", "assert", "matches", "red", "fromansi"}
+    assert called_in_code(task) == {"parse", "matches", "red", "fromansi"}  # (a macro's `assert!(` is no call)
