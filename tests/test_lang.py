@@ -429,8 +429,9 @@ def test_a_program_named_example_is_an_example(rel, role):
 
 
 @pytest.mark.parametrize("rel, role", [
-    ("bench.mjs", "example"), ("benchmark.py", "example"), ("benchmarks.go", "example"),
+    ("bench.mjs", "example"), ("benchmark.py", "example"), ("benchmarks.ts", "example"),
     ("src/bench.rs", "source"), ("lib/benchmark.js", "source"),  # a library's own module
+    ("bench.go", "source"), ("bench.c", "source"),  # a program's root file (astaxie/bat's package main)
 ])
 def test_a_benchmark_script_at_the_root_is_an_example(rel, role):
     # trial 85's destr ranked its root bench.mjs 3rd
@@ -438,12 +439,14 @@ def test_a_benchmark_script_at_the_root_is_an_example(rel, role):
 
 
 @pytest.mark.parametrize("rel", ["pnpm-lock.yaml", "web/pnpm-lock.yml", "package-lock.json", "npm-shrinkwrap.json",
-                                 "Cargo.lock", "yarn.lock", "poetry.lock", ".terraform.lock.hcl"])
+                                 "Cargo.lock", "yarn.lock", "poetry.lock", ".terraform.lock.hcl", "conda-lock.yml",
+                                 "gradle.lockfile", "Package.resolved", "src/App/packages.lock.json"])
 def test_a_package_managers_lock_file_is_generated(rel):
     # trial 85's destr ranked pnpm-lock.yaml 2nd (0.291) on package names
     assert lang.file_role(rel)[0] == "generated"
 
 
-@pytest.mark.parametrize("rel", ["src/lock.yaml", "pkg/lockfile.go", "src/shrinkwrap.json", "docs/locking.md"])
+@pytest.mark.parametrize("rel", ["src/lock.yaml", "pkg/lockfile.go", "src/shrinkwrap.json", "docs/locking.md",
+                                 ".github/workflows/update-flake-lock.yml", "ci/naming-lock.yml"])
 def test_a_file_about_locks_is_no_lock_file(rel):
     assert lang.file_role(rel)[0] != "generated"

@@ -1471,6 +1471,17 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
         "panic: runtime error: index out of range [3] with length 3 while parsing the config header")
     # ... and a program's message that starts as V8's does is the program's
     assert "Cannot read properties file" in _texts("ERROR: Cannot read properties file /etc/app/app.properties")
+    # ... and the name a runtime's message is about stays a keyword, however short or
+    # common (an adversarial check: "got", "ky" were lost with the message)
+    for task, name in (("TypeError: got is not a function", "got"), ("TypeError: ky is not a function", "ky"),
+                       ("TypeError: (0 , _react.useId) is not a function", "useId"),
+                       ("NameError: global name 'xyz_abc' is not defined", "xyz_abc")):
+        found = _texts(task)
+        assert name in found and not any(" is not " in t for t in found), (task, found)
+    # ... and a reporter who quotes the console's whole line quotes a message
+    assert "picker.open is not a function" in _texts(
+        'I get "Uncaught TypeError: picker.open is not a function" in the console')
+    assert not any("is not defined" in t for t in _texts("Uncaught ReferenceError: process is not defined"))
     # ... as is one that says a name is not defined, with no runtime's error class before it
     assert "option --depth is not defined for this command" in _texts(
         "error: option --depth is not defined for this command")

@@ -383,6 +383,14 @@ def test_a_message_raised_in_several_places_is_quoted_where_the_tasks_other_word
                       "static int zlib_decode(void) {", '   return err("bad huffman code", "Corrupt PNG");', "}"])
     kws = keywords_from_list(["PNG", "zlib", "corrupt"])
     assert summary_lines(text, kws, quoted=quoted)[0] == 'L5: return err("bad huffman code", "Corrupt PNG");'
+    # ... and where it is raised before a comment or a test that quotes it (an adversarial check)
+    text = "\n".join(["// a corrupt png or zlib stream gives \"bad huffman code\"",
+                      'fn inflate() { return Err(err("bad huffman code")); }', "", "#[cfg(test)]", "mod tests {",
+                      '    fn png() { assert_eq!(inflate(corrupt_png), "bad huffman code"); }', "}"])
+    assert summary_lines(text, kws, quoted=quoted, rel="src/inflate.rs")[0] == \
+        'L2: fn inflate() { return Err(err("bad huffman code")); }'
+    text = "\n".join(["static int jpeg_decode(void) {", '   return err("bad huffman code", "Corrupt JPEG");', "}",
+                      "static int zlib_decode(void) {", '   return err("bad huffman code", "Corrupt PNG");', "}"])
     # ... and the first place when nothing else tells them apart
     assert summary_lines(text, keywords_from_list(["corrupt"]), quoted=quoted)[0] == \
         'L2: return err("bad huffman code", "Corrupt JPEG");'

@@ -756,9 +756,13 @@ def test_judge_replaces_the_heuristic_score_and_enters_context(tmp_path, router,
     assert "lib/throttle.py" in [c["id"] for c in out["context"]]
     ctx = next(c for c in out["context"] if c["id"] == "lib/throttle.py")
     assert "judged" in ctx["reason"]
-    # results are the files still to read: the judged file stands in ranking and context
+    # results are the files still to read: the judged file stands in ranking and context,
+    # marked as judged there
     assert "lib/throttle.py" not in [r["id"] for r in out["results"]]
     assert out["results"]
+    assert [r["id"] for r in out["ranking"] if r.get("judged")] == ["lib/throttle.py"]
+    text = run_cli("--root", router, "--state", state, "--show", "--text").stdout
+    assert any(line.strip().endswith("lib/throttle.py  (judged)") for line in text.splitlines()), text
 
 
 def test_judge_zero_drops_a_file_out_of_context_and_the_judgement_persists(tmp_path, router):

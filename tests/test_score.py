@@ -281,6 +281,22 @@ def test_a_completion_script_defining_the_quoted_function_is_source(tmp_path) ->
     assert got["share/completions/hg.fish"].role == "completion"
 
 
+def test_a_builds_copy_of_a_src_file_is_generated(tmp_path) -> None:
+    # (trial 87: moment's root locale/ja.js and bundle moment.js, copies of src/locale/ja.js
+    # and src/moment.js, led a ranking on the Japanese eras the task named; the fix was in
+    # src/lib/units/era.js)
+    era = "export function eraName(m) { return m.startOf('day').era; }\n"
+    files = dict(FILLER, **{"src/locale/ja.js": era * 3, "locale/ja.js": era * 3, "src/moment.js": era,
+                            "moment.js": era * 4, "lib/moment.js": era, "src/lib/units/era.js": era * 2,
+                            "docs/locale/ja.js": era})
+    got = by_rel(rank(tmp_path, files, ["eraName", "Japanese"], "the Japanese eraName changes the date"))
+    assert {got[r].role for r in ("locale/ja.js", "moment.js", "lib/moment.js")} == {"generated"}
+    assert got["src/locale/ja.js"].role == "locale" and got["src/moment.js"].role == "source"
+    assert got["src/locale/ja.js"].score > got["locale/ja.js"].score
+    assert got["src/lib/units/era.js"].score > got["moment.js"].score
+    assert got["docs/locale/ja.js"].role == "docs"  # (a page of docs is no build's copy)
+
+
 @pytest.mark.parametrize("source", ["configure.ac", "configure.in", "configure.acr"])
 def test_configure_beside_its_source_is_generated(tmp_path, source) -> None:
     # autoconf's output holds every option and word of the project: below the code that

@@ -954,11 +954,12 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # beside a header-only library's header) is one as well: a trial's report pointed at
     # its line 93, where the example calls the library, and the loop led with it; the fix
     # was in the header. So is a benchmark script at the root (``bench.mjs``: a trial's destr
-    # ranking held it 3rd; a library's ``src/bench.rs`` may be its code). Deeper, it is a module about examples (RSpec's
+    # ranking held it 3rd), as a script (a Go program's root ``bench.go`` is its ``package
+    # main``, a library's ``src/bench.rs`` its code). Deeper, it is a module about examples (RSpec's
     # ``lib/rspec/core/example.rb``, an OpenAPI model's ``openapi3/example.go``).
     ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
                            r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|^(src/)?examples?\.[a-z+]+$"
-                           r"|^(bench|benchmarks?)\.[a-z]+$"), 0.4),
+                           r"|^(bench|benchmarks?)\.(m?js|cjs|ts|py|sh|rb)$"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.
     ("migration", re.compile(r"(^|/)(migrations?|migrate)/([^/]+/)*\d[^/]*$"), 0.4),
     # Copies of other projects' code: vendor/, third_party/, the private _vendor/ of a
@@ -973,15 +974,17 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # Generated files, and patches (a copy of code in another form); a release's detached
     # signatures and checksums (``sig/v1.3/jq-1.3.tar.gz.asc``) and a prebuilt copy of a
     # generated file (``jq.1.prebuilt``): a trial's jq ranking held seven of them.
-    # A package manager's lock file, whatever its format (``Cargo.lock``, ``package-lock.json``,
-    # pnpm's ``pnpm-lock.yaml``, ``npm-shrinkwrap.json``, Terraform's ``.terraform.lock.hcl``):
+    # A package manager's lock file (``Cargo.lock``, ``package-lock.json``, NuGet's
+    # ``packages.lock.json``, pnpm's and conda-lock's ``*-lock.yaml``, ``npm-shrinkwrap.json``,
+    # Gradle's ``gradle.lockfile``, SwiftPM's ``Package.resolved``; a workflow named
+    # ``update-flake-lock.yml`` is no lock file):
     # every dependency's name and version, written by the tool (a trial's destr ranking
     # held ``pnpm-lock.yaml`` 2nd, on package names such as ``escape-string-regexp``).
     # So is what a code generator writes into a folder or a name of its own (``generated/``,
     # ``__generated__/``, Kubernetes' ``zz_generated.deepcopy.go``, ``schema.generated.ts``):
     # a trial's oxc ranking led with ``src/ast_nodes/generated/ast_nodes.rs``, 3rd a JS
     # binding's ``generated/lazy/constructors.js``.
-    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|-lock\.(json|ya?ml)|\.lock\.hcl|(^|/)npm-shrinkwrap\.json|\.map|\.patch|\.diff"
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|[.-]lock\.json|(^|/)(pnpm|conda)-lock\.ya?ml|\.lock\.hcl|\.lockfile|(^|/)(npm-shrinkwrap\.json|Package\.resolved)|\.map|\.patch|\.diff"
                              r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"
                              r"|(^|/)(__generated__|_?(?i:generated))/|(^|/)zz_generated[^/]*$|[._]generated\.[a-z]+$"), 0.2),
     # Contributed extras kept at the repository's root beside the product (``contrib/``:
@@ -1058,14 +1061,25 @@ GENERATED_ROLE = next((role, factor) for role, _p, factor in ROLE_RULES if role 
 CONFIGURE_SOURCES = ("configure.ac", "configure.in", "configure.acr")
 
 
+# The folders a JS build writes its output to beside ``src/`` (``lib/``, ``es/``, ``cjs/``).
+BUILD_OUTPUT_DIRS = frozenset(("lib", "es", "esm", "cjs", "umd"))
+
+
 def generated_beside(rel: str, present: Callable[[str], bool]) -> bool:
     """Whether ``rel`` is what a tool generates from a file beside it (``present`` says
-    whether a tree path is among the files): a ``configure`` beside its autoconf source."""
+    whether a tree path is among the files): a ``configure`` beside its autoconf source;
+    a build's copy of a ``src/`` file, at the root (moment's ``locale/ja.js`` and its bundle
+    ``moment.js`` beside ``src/locale/ja.js`` and ``src/moment.js``: a trial's ranking led
+    with both, the fix in ``src/lib/units/era.js``) or in a build's output folder
+    (``lib/index.js`` beside ``src/index.js``)."""
     head, _, name = rel.rpartition("/")
-    if name != "configure":
+    if name == "configure":
+        prefix = head + "/" if head else ""
+        return any(present(prefix + source) for source in CONFIGURE_SOURCES)
+    if rel.startswith("src/"):
         return False
-    prefix = head + "/" if head else ""
-    return any(present(prefix + source) for source in CONFIGURE_SOURCES)
+    first, _, rest = rel.partition("/")
+    return present("src/" + rel) or bool(rest) and first in BUILD_OUTPUT_DIRS and present("src/" + rest)
 
 
 def file_role(rel: str) -> tuple[str, float]:

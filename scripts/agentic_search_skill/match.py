@@ -78,8 +78,9 @@ def count_in(low: bytes, needle: bytes) -> int:
 
 
 def holds(low: bytes, needle: bytes) -> bool:
-    """Whether ``low`` holds ``needle`` as :func:`count_in` counts it."""
-    return start_re(needle).search(low) is not None if starts_only(needle) else needle in low
+    """Whether ``low`` holds ``needle`` as :func:`count_in` counts it (a short needle only
+    where a word starts: looked for so only where it is there at all)."""
+    return needle in low and (not starts_only(needle) or start_re(needle).search(low) is not None)
 
 
 def line_span(text: bytes, start: int, end: int) -> tuple[int, int]:

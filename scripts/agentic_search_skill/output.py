@@ -67,9 +67,13 @@ Ranked = Sequence[tuple[str, float, ScoreEntry]]  # state.ranked_scores' answer
 def ranking_entries(scores: Mapping[str, ScoreEntry], limit: int,
                     ranked: Optional[Ranked] = None) -> list[dict[str, Any]]:
     """Every file scored so far, best first, at most ``limit`` (``ranked``: the scores
-    already ordered by :func:`ranked_scores`)."""
+    already ordered by :func:`ranked_scores`). A file the caller judged says so
+    (``"judged": true``): it stands at the caller's score, and "read the next of the
+    ranking" is about the others (a trial's agent, reading down the ranking, was sent
+    back to two files it had judged 0.2, above the fix's file at 0.16)."""
     ranked = ranked_scores(scores) if ranked is None else ranked
-    return [{"id": rel, "score": shown} for rel, shown, _e in ranked[:limit]]
+    return [{"id": rel, "score": shown, "judged": True} if e.judged else {"id": rel, "score": shown}
+            for rel, shown, e in ranked[:limit]]
 
 
 def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: bool,
@@ -285,7 +289,7 @@ def render_text(out: Mapping[str, Any]) -> str:
     described = {r["id"]: r for r in out["results"][:TEXT_LINES]}
     for r in out["ranking"]:
         detail = described.get(r["id"])
-        reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail else ""
+        reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail else "  (judged)" if r.get("judged") else ""
         lines.append(f"  {_two_places(r['score'])}  {r['id']}{reason}")
         for quoted in (detail or {}).get("lines", [])[:TEXT_LINES_SHOWN]:
             code.add(len(lines))

@@ -437,15 +437,34 @@ _RUNTIME_MESSAGE_RE = compile_later(
     r"|invalid memory address or nil pointer dereference|integer divide by zero)"
     r"|assignment to entry in nil map|all goroutines are asleep - deadlock!"
     r"|concurrent map (?:writes|read and map write)"
-    r"|Cannot (?:read|set) propert(?:y|ies)(?: '[^'\n]{1,80}')? of (?:undefined|null)"
-    r"|Maximum call stack size exceeded"
+    # (V8's, after the console's "Uncaught" and its error's class when they are there: a
+    # reporter who quotes the console's line quotes them too.)
+    r"|(?:Uncaught )?(?:(?:TypeError|RangeError|InternalError): )?(?:Cannot (?:read|set) propert(?:y|ies)"
+    r"(?: '[^'\n]{1,80}')? of (?:undefined|null)|Maximum call stack size exceeded)"
     # (V8's and CPython's on a name the program never bound, and V8's on a value used as
     # what it is not, after the error's class: a trial's chalk report, "ReferenceError:
     # navigator is not defined", was its first keyword and a gap beside the one file
-    # holding ``navigator``.)
-    r"|(?:ReferenceError|NameError): (?:name )?'?[\w$.]{1,80}'? is not defined"
-    r"|TypeError: [\w$.\[\]()'\"]{1,80} is not (?:a function|a constructor|iterable)"
+    # holding ``navigator``. The name itself is a keyword: _RUNTIME_NAME_RE.)
+    r"|(?:Uncaught )?(?:ReferenceError|NameError): (?:(?:global )?name )?'?[\w$.]{1,80}'? is not defined"
+    r"|(?:Uncaught )?TypeError: (?:object )?(?:\([^()\n]{0,80}\)|[\w$.\[\]'\"]){1,40}"
+    r" is not (?:a function|a constructor|iterable)"
     r"|maximum recursion depth exceeded(?: while calling a Python object| in comparison)?)(?![\w])")
+
+
+# The name a runtime's message says is unbound or not callable (``got`` of "TypeError:
+# got is not a function", ``useId`` of "(0 , _react.useId) is not a function"): a name of
+# the code, kept as one whatever its length or word (the message was its only place).
+_RUNTIME_NAME_RE = compile_later(r"([A-Za-z_$][\w$]*)'?\)? is not (?:defined|a function|a constructor|iterable)$")
+
+
+def _runtime_names(task: str) -> list[str]:
+    """The names the runtime's messages in ``task`` name (:data:`_RUNTIME_NAME_RE`)."""
+    out = []
+    for m in _RUNTIME_MESSAGE_RE.finditer(task):
+        named = _RUNTIME_NAME_RE.search(m.group(0))
+        if named is not None and named.group(1).strip("$_"):
+            out.append(named.group(1))
+    return out
 
 
 def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
@@ -1353,6 +1372,9 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in LONG_OPTION_RE.findall(task):
         idents[token] = None
+    for token in _runtime_names(task):
+        if not _is_placeholder(token):
+            idents.setdefault(token, None)
     # A one-word option the title names (``Can't --bind and --expect options be declared
     # together?``) is what the issue is about, a name the code's option table spells, even
     # when its word is a stop word: a trial's ``expect`` was dropped as "expected" and the

@@ -67,6 +67,11 @@ LEARN_MAX_SHARE = 0.9
 # Synonyms per keyword that matched nothing, and in all: a broadened query stays focused.
 MAX_SYNONYMS_PER_GAP = 3
 MAX_SYNONYMS = 9
+# The synonyms looked for in the tree, per gap and in all, to pick those caps' worth from:
+# one no file holds costs a search of every file's text when there is no index (an
+# adversarial check's 63 candidates took a 118 MB tree's cycle from 3 s to 20 s).
+SYNONYMS_TRIED_PER_GAP = MAX_SYNONYMS_PER_GAP + 1
+SYNONYMS_TRIED = MAX_SYNONYMS + 3
 # Focus areas listed at most.
 MAX_FOCUS = 8
 # How a focus area that is a gap (a keyword no file holds) begins.
@@ -429,7 +434,8 @@ def synonym_keywords(
     says, in one call for all of them, whether some file of the tree holds each
     candidate: one no file holds is no term to search, and the table's next is taken (a
     trial's destr round proposed ``db``, ``database`` and ``datastore`` for "storage"
-    in a tree holding none of them).
+    in a tree holding none of them) - of at most SYNONYMS_TRIED_PER_GAP per gap and
+    SYNONYMS_TRIED in all.
     """
     originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind not in (Kind.PATH, Kind.MESSAGE)]
     runs = synonym_runs([g.text for g in originals], None, lambda t: base_form(normalize(t)))
@@ -448,7 +454,12 @@ def synonym_keywords(
             and len(stem) >= MIN_STEM_LEN else None
         syns = [made for syn in found if not _is_variant(syn, text)
                 for made in (make_keyword(syn, Kind.SYNONYM, weight, group=text),) if made is not None]
-        planned.append((text, stem_kw, syns))
+        planned.append((text, stem_kw, syns[:SYNONYMS_TRIED_PER_GAP]))
+    tried = 0
+    for n, (text, stem_kw, syns) in enumerate(planned):
+        room = max(0, SYNONYMS_TRIED - tried - (stem_kw is not None))
+        planned[n] = (text, stem_kw if tried < SYNONYMS_TRIED else None, syns[:room])
+        tried += (planned[n][1] is not None) + len(planned[n][2])
     every = [k for _t, stem_kw, syns in planned for k in ([stem_kw] if stem_kw else []) + syns]
     flags = held(every) if held is not None and every else [True] * len(every)
     in_tree = {id(k): bool(f) for k, f in zip(every, flags)}

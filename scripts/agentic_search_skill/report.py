@@ -222,7 +222,15 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             tests_from = bisect_right(starts, m.start()) - 1
     docstrings = _docstring_spans(joined, starts) if rel.endswith((".py", ".pyi")) else []
     licence = _licence_end(lines, rel)
-    pasted = _pasted_line(joined, starts, quoted, lambda i: sum(value[k] for k in hits.get(i, ())))
+
+    def aside(i: int) -> bool:
+        """A comment line, a docstring's or one of the file's tests: worth less (COMMENT_LINE_FACTOR)."""
+        return bool(_COMMENT_LINE_RE.match(lines[i])) or i > tests_from or _in_spans(docstrings, i)
+
+    # (Of the lines holding a quoted line, code first: the test that asserts a message or
+    # the comment that quotes it is not where it is raised.)
+    pasted = _pasted_line(joined, starts, quoted,
+                          lambda i: (not aside(i) and i >= licence, sum(value[k] for k in hits.get(i, ()))))
     if pasted is not None:
         chosen.append(pasted)
         texts.add(lines[pasted].strip())
@@ -245,7 +253,7 @@ def summary_lines(text: str, keywords: Sequence[Keyword],
             worth = worth * DEF_LINE_FACTOR if defined == 2 else worth + DEF_LINE_TIE * defined
             if header:
                 worth *= HEADER_LINE_FACTOR
-            elif _COMMENT_LINE_RE.match(lines[i]) or i > tests_from or _in_spans(docstrings, i):
+            elif aside(i):
                 worth *= COMMENT_LINE_FACTOR
             if best[1] < 0 or worth > best[0] or (worth == best[0] and i < best[1]):
                 best = (worth, i)  # (ties: the earlier line)
@@ -388,16 +396,17 @@ PASTED_SITES = 50
 
 
 def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str],
-                 worth: Callable[[int], float] = lambda i: 0.0) -> Optional[int]:
+                 worth: Callable[[int], tuple[bool, float]] = lambda i: (True, 0.0)) -> Optional[int]:
     """The line (index) holding the first of ``quoted`` (longest first) that the
-    lower-cased text ``joined`` holds; None when it holds none. Of the first MAX_SITES
-    lines holding it (PASTED_SITES), the one whose other keywords are ``worth`` most, the first on a
-    tie: a message raised in several places is shown where the task's other words are
-    too (a trial's "bad huffman code" showed the JPEG decoder's line, first in the file,
+    lower-cased text ``joined`` holds; None when it holds none. Of the first
+    PASTED_SITES lines holding it, the one ``worth`` ranks highest (a line of code before
+    a comment's, a test's or the licence's, then the worth of its other keywords), the
+    first on a tie: a message raised in several places is shown where the task's other
+    words are too (a trial's "bad huffman code" showed the JPEG decoder's line, first in the file,
     for a report about PNG files, where the zlib decoder raises it too)."""
     for q in quoted:
         pos = joined.find(q)
-        best: Optional[tuple[float, int]] = None
+        best: Optional[tuple[tuple[bool, float], int]] = None
         seen = 0
         while pos >= 0 and seen < PASTED_SITES:
             i = bisect_right(starts, pos) - 1

@@ -466,13 +466,17 @@ def score_matches(
         role, factor = file_role(m.rel)
         if role == "source" and _errors_module(m, keywords, hits):
             role, factor = ERRORS_ROLE, ERRORS_MODULE_FACTOR
-        if role == "source" and lang.generated_beside(m.rel, matched.__contains__):
-            role, factor = lang.GENERATED_ROLE
-        elif role == "completion" and _defines_quoted(m, keywords, hits):
+        # (A build's copy of a file beside its source - a ``configure``, a ``src/`` file's
+        # copy at the root, its locale's too - is generated, whatever language it names.)
+        built = factor > lang.GENERATED_ROLE[1] and role not in ("test", "docs") \
+            and lang.generated_beside(m.rel, matched.__contains__)
+        if role == "completion" and _defines_quoted(m, keywords, hits):
             role, factor = "source", 1.0  # (a shell's own completions: the one defining the quoted function)
         if product_in_scripts and m.rel.startswith(SCRIPTS_DIR):
             role, factor = "source", 1.0
-        if locales[m.rel]:
+        if built:
+            role, factor = lang.GENERATED_ROLE
+        elif locales[m.rel]:
             factor = 1.0  # the locale of the very language the task names
         elif role in requested_roles:
             # A short query that names the role is about it (no down-weighting); a long
