@@ -1482,6 +1482,9 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
     assert "picker.open is not a function" in _texts(
         'I get "Uncaught TypeError: picker.open is not a function" in the console')
     assert not any("is not defined" in t for t in _texts("Uncaught ReferenceError: process is not defined"))
+    # ... and the console's "Uncaught" is no word of the code; a report about uncaught errors keeps it
+    assert "uncaught" not in _words("Uncaught TypeError: picker.open is not a function")
+    assert "uncaught" in _words("Uncaught exceptions in workers are swallowed by the pool")
     # ... as is one that says a name is not defined, with no runtime's error class before it
     assert "option --depth is not defined for this command" in _texts(
         "error: option --depth is not defined for this command")

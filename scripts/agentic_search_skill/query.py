@@ -414,7 +414,9 @@ _RUNTIME_HEADER_RE = compile_later(
     # (and a shell's note on a crashed process, "Aborted (core dumped)": "dumped" is no
     # word of the code, and its synonyms were serialize, serializer, serialization; quoted
     # as the text under report, `(core dumped)`, it stays)
-    r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])")
+    r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])"
+    # (and a browser console's "Uncaught" before an error's class: the console's word)
+    r"|(?<![\w`'\"])Uncaught(?= (?:[A-Z]\w*Error\b|\(in promise\)))")
 # A runtime's own message, which no file of a program's tree raises, is no message to
 # search as written: Rust's bounds check, unwrap and overflow panics, Go's runtime errors,
 # V8's on undefined and the stack, and CPython's recursion limit (a trial's procs report:
