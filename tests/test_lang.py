@@ -438,6 +438,19 @@ def test_a_benchmark_script_at_the_root_is_an_example(rel, role):
     assert lang.file_role(rel)[0] == role
 
 
+def test_a_build_copy_is_a_js_or_css_file_beside_a_src_file():
+    # (moment's root locale/ja.js and moment.js; a second adversarial check: curl's root
+    # Makefile.am and lib/Makefile.inc beside src/'s, a Python lib/dates.py, are no copies)
+    tree = {"src/locale/ja.js", "src/moment.js", "src/index.ts", "packages/x/src/index.js", "src/Makefile.am",
+            "src/Makefile.inc", "src/CMakeLists.txt", "src/dates.py", "src/main.c", "src/theme.scss"}
+    copies = ["locale/ja.js", "moment.js", "lib/index.js", "esm/index.mjs", "packages/x/index.js",
+              "packages/x/lib/index.js", "theme.css"]
+    not_copies = ["Makefile.am", "lib/Makefile.inc", "CMakeLists.txt", "lib/dates.py", "main.c", "lib/main.c",
+                  "src/moment.js", "other.js", "lib/other.js"]
+    assert [r for r in copies if not lang.built_copy(r, tree.__contains__)] == []
+    assert [r for r in not_copies if lang.generated_beside(r, tree.__contains__)] == []
+
+
 @pytest.mark.parametrize("rel", ["pnpm-lock.yaml", "web/pnpm-lock.yml", "package-lock.json", "npm-shrinkwrap.json",
                                  "Cargo.lock", "yarn.lock", "poetry.lock", ".terraform.lock.hcl", "conda-lock.yml",
                                  "gradle.lockfile", "Package.resolved", "src/App/packages.lock.json"])

@@ -179,6 +179,7 @@ def test_a_judged_file_stands_where_its_score_puts_it_and_scores_read_downward()
     # trial's agent was sent back to two files it had judged 0.2, above the fix's file)
     assert [r["id"] for r in ranking if r.get("judged")] == ["a.ts", "http.ts", "cfg.ts", "hmr.ts"]
     assert set(ranking[2]) == {"id", "score"}
+    assert [c["id"] for c in context_entries(scores, 10, with_reason=False) if c.get("judged")] == ["a.ts", "http.ts"]
 
 
 def test_a_shortened_reason_ends_after_a_whole_signal():

@@ -1478,12 +1478,21 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
                        ("NameError: global name 'xyz_abc' is not defined", "xyz_abc")):
         found = _texts(task)
         assert name in found and not any(" is not " in t for t in found), (task, found)
-    # ... and a reporter who quotes the console's whole line quotes a message
-    assert "picker.open is not a function" in _texts(
-        'I get "Uncaught TypeError: picker.open is not a function" in the console')
+    # ... but not a minified letter or what the language calls every value (a second
+    # adversarial check: ``default``, ``value`` as names took a ranking's confidence down)
+    for task, junk in (("TypeError: t.default is not a function", "default"), ("TypeError: e is not a function", "e"),
+                       ("TypeError: (intermediate value) is not iterable", "value"),
+                       ("TypeError: object null is not iterable", "null"), ("TypeError: x.then is not a function", "then")):
+        assert not any(k.text == junk and k.kind == "identifier" for k in extract_keywords(task)), task
+    # ... and a console's or a log's line is the runtime's, quoted or not (its quote is the
+    # reporter's copy of the line: the message was a gap no file holds)
+    for task in ('I get "Uncaught TypeError: picker.open is not a function" in the console',
+                 'crashes with "TypeError: Cannot read property \'length\' of undefined" on hover'):
+        assert not any(" is not " in t or "cannot read" in t.lower() for t in _texts(task)), _texts(task)
     assert not any("is not defined" in t for t in _texts("Uncaught ReferenceError: process is not defined"))
     # ... and the console's "Uncaught" is no word of the code; a report about uncaught errors keeps it
     assert "uncaught" not in _words("Uncaught TypeError: picker.open is not a function")
+    assert "uncaught" not in _words('I get "Uncaught TypeError: picker.open is not a function"')
     assert "uncaught" in _words("Uncaught exceptions in workers are swallowed by the pool")
     # ... as is one that says a name is not defined, with no runtime's error class before it
     assert "option --depth is not defined for this command" in _texts(

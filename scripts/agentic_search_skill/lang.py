@@ -1063,23 +1063,43 @@ CONFIGURE_SOURCES = ("configure.ac", "configure.in", "configure.acr")
 
 # The folders a JS build writes its output to beside ``src/`` (``lib/``, ``es/``, ``cjs/``).
 BUILD_OUTPUT_DIRS = frozenset(("lib", "es", "esm", "cjs", "umd"))
+# What a JS or CSS build writes (by extension), and what it writes it from: only such a
+# file is ever a build's copy (a C project's ``lib/`` is its library, a ``Makefile.am``
+# beside ``src/Makefile.am`` is written by hand).
+BUILT_FROM = {"js": ("js", "mjs", "ts", "tsx", "jsx"), "mjs": ("mjs", "js", "ts"), "cjs": ("cjs", "js", "ts"),
+              "css": ("css", "scss", "less")}
 
 
 def generated_beside(rel: str, present: Callable[[str], bool]) -> bool:
     """Whether ``rel`` is what a tool generates from a file beside it (``present`` says
     whether a tree path is among the files): a ``configure`` beside its autoconf source;
-    a build's copy of a ``src/`` file, at the root (moment's ``locale/ja.js`` and its bundle
-    ``moment.js`` beside ``src/locale/ja.js`` and ``src/moment.js``: a trial's ranking led
-    with both, the fix in ``src/lib/units/era.js``) or in a build's output folder
-    (``lib/index.js`` beside ``src/index.js``)."""
+    a JS or CSS build's copy of a ``src/`` file (:func:`built_copy`)."""
     head, _, name = rel.rpartition("/")
     if name == "configure":
         prefix = head + "/" if head else ""
         return any(present(prefix + source) for source in CONFIGURE_SOURCES)
-    if rel.startswith("src/"):
+    return built_copy(rel, present)
+
+
+def built_copy(rel: str, present: Callable[[str], bool]) -> bool:
+    """Whether ``rel``, a JS or CSS file under no ``src/``, is a build's copy of a file of a
+    ``src/`` folder beside it: at that folder's level (moment's ``locale/ja.js`` and bundle
+    ``moment.js`` beside ``src/locale/ja.js`` and ``src/moment.js``: a trial's ranking led
+    with both, the fix in ``src/lib/units/era.js``; a package's ``packages/x/index.js``
+    beside ``packages/x/src/index.js``) or in a build's output folder (``lib/x.js`` beside
+    ``src/x.ts``), from a source of the extensions BUILT_FROM names."""
+    stem, dot, ext = rel.rpartition(".")
+    froms = BUILT_FROM.get(ext.lower()) if dot else None
+    parts = stem.split("/")
+    if not froms or "src" in parts:
         return False
-    first, _, rest = rel.partition("/")
-    return present("src/" + rel) or bool(rest) and first in BUILD_OUTPUT_DIRS and present("src/" + rest)
+    for k in range(len(parts)):
+        pre, tail = parts[:k], parts[k:]
+        for rest in ([tail, tail[1:]] if len(tail) > 1 and tail[0] in BUILD_OUTPUT_DIRS else [tail]):
+            base = "/".join(pre + ["src"] + rest)
+            if any(present(f"{base}.{e}") for e in froms):
+                return True
+    return False
 
 
 def file_role(rel: str) -> tuple[str, float]:

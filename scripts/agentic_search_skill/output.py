@@ -83,7 +83,10 @@ def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: b
     for rel, shown, e in ranked_scores(scores) if ranked is None else ranked:
         if shown < HIGH_RELEVANCE or len(out) >= limit:
             break
-        out.append({"id": rel, "score": shown, "reason": e.reason} if with_reason else {"id": rel, "score": shown})
+        entry = {"id": rel, "score": shown, "reason": e.reason} if with_reason else {"id": rel, "score": shown}
+        if e.judged:
+            entry["judged"] = True  # (as in ranking)
+        out.append(entry)
     return out
 
 

@@ -416,7 +416,7 @@ _RUNTIME_HEADER_RE = compile_later(
     # as the text under report, `(core dumped)`, it stays)
     r" a backtrace|goroutine \d+ \[[a-z ]+\]:|(?<![`'\"])\(core dumped\)(?![`'\"])"
     # (and a browser console's "Uncaught" before an error's class: the console's word)
-    r"|(?<![\w`'\"])Uncaught(?= (?:[A-Z]\w*Error\b|\(in promise\)))")
+    r"|(?<!\w)Uncaught(?= (?:[A-Z]\w*Error\b|\(in promise\)))")
 # A runtime's own message, which no file of a program's tree raises, is no message to
 # search as written: Rust's bounds check, unwrap and overflow panics, Go's runtime errors,
 # V8's on undefined and the stack, and CPython's recursion limit (a trial's procs report:
@@ -455,8 +455,15 @@ _RUNTIME_MESSAGE_RE = compile_later(
 
 # The name a runtime's message says is unbound or not callable (``got`` of "TypeError:
 # got is not a function", ``useId`` of "(0 , _react.useId) is not a function"): a name of
-# the code, kept as one whatever its length or word (the message was its only place).
+# the code, kept as one whatever its word (the message was its only place) - but not a
+# minified one-letter name, nor what the language calls every value (``t.default``,
+# ``x.then``, V8's own ``(intermediate value)``, ``object null``): an adversarial check's
+# ``default`` and ``value`` took a ranking's confidence from 0.64 to 0.16.
 _RUNTIME_NAME_RE = compile_later(r"([A-Za-z_$][\w$]*)'?\)? is not (?:defined|a function|a constructor|iterable)$")
+_RUNTIME_NOT_NAMES = frozenset(("default", "then", "value", "null", "undefined", "this", "self", "prototype",
+                                "call", "apply", "bind", "constructor", "length", "object", "function",
+                                "iterator", "symbol", "window", "global", "globalthis", "module", "exports",
+                                "require"))
 
 
 def _runtime_names(task: str) -> list[str]:
@@ -464,9 +471,19 @@ def _runtime_names(task: str) -> list[str]:
     out = []
     for m in _RUNTIME_MESSAGE_RE.finditer(task):
         named = _RUNTIME_NAME_RE.search(m.group(0))
-        if named is not None and named.group(1).strip("$_"):
-            out.append(named.group(1))
+        if named is None or "intermediate value" in m.group(0):
+            continue
+        name = named.group(1)
+        if len(name.strip("$_")) >= 2 and name.lower() not in _RUNTIME_NOT_NAMES:
+            out.append(name)
     return out
+
+
+# The console's "Uncaught" or an error's class before a runtime's message: the line a
+# console or a log prints, whoever quotes it (a quote around it is the reporter's copy of
+# that line, not the message as the subject of the report: "TypeError: Cannot read
+# property 'length' of undefined" in quotes was a message no file holds, and a gap).
+_CONSOLE_PREFIX_RE = compile_later(r"Uncaught |[A-Z]\w*Error: ")
 
 
 def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
@@ -475,6 +492,8 @@ def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
     ``request handler crashed with Maximum call stack size exceeded``), unless the
     reporter quoted it whole."""
     text, start, end = m.string, m.start(), m.end()
+    if _CONSOLE_PREFIX_RE.match(m.group(0)):
+        return " [] "  # (a console's or a log's line, quoted or not: the runtime's words)
     quote = text[start - 1] if start else ""
     by_reporter = quote in ("\"", "'", "`") and text[end:end + 1] == quote \
         and (start < 2 or text[start - 2].isspace()) \

@@ -435,7 +435,7 @@ def synonym_keywords(
     candidate: one no file holds is no term to search, and the table's next is taken (a
     trial's destr round proposed ``db``, ``database`` and ``datastore`` for "storage"
     in a tree holding none of them) - of at most SYNONYMS_TRIED_PER_GAP per gap and
-    SYNONYMS_TRIED in all.
+    SYNONYMS_TRIED in all, besides each gap word's stem.
     """
     originals = [g for g in gaps if g.kind not in DERIVED_KINDS and g.kind not in (Kind.PATH, Kind.MESSAGE)]
     runs = synonym_runs([g.text for g in originals], None, lambda t: base_form(normalize(t)))
@@ -455,11 +455,11 @@ def synonym_keywords(
         syns = [made for syn in found if not _is_variant(syn, text)
                 for made in (make_keyword(syn, Kind.SYNONYM, weight, group=text),) if made is not None]
         planned.append((text, stem_kw, syns[:SYNONYMS_TRIED_PER_GAP]))
+    # (A gap word's own stem is always looked for: one per gap, the first thing it tries.)
     tried = 0
     for n, (text, stem_kw, syns) in enumerate(planned):
-        room = max(0, SYNONYMS_TRIED - tried - (stem_kw is not None))
-        planned[n] = (text, stem_kw if tried < SYNONYMS_TRIED else None, syns[:room])
-        tried += (planned[n][1] is not None) + len(planned[n][2])
+        planned[n] = (text, stem_kw, syns[:max(0, SYNONYMS_TRIED - tried)])
+        tried += len(planned[n][2])
     every = [k for _t, stem_kw, syns in planned for k in ([stem_kw] if stem_kw else []) + syns]
     flags = held(every) if held is not None and every else [True] * len(every)
     in_tree = {id(k): bool(f) for k, f in zip(every, flags)}
