@@ -1482,7 +1482,8 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
     # adversarial check: ``default``, ``value`` as names took a ranking's confidence down)
     for task, junk in (("TypeError: t.default is not a function", "default"), ("TypeError: e is not a function", "e"),
                        ("TypeError: (intermediate value) is not iterable", "value"),
-                       ("TypeError: object null is not iterable", "null"), ("TypeError: x.then is not a function", "then")):
+                       ("TypeError: object null is not iterable", "null"),
+                       ("TypeError: x.then is not a function", "then")):
         assert not any(k.text == junk and k.kind == "identifier" for k in extract_keywords(task)), task
     # ... and a console's or a log's line is the runtime's, quoted or not (its quote is the
     # reporter's copy of the line: the message was a gap no file holds)

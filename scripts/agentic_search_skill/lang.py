@@ -984,7 +984,8 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``__generated__/``, Kubernetes' ``zz_generated.deepcopy.go``, ``schema.generated.ts``):
     # a trial's oxc ranking led with ``src/ast_nodes/generated/ast_nodes.rs``, 3rd a JS
     # binding's ``generated/lazy/constructors.js``.
-    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|[.-]lock\.json|(^|/)(pnpm|conda)-lock\.ya?ml|\.lock\.hcl|\.lockfile|(^|/)(npm-shrinkwrap\.json|Package\.resolved)|\.map|\.patch|\.diff"
+    ("generated", re.compile(r"(\.min\.(js|css)|_pb2\.py|\.pb\.go|\.lock|[.-]lock\.json|(^|/)(pnpm|conda)-lock\.ya?ml"
+                             r"|\.lock\.hcl|\.lockfile|(^|/)(npm-shrinkwrap\.json|Package\.resolved)|\.map|\.patch|\.diff"
                              r"|\.(asc|sig|sha1|sha256|sha512|md5)|\.prebuilt)$|(^|/)(dist|build)/"
                              r"|(^|/)(__generated__|_?(?i:generated))/|(^|/)zz_generated[^/]*$|[._]generated\.[a-z]+$"), 0.2),
     # Contributed extras kept at the repository's root beside the product (``contrib/``:

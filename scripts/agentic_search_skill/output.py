@@ -292,7 +292,8 @@ def render_text(out: Mapping[str, Any]) -> str:
     described = {r["id"]: r for r in out["results"][:TEXT_LINES]}
     for r in out["ranking"]:
         detail = described.get(r["id"])
-        reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail else "  (judged)" if r.get("judged") else ""
+        reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail \
+            else "  (judged)" if r.get("judged") else ""
         lines.append(f"  {_two_places(r['score'])}  {r['id']}{reason}")
         for quoted in (detail or {}).get("lines", [])[:TEXT_LINES_SHOWN]:
             code.add(len(lines))

@@ -402,8 +402,8 @@ def _pasted_line(joined: str, starts: Sequence[int], quoted: Sequence[str],
     PASTED_SITES lines holding it, the one ``worth`` ranks highest (a line of code before
     a comment's, a test's or the licence's, then the worth of its other keywords), the
     first on a tie: a message raised in several places is shown where the task's other
-    words are too (a trial's "bad huffman code" showed the JPEG decoder's line, first in the file,
-    for a report about PNG files, where the zlib decoder raises it too)."""
+    words are too (a trial's "bad huffman code" showed the JPEG decoder's line, first in
+    the file, for a report about PNG files, where the zlib decoder raises it too)."""
     for q in quoted:
         pos = joined.find(q)
         best: Optional[tuple[tuple[bool, float], int]] = None
