@@ -1491,6 +1491,11 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
                  'crashes with "TypeError: Cannot read property \'length\' of undefined" on hover'):
         assert not any(" is not " in t or "cannot read" in t.lower() for t in _texts(task)), _texts(task)
     assert not any("is not defined" in t for t in _texts("Uncaught ReferenceError: process is not defined"))
+    # ... nor is the error's class that heads the runtime's message (chalk's gaps listed
+    # ``ReferenceError``), unless the task names it elsewhere too
+    assert "referenceerror" not in _words("ReferenceError: navigator is not defined when importing chalk")
+    assert "nameerror" not in _words("NameError: name 'cotm' is not defined")
+    assert "typeerror" in _words("A TypeError is raised: TypeError: foo.bar is not a function")
     # ... and the console's "Uncaught" is no word of the code; a report about uncaught errors keeps it
     assert "uncaught" not in _words("Uncaught TypeError: picker.open is not a function")
     assert "uncaught" not in _words('I get "Uncaught TypeError: picker.open is not a function"')

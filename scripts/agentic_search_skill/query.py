@@ -466,6 +466,19 @@ _RUNTIME_NOT_NAMES = frozenset(("default", "then", "value", "null", "undefined",
                                 "require"))
 
 
+def _runtime_classes(task: str) -> set[str]:
+    """The error classes (``ReferenceError``, ``NameError``) the task names only at the head
+    of a runtime's own message: the runtime's words, which no program's file holds (a
+    trial's chalk report listed ``ReferenceError`` among its gaps)."""
+    heads: dict[str, int] = {}
+    for m in _RUNTIME_MESSAGE_RE.finditer(task):
+        head = _CONSOLE_PREFIX_RE.match(m.group(0))
+        if head is not None and head.group(0).endswith(": "):
+            cls = m.group(0)[:m.group(0).index(":")].split()[-1]
+            heads[cls] = heads.get(cls, 0) + 1
+    return {cls for cls, n in heads.items() if len(re.findall(r"(?<!\w)%s(?!\w)" % re.escape(cls), task)) == n}
+
+
 def _runtime_names(task: str) -> list[str]:
     """The names the runtime's messages in ``task`` name (:data:`_RUNTIME_NAME_RE`)."""
     out = []
@@ -1449,6 +1462,9 @@ def extract_keywords(task: str) -> list[Keyword]:
         if letters not in _STOP_WORDS and letters not in _ENVIRONMENT_WORDS and token not in stand_ins:
             words[w] = words.get(w, 0) + 1
 
+    for cls in _runtime_classes(task):  # (neither a name nor a word of the code)
+        idents.pop(cls, None)
+        words.pop(normalize(cls), None)
     out: list[Keyword] = []
     seen: set[str] = set()
     title = normalize(title_line)
