@@ -1495,6 +1495,7 @@ def test_a_runtimes_quotes_are_no_reporters_and_the_programs_message_around_it_s
     # ``ReferenceError``), unless the task names it elsewhere too
     assert "referenceerror" not in _words("ReferenceError: navigator is not defined when importing chalk")
     assert "nameerror" not in _words("NameError: name 'cotm' is not defined")
+    assert "typeerror" not in _words("Uncaught TypeError: picker.open is not a function")
     assert "typeerror" in _words("A TypeError is raised: TypeError: foo.bar is not a function")
     # ... and the console's "Uncaught" is no word of the code; a report about uncaught errors keeps it
     assert "uncaught" not in _words("Uncaught TypeError: picker.open is not a function")

@@ -472,10 +472,9 @@ def _runtime_classes(task: str) -> set[str]:
     trial's chalk report listed ``ReferenceError`` among its gaps)."""
     heads: dict[str, int] = {}
     for m in _RUNTIME_MESSAGE_RE.finditer(task):
-        head = _CONSOLE_PREFIX_RE.match(m.group(0))
-        if head is not None and head.group(0).endswith(": "):
-            cls = m.group(0)[:m.group(0).index(":")].split()[-1]
-            heads[cls] = heads.get(cls, 0) + 1
+        head = _RUNTIME_CLASS_RE.match(m.group(0))
+        if head is not None:
+            heads[head.group(1)] = heads.get(head.group(1), 0) + 1
     return {cls for cls, n in heads.items() if len(re.findall(r"(?<!\w)%s(?!\w)" % re.escape(cls), task)) == n}
 
 
@@ -497,6 +496,8 @@ def _runtime_names(task: str) -> list[str]:
 # that line, not the message as the subject of the report: "TypeError: Cannot read
 # property 'length' of undefined" in quotes was a message no file holds, and a gap).
 _CONSOLE_PREFIX_RE = compile_later(r"Uncaught |[A-Z]\w*Error: ")
+# ... and the error's class there.
+_RUNTIME_CLASS_RE = compile_later(r"(?:Uncaught )?([A-Z]\w*Error): ")
 
 
 def _unless_quoted_by_reporter(m: "re.Match[str]") -> str:
