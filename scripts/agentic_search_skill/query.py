@@ -466,29 +466,26 @@ _RUNTIME_NOT_NAMES = frozenset(("default", "then", "value", "null", "undefined",
                                 "require"))
 
 
-def _runtime_classes(task: str) -> set[str]:
-    """The error classes (``ReferenceError``, ``NameError``) the task names only at the head
-    of a runtime's own message: the runtime's words, which no program's file holds (a
-    trial's chalk report listed ``ReferenceError`` among its gaps)."""
+def _runtime_words(task: str) -> tuple[list[str], set[str]]:
+    """What the runtime's own messages in ``task`` say of the code, in one pass over them:
+    the names they are about (:data:`_RUNTIME_NAME_RE`), and the error classes
+    (``ReferenceError``, ``NameError``) the task names only at their heads - the runtime's
+    words, which no program's file holds (a trial's chalk report listed
+    ``ReferenceError`` among its gaps)."""
+    names: list[str] = []
     heads: dict[str, int] = {}
     for m in _RUNTIME_MESSAGE_RE.finditer(task):
         head = _RUNTIME_CLASS_RE.match(m.group(0))
         if head is not None:
             heads[head.group(1)] = heads.get(head.group(1), 0) + 1
-    return {cls for cls, n in heads.items() if len(re.findall(r"(?<!\w)%s(?!\w)" % re.escape(cls), task)) == n}
-
-
-def _runtime_names(task: str) -> list[str]:
-    """The names the runtime's messages in ``task`` name (:data:`_RUNTIME_NAME_RE`)."""
-    out = []
-    for m in _RUNTIME_MESSAGE_RE.finditer(task):
         named = _RUNTIME_NAME_RE.search(m.group(0))
         if named is None or "intermediate value" in m.group(0):
             continue
         name = named.group(1)
         if len(name.strip("$_")) >= 2 and name.lower() not in _RUNTIME_NOT_NAMES:
-            out.append(name)
-    return out
+            names.append(name)
+    classes = {cls for cls, n in heads.items() if len(re.findall(r"(?<!\w)%s(?!\w)" % re.escape(cls), task)) == n}
+    return names, classes
 
 
 # The console's "Uncaught" or an error's class before a runtime's message: the line a
@@ -1407,7 +1404,8 @@ def extract_keywords(task: str) -> list[Keyword]:
             idents[token] = None
     for token in LONG_OPTION_RE.findall(task):
         idents[token] = None
-    for token in _runtime_names(task):
+    runtime_names, runtime_classes = _runtime_words(task)
+    for token in runtime_names:
         if not _is_placeholder(token):
             idents.setdefault(token, None)
     # A one-word option the title names (``Can't --bind and --expect options be declared
@@ -1463,7 +1461,7 @@ def extract_keywords(task: str) -> list[Keyword]:
         if letters not in _STOP_WORDS and letters not in _ENVIRONMENT_WORDS and token not in stand_ins:
             words[w] = words.get(w, 0) + 1
 
-    for cls in _runtime_classes(task):  # (neither a name nor a word of the code)
+    for cls in runtime_classes:  # (neither a name nor a word of the code)
         idents.pop(cls, None)
         words.pop(normalize(cls), None)
     out: list[Keyword] = []

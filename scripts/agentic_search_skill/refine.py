@@ -460,14 +460,19 @@ def synonym_keywords(
     for n, (text, stem_kw, syns) in enumerate(planned):
         planned[n] = (text, stem_kw, syns[:max(0, SYNONYMS_TRIED - tried)])
         tried += len(planned[n][2])
-    every = [k for _t, stem_kw, syns in planned for k in ([stem_kw] if stem_kw else []) + syns]
-    flags = held(every) if held is not None and every else [True] * len(every)
-    in_tree = {id(k): bool(f) for k, f in zip(every, flags)}
     have = {normalize(k.text) for k in existing}
+    # (Each spelling looked for once, and none the query already searches.)
+    asked: dict[str, Keyword] = {}
+    for _t, stem_kw, syns in planned:
+        for k in ([stem_kw] if stem_kw else []) + syns:
+            if normalize(k.text) not in have:
+                asked.setdefault(normalize(k.text), k)
+    flags = held(list(asked.values())) if held is not None and asked else [True] * len(asked)
+    in_tree = {key: bool(f) for key, f in zip(asked, flags)}
     out: list[Keyword] = []
     for _text, stem_kw, syns in planned:
         stem = normalize(stem_kw.text) if stem_kw is not None else ""
-        if stem_kw is not None and stem not in have and len(out) < MAX_SYNONYMS and in_tree[id(stem_kw)]:
+        if stem_kw is not None and stem not in have and len(out) < MAX_SYNONYMS and in_tree[stem]:
             have.add(stem)
             out.append(stem_kw)
         picked = 0
@@ -475,7 +480,7 @@ def synonym_keywords(
             if len(out) >= MAX_SYNONYMS or picked >= MAX_SYNONYMS_PER_GAP:
                 break
             key = normalize(made.text)
-            if key in have or not in_tree[id(made)]:
+            if key in have or not in_tree[key]:
                 continue
             have.add(key)
             out.append(made)
