@@ -455,6 +455,30 @@ def test_a_later_cycle_is_new_only_where_the_answer_shows_a_file_not_shown_befor
     assert _new_in_answer(ranked, frozenset(), seen - {"f07.py"}) == ["f07.py"]
 
 
+def test_a_file_new_at_the_answers_tail_far_below_its_first_is_not_new():
+    # A trial's plain second round added one document at 0.019 beside a first file at
+    # 0.472, every other place unchanged, and went on naming the second file as the lead:
+    # a file that weak changes nothing an agent reads, so the round is saturated.
+    scores = {"a.py": ScoreEntry(0.472, 1, "x"), "b.py": ScoreEntry(0.42, 1, "x"),
+              "c.py": ScoreEntry(0.33, 1, "x"), "doc.rst": ScoreEntry(0.019, 2, "x")}
+    ranked = ranked_scores(scores)
+    assert _new_in_answer(ranked, frozenset(), {"a.py", "b.py", "c.py"}) == []
+    # ... while one at a quarter of the first file's score or more is new.
+    scores["d.py"] = ScoreEntry(0.2, 2, "x")
+    assert _new_in_answer(ranked_scores(scores), frozenset(), {"a.py", "b.py", "c.py"}) == ["d.py"]
+
+
+def test_the_loops_set_aside_files_are_not_counted_as_excluded(tmp_path, tree):
+    # A trial's agent read "excluded": 15 in a round it had given no --exclude: the files
+    # the loop set aside are read, and counted only in query.set_aside_files.
+    st = LoopState(root=str(tree))
+    p = plan(st, request(tmp_path, keywords=("throttle",), excludes=("src/handlers/users.ts",)), {})
+    p = replace(p, query=replace(p.query, set_aside=("src/router-setup.ts",)))
+    d = dispatch(str(tree), p, ENV, st.max_file_bytes)
+    assert d.hidden == {"src/handlers/users.ts", "src/router-setup.ts"}
+    assert dict(d.stats.walk_skipped)["excluded"] == 1
+
+
 @pytest.mark.parametrize("rel, leader, own", [
     ("src/flask/__init__.py", "src/flask/cli.py", True),      # the module's own package
     ("src/flask/__init__.py", "src/flask/json/tag.py", True),  # ... or an enclosing one

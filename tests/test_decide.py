@@ -134,6 +134,18 @@ def test_a_best_file_below_earlier_cycles_files_says_where_it_stands():
     assert likely.why.startswith("keys.py (11th in the ranking, below files of earlier cycles) is likely")
 
 
+def test_a_stop_with_nothing_new_to_search_names_the_file_to_read_first():
+    # A trial's lodash cycle 1 stopped "exhausted" with "read the best files" and no file
+    # named: its agent could not follow "read the file why names".
+    sure = decide(ev(new_ids=3, confidence=0.83, top="lodash.js"))
+    assert (sure.action, sure.reason) == ("synthesize", "exhausted")
+    assert "lodash.js is likely (confidence 0.83): read it first" in sure.why
+    unsure = decide(ev(new_ids=3, confidence=0.6, top="a.py"))
+    assert (unsure.action, unsure.reason) == ("broaden", "exhausted") and "read a.py first" in unsure.why
+    declared = decide(ev(new_ids=3, confidence=0.9, top="cli.rs", declared_option="color"))
+    assert declared.reason == "exhausted" and "read cli.rs first" in declared.why
+
+
 def test_saturated_on_files_the_caller_judged_weak_is_broaden_not_read_them_again():
     base = dict(cycle=2, max_cycles=3, results=5, confidence=0.3, high=0, best=0.5, new_ids=0,
                 judged_top="lib/xhr.js", judged_score=0.5, unjudged_next=("lib/a.js", "lib/b.js"))

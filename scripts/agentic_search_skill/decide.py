@@ -274,10 +274,18 @@ def decide(e: Evidence) -> Decision:
         if e.top and not e.judged_top:
             return go(action, f"{e.top}{place} leads; read it first; {plain}")
         return go(action, plain)
+    # (Each stop names the file to read first: a trial's lodash stop on cycle 1 said only
+    # "read the best files", and its agent had to guess where to start.)
+    first = f"{e.top}{place}" if e.top and not e.judged_top and not below else ""
     if declared:
-        return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
+        return stop("synthesize", "exhausted", naming(
+            f"nothing new to search; read {first} first, then the best files" if first
+            else "nothing new to search; read the best files"))
     if e.confidence < SURE_AT:
+        start = f"read {first} first, then the best files" if first else "read the best files"
         return stop("broaden", "exhausted",
-                    naming("nothing new to search and no file stands out; read the best files, and if they "
+                    naming(f"nothing new to search and no file stands out; {start}, and if they "
                            "are not it, call again with --keywords in the words the code would use"))
-    return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
+    return stop("synthesize", "exhausted", naming(
+        f"nothing new to search; {likely}: read it first, then the best files" if likely and not below
+        else "nothing new to search; read the best files"))
