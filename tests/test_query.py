@@ -344,6 +344,13 @@ def test_merge_keywords_first_occurrence_wins() -> None:
     assert [(k.text, k.kind) for k in merged] == [("token", "given"), ("auth", "given"), ("session", "learned")]
 
 
+def test_two_spellings_of_one_name_are_one_keyword() -> None:
+    # A trial's agent gave --keywords limit_request_line LimitRequestLine: one search,
+    # which credited the exception class holding the name twice for defining it.
+    merged = merge_keywords(keywords_from_list(["limit_request_line", "LimitRequestLine", "limit"]))
+    assert [k.text for k in merged] == ["limit_request_line", "limit"]
+
+
 # --- weights: the title, and names that only appear in pasted code ----------------------
 
 ISSUE = """Saving a model with parse_header fails

@@ -2520,13 +2520,19 @@ def cjk_keywords(task: str) -> list[Keyword]:
 
 
 def merge_keywords(*groups: Sequence[Keyword]) -> list[Keyword]:
-    """Concatenate keyword lists, first occurrence (by normalized text) wins."""
+    """Concatenate keyword lists, first occurrence wins: by normalized text, and by the
+    needles searched (``limit_request_line`` and ``LimitRequestLine`` are one search: a
+    trial's agent gave both, and the exception class holding the name was credited twice
+    for defining it, above the setting's readers)."""
     out: list[Keyword] = []
-    seen: set[str] = set()
+    seen: set[object] = set()
     for group in groups:
         for kw in group:
             key = normalize(kw.text)
-            if key not in seen:
+            same = frozenset(kw.needles) if kw.needles else None
+            if key not in seen and (same is None or same not in seen):
                 seen.add(key)
+                if same is not None:
+                    seen.add(same)
                 out.append(kw)
     return out
