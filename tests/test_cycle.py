@@ -459,13 +459,18 @@ def test_a_file_new_at_the_answers_tail_far_below_its_first_is_not_new():
     # A trial's plain second round added one document at 0.019 beside a first file at
     # 0.472, every other place unchanged, and went on naming the second file as the lead:
     # a file that weak changes nothing an agent reads, so the round is saturated.
-    scores = {"a.py": ScoreEntry(0.472, 1, "x"), "b.py": ScoreEntry(0.42, 1, "x"),
-              "c.py": ScoreEntry(0.33, 1, "x"), "doc.rst": ScoreEntry(0.019, 2, "x")}
-    ranked = ranked_scores(scores)
-    assert _new_in_answer(ranked, frozenset(), {"a.py", "b.py", "c.py"}) == []
-    # ... while one at a quarter of the first file's score or more is new.
+    scores = {f"f{i}.py": ScoreEntry(0.472 - i / 50, 1, "x") for i in range(8)}
+    scores["doc.rst"] = ScoreEntry(0.019, 2, "x")
+    seen = {f"f{i}.py" for i in range(8)}
+    assert _new_in_answer(ranked_scores(scores), frozenset(), seen) == []
+    # ... while one at a quarter of the first file's score or more is new,
     scores["d.py"] = ScoreEntry(0.2, 2, "x")
-    assert _new_in_answer(ranked_scores(scores), frozenset(), {"a.py", "b.py", "c.py"}) == ["d.py"]
+    assert _new_in_answer(ranked_scores(scores), frozenset(), seen) == ["d.py"]
+    # ... and so is one among the first places an agent reads, however weak (an
+    # adversarial check's new 2nd and 3rd files at 0.17 and 0.09 beside 0.90).
+    lead = {"retry.py": ScoreEntry(0.9, 1, "x"), "pacing.py": ScoreEntry(0.17, 2, "x"),
+            "curve.py": ScoreEntry(0.09, 2, "x")}
+    assert _new_in_answer(ranked_scores(lead), frozenset(), {"retry.py"}) == ["pacing.py", "curve.py"]
 
 
 def test_the_loops_set_aside_files_are_not_counted_as_excluded(tmp_path, tree):

@@ -142,8 +142,10 @@ def test_a_stop_with_nothing_new_to_search_names_the_file_to_read_first():
     assert "lodash.js is likely (confidence 0.83): read it first" in sure.why
     unsure = decide(ev(new_ids=3, confidence=0.6, top="a.py"))
     assert (unsure.action, unsure.reason) == ("broaden", "exhausted") and "read a.py first" in unsure.why
+    # ... but not a file that declares the task's option: it is seldom the fix.
     declared = decide(ev(new_ids=3, confidence=0.9, top="cli.rs", declared_option="color"))
-    assert declared.reason == "exhausted" and "read cli.rs first" in declared.why
+    assert declared.reason == "exhausted" and "read cli.rs first" not in declared.why
+    assert "grep its readers" in declared.why
 
 
 def test_saturated_on_files_the_caller_judged_weak_is_broaden_not_read_them_again():

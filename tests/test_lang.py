@@ -345,10 +345,13 @@ def test_a_doxygen_set_up_under_a_name_of_its_own_is_docs():
     # 0.54 on a printer report, read as source: Doxygen opens every such file so.
     low = b"# doxyfile 1.8.13\n\n# this file describes the settings to be used by doxygen\n"
     assert lang.content_role("dox", low) == lang.DOCS_ROLE
-    assert lang.content_role("docs/doxygen.conf", low)[0] == "docs"
-    # ... and a source file that only mentions Doxygen stays source.
-    assert lang.content_role("gen.py", b"# doxyfile writer\nimport os\n") == ("source", 1.0)
-    assert lang.content_role("gen.py", b"# doxyfile template follows\n")[0] == "source"
+    assert lang.content_role("docs/dox", b"\xef\xbb\xbf" + low.replace(b"\n", b"\r\n")) == lang.DOCS_ROLE
+    assert lang.content_role("dox", b"#\tdoxyfile 1.9.1\n") == lang.DOCS_ROLE
+    # ... and a source file that only mentions Doxygen, or a program whose comment says
+    # it writes such a file, stays source.
+    assert lang.content_role("gen", b"# doxyfile writer\nimport os\n") == ("source", 1.0)
+    assert lang.content_role("tools/gen_doxyfile.py", b"# doxyfile 1.9.1 generator\n") == ("source", 1.0)
+    assert lang.content_role("src/doxy.c", b"# doxyfile 2 parser\n") == ("source", 1.0)
 
 
 def test_a_generators_mark_does_not_change_another_role():

@@ -349,6 +349,14 @@ def test_two_spellings_of_one_name_are_one_keyword() -> None:
     # which credited the exception class holding the name twice for defining it.
     merged = merge_keywords(keywords_from_list(["limit_request_line", "LimitRequestLine", "limit"]))
     assert [k.text for k in merged] == ["limit_request_line", "limit"]
+    # Other kinds stay apart: a plain word searched by its stem (``users`` -> ``user``)
+    # never stands in for a name the caller or the task quotes, whatever comes first.
+    word = make_keyword("users", "word", stemmed=True)
+    name = make_keyword("user", "identifier")
+    assert set(word.needles) == set(name.needles)
+    assert [k.text for k in merge_keywords([word], [name])] == ["users", "user"]
+    given = keywords_from_list(["user"])
+    assert [k.text for k in merge_keywords([word], given)] == ["users", "user"]
 
 
 # --- weights: the title, and names that only appear in pasted code ----------------------

@@ -69,6 +69,10 @@ EXCLUDE_WINDOW = DEFAULT_LIMIT
 # file at 0.472, every other place as before, and went on (``refine``) naming the second
 # file as the lead, where the answer had not moved (``saturated``).
 NEW_FILE_SHARE = 0.25
+# ... and wherever it scores, a file new to the places an agent reads first (the
+# default output's results) is a change (an adversarial check's new 2nd and 3rd files
+# at 0.17 and 0.09 beside 0.90).
+NEW_FILE_PLACES = 5
 # Files whose imports may be followed (expand): the leaders of the ranking.
 EXPAND_FROM_TOP = 3
 # Related files proposed for one expansion at most.
@@ -1066,13 +1070,14 @@ def _gaps_shown(gaps: Sequence[Keyword], replaced: Container[str] = (),
 def _new_in_answer(ranked: Sequence[tuple[str, float, ScoreEntry]], hidden: frozenset[str],
                    seen: set[str]) -> list[str]:
     """The files the loop's answer (its ranking, earlier cycles merged in) shows in its
-    best EXCLUDE_WINDOW that no cycle showed before and that score at least NEW_FILE_SHARE
-    of its first file: a later cycle whose answer holds none changed nothing an agent
-    reads (``saturated``), whatever its own query turned up below the answer's window or
-    at its tail."""
+    best EXCLUDE_WINDOW that no cycle showed before, among its first NEW_FILE_PLACES or at
+    NEW_FILE_SHARE of its first file's score or more: a later cycle whose answer holds
+    none changed nothing an agent reads (``saturated``), whatever its own query turned up
+    below the answer's window or at its tail."""
     window = list(islice(((rel, sc) for rel, sc, _e in ranked if rel not in hidden), EXCLUDE_WINDOW))
     floor = window[0][1] * NEW_FILE_SHARE if window else 0.0
-    return [rel for rel, sc in window if rel not in seen and sc >= floor]
+    return [rel for n, (rel, sc) in enumerate(window)
+            if rel not in seen and (n < NEW_FILE_PLACES or sc >= floor)]
 
 
 def kept_scores(scores: Mapping[str, ScoreEntry], ranked: Sequence[tuple[str, float, ScoreEntry]],

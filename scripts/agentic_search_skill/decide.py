@@ -277,10 +277,8 @@ def decide(e: Evidence) -> Decision:
     # (Each stop names the file to read first: a trial's lodash stop on cycle 1 said only
     # "read the best files", and its agent had to guess where to start.)
     first = f"{e.top}{place}" if e.top and not e.judged_top and not below else ""
-    if declared:
-        return stop("synthesize", "exhausted", naming(
-            f"nothing new to search; read {first} first, then the best files" if first
-            else "nothing new to search; read the best files"))
+    if declared:  # (not "read it first": the declaration is seldom the fix, and the sentence says so)
+        return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
     if e.confidence < SURE_AT:
         start = f"read {first} first, then the best files" if first else "read the best files"
         return stop("broaden", "exhausted",

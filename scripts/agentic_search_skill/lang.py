@@ -1202,14 +1202,14 @@ SOURCE_ROLE = ("source", 1.0)
 _GO_COMMENTS_RE = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _GO_PACKAGE_ONLY_RE = re.compile(rb"\s*package\s+\w+\s*")
 # The line Doxygen opens every set-up file it writes with (``# Doxyfile 1.8.13``), lower case.
-_DOXYGEN_MARK_RE = re.compile(rb"# doxyfile [0-9]")
+_DOXYGEN_MARK_RE = re.compile(rb"(?:\xef\xbb\xbf)?#[ \t]*doxyfile[ \t]+[0-9]")
 
 
 def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
     """:func:`file_role`, and a source file that opens with a generator's mark
     (:func:`generated_by_header`) generated, a Go ``doc.go`` of comments only docs, a
     file with no extension whose name says prose that opens with ``#!`` a program, a
-    Doxygen set-up (``# Doxyfile 1.8.13`` at its head) under any name docs;
+    Doxygen set-up (``# Doxyfile 1.8.13`` at its head) with no extension docs;
     ``low`` is the lower-cased text (None: binary)."""
     role = file_role(rel)
     name = rel.rpartition("/")[2]
@@ -1217,7 +1217,7 @@ def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
         return SOURCE_ROLE  # (a script named like a text: ``bin/help``, ``tools/changelog``; not one in docs/)
     if role[0] == "source" and low and generated_by_header(low):
         return GENERATED_ROLE
-    if role[0] == "source" and low and _DOXYGEN_MARK_RE.match(low):
+    if role[0] == "source" and low and "." not in name and _DOXYGEN_MARK_RE.match(low):
         return DOCS_ROLE  # (Doxygen's set-up under a name of its own: tinyxml2's ``dox``, 3rd at 0.54)
     if role[0] == "source" and low and name == "doc.go" and b"//go:generate" not in low \
             and _GO_PACKAGE_ONLY_RE.fullmatch(_GO_COMMENTS_RE.sub(b" ", low)):

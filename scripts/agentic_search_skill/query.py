@@ -2520,16 +2520,18 @@ def cjk_keywords(task: str) -> list[Keyword]:
 
 
 def merge_keywords(*groups: Sequence[Keyword]) -> list[Keyword]:
-    """Concatenate keyword lists, first occurrence wins: by normalized text, and by the
-    needles searched (``limit_request_line`` and ``LimitRequestLine`` are one search: a
-    trial's agent gave both, and the exception class holding the name was credited twice
-    for defining it, above the setting's readers)."""
+    """Concatenate keyword lists, first occurrence wins: by normalized text, and among
+    the caller's own (``--keywords``) by the needles searched: ``limit_request_line``
+    and ``LimitRequestLine`` are one search (a trial's agent gave both, and the exception
+    class holding the name was credited twice for defining it, above the setting's
+    readers). Keywords of other kinds stay apart: a word's stem and a quoted name may
+    search the same needle at other weights."""
     out: list[Keyword] = []
     seen: set[object] = set()
     for group in groups:
         for kw in group:
             key = normalize(kw.text)
-            same = frozenset(kw.needles) if kw.needles else None
+            same = frozenset(kw.needles) if kw.needles and kw.kind == Kind.GIVEN else None
             if key not in seen and (same is None or same not in seen):
                 seen.add(key)
                 if same is not None:
