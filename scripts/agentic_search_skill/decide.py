@@ -25,8 +25,10 @@ loop). The rules, first match wins:
    words did not start (as in rule 3): ``synthesize``, stop (``sufficient``);
 5. the cycle limit: ``synthesize``, stop (``max_cycles``);
 6. a later cycle after which the loop's ranking (earlier cycles merged in) shows no file
-   in its best 20 that no cycle showed before: ``synthesize``, stop (``saturated``) -
-   whatever the cycle's own query turned up below that, the answer did not change; when
+   in its best 20 that no cycle showed before (cycle._new_in_answer: one past the first
+   five places far below the first file does not count): ``synthesize``, stop
+   (``saturated``) - whatever the cycle's own query turned up below that, the answer did
+   not change; when
    the files the caller judged below 0.7 lead that ranking, ``broaden`` instead: the
    answer is not among them, and the agent's own words are the next move;
 7. files the leading files import that also match the task, not read yet: ``expand``;
@@ -265,7 +267,7 @@ def decide(e: Evidence) -> Decision:
         if declared:
             return go(action, f"{declared}; {plain}")
         if likely:
-            unclear = "only plain words of the task match it" if e.generic \
+            unclear = "it matches only plain words of the task, no name the task quotes" if e.generic \
                 else "your new words put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
