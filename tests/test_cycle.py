@@ -471,6 +471,25 @@ def test_a_file_new_at_the_answers_tail_far_below_its_first_is_not_new():
     lead = {"retry.py": ScoreEntry(0.9, 1, "x"), "pacing.py": ScoreEntry(0.17, 2, "x"),
             "curve.py": ScoreEntry(0.09, 2, "x")}
     assert _new_in_answer(ranked_scores(lead), frozenset(), {"retry.py"}) == ["pacing.py", "curve.py"]
+    # Those places are the results' (files the caller judged are not shown there): a
+    # second check's new 5th result stood 8th in the ranking, below three judged files.
+    judged = {f"j{i}.py": ScoreEntry(0.79 - i / 100, 1, "x", judged=True) for i in range(3)}
+    rest = {f"r{i}.py": ScoreEntry(0.38 - i / 10, 1, "x") for i in range(4)}
+    rest["events.py"] = ScoreEntry(0.09, 2, "x")
+    seen = set(judged) | {f"r{i}.py" for i in range(4)}
+    assert _new_in_answer(ranked_scores({**judged, **rest}), frozenset(), seen) == ["events.py"]
+
+
+def test_a_second_spelling_of_a_given_name_does_not_thin_the_callers_keywords():
+    # The caller's share of the query was split by how many keywords it gave, before
+    # two spellings of one name were merged into one: the name weighed less for being
+    # given twice (an adversarial check: 1.414 -> 1.0).
+    from agentic_search_skill.cycle import _steering
+    from agentic_search_skill.query import keywords_from_list
+    task = keywords_from_list(["request", "line", "header"], Kind.WORD)
+    once = _steering(keywords_from_list(["LimitRequestLine"], Kind.GIVEN), task)
+    twice = _steering(keywords_from_list(["LimitRequestLine", "limit_request_line"], Kind.GIVEN), task)
+    assert [(k.text, k.weight) for k in twice] == [(k.text, k.weight) for k in once]
 
 
 def test_the_loops_set_aside_files_are_not_counted_as_excluded(tmp_path, tree):

@@ -146,6 +146,10 @@ def test_a_stop_with_nothing_new_to_search_names_the_file_to_read_first():
     declared = decide(ev(new_ids=3, confidence=0.9, top="cli.rs", declared_option="color"))
     assert declared.reason == "exhausted" and "read cli.rs first" not in declared.why
     assert "grep its readers" in declared.why
+    # ... and a steered stop that puts a declaring file first says so too.
+    steered = decide(ev(cycle=2, new_ids=0, confidence=0.9, top="flags.rs", steered=True, steered_lead=True,
+                        declared_option="files-without-match"))
+    assert steered.reason == "saturated" and "grep its readers" in steered.why
 
 
 def test_saturated_on_files_the_caller_judged_weak_is_broaden_not_read_them_again():

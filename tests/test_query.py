@@ -12,6 +12,7 @@ read_document, counted with match_document.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from typing import List, Tuple
 
 import pytest
@@ -357,6 +358,11 @@ def test_two_spellings_of_one_name_are_one_keyword() -> None:
     assert [k.text for k in merge_keywords([word], [name])] == ["users", "user"]
     given = keywords_from_list(["user"])
     assert [k.text for k in merge_keywords([word], given)] == ["users", "user"]
+    # The caller's spelling of a name the task quotes is that name once, at the heavier
+    # weight of the two (an adversarial check's exception class was credited twice).
+    quoted = replace(make_keyword("LimitRequestLine", "identifier"), weight=2.0)
+    merged = merge_keywords(keywords_from_list(["limit_request_line"]), [quoted])
+    assert [(k.text, k.kind, k.weight) for k in merged] == [("limit_request_line", "given", 2.0)]
 
 
 # --- weights: the title, and names that only appear in pasted code ----------------------

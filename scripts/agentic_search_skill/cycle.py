@@ -186,8 +186,10 @@ STEER_SHARE = 0.3
 def _steering(given: Sequence[Keyword], keywords: Sequence[Keyword]) -> list[Keyword]:
     """The caller's keywords weighted to carry STEER_SHARE of the query beside
     ``keywords`` (never less than their own weight): each one an equal part."""
+    given = merge_keywords(given)  # (two spellings of one name are one part: merge_keywords)
+    kept = merge_keywords(given, keywords)
     given_keys = {normalize(k.text) for k in given}
-    rest = sum(k.weight for k in keywords if normalize(k.text) not in given_keys)
+    rest = sum(k.weight for k in kept if normalize(k.text) not in given_keys)
     weight = STEER_SHARE / (1.0 - STEER_SHARE) * rest / len(given) if given else 0.0
     return [replace(k, weight=max(k.weight, weight)) for k in given]
 
@@ -1074,10 +1076,15 @@ def _new_in_answer(ranked: Sequence[tuple[str, float, ScoreEntry]], hidden: froz
     NEW_FILE_SHARE of its first file's score or more: a later cycle whose answer holds
     none changed nothing an agent reads (``saturated``), whatever its own query turned up
     below the answer's window or at its tail."""
-    window = list(islice(((rel, sc) for rel, sc, _e in ranked if rel not in hidden), EXCLUDE_WINDOW))
+    window = list(islice(((rel, sc, e.judged) for rel, sc, e in ranked if rel not in hidden), EXCLUDE_WINDOW))
     floor = window[0][1] * NEW_FILE_SHARE if window else 0.0
-    return [rel for n, (rel, sc) in enumerate(window)
-            if rel not in seen and (n < NEW_FILE_PLACES or sc >= floor)]
+    out, places = [], 0
+    for rel, sc, judged in window:
+        # (The places the results show: the best files the caller has not judged.)
+        if rel not in seen and (places < NEW_FILE_PLACES or sc >= floor):
+            out.append(rel)
+        places += not judged
+    return out
 
 
 def kept_scores(scores: Mapping[str, ScoreEntry], ranked: Sequence[tuple[str, float, ScoreEntry]],

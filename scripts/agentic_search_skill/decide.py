@@ -244,7 +244,8 @@ def decide(e: Evidence) -> Decision:
             # (The caller's words put a file first that the answer already held: the
             # sentence names it, as rules 7-9 would, so results and why agree.)
             return stop("synthesize", "saturated", f"your new words put {e.top} first{place}, and this cycle "
-                        "added no other file to the ranking's best; read it, then the best files")
+                        "added no other file to the ranking's best; read it, then the best files"
+                        + (f"; {declared}" if declared else ""))
         return stop("synthesize", "saturated",
                     naming("this cycle added no file to the ranking's best; read the best files"))
     def after_likely(why: str) -> str:
@@ -267,7 +268,7 @@ def decide(e: Evidence) -> Decision:
         if declared:
             return go(action, f"{declared}; {plain}")
         if likely:
-            unclear = "it matches only plain words of the task, no name the task quotes" if e.generic \
+            unclear = "only plain or common words of the task match it" if e.generic \
                 else "your new words put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \

@@ -2520,21 +2520,29 @@ def cjk_keywords(task: str) -> list[Keyword]:
 
 
 def merge_keywords(*groups: Sequence[Keyword]) -> list[Keyword]:
-    """Concatenate keyword lists, first occurrence wins: by normalized text, and among
-    the caller's own (``--keywords``) by the needles searched: ``limit_request_line``
-    and ``LimitRequestLine`` are one search (a trial's agent gave both, and the exception
-    class holding the name was credited twice for defining it, above the setting's
-    readers). Keywords of other kinds stay apart: a word's stem and a quoted name may
-    search the same needle at other weights."""
+    """Concatenate keyword lists, first occurrence wins: by normalized text, and by the
+    needles searched when one of the caller's own (``--keywords``) searches the same
+    needles as a name given or quoted: ``limit_request_line`` and ``LimitRequestLine``
+    are one search (a trial's agent gave both, and the exception class holding the name
+    was credited twice for defining it, above the setting's readers); the one kept
+    carries the heavier weight. A plain word's stem stays apart from a name (``users``
+    searched as ``user`` is weaker evidence than a quoted ``user``)."""
     out: list[Keyword] = []
-    seen: set[object] = set()
+    seen: set[str] = set()
+    named: dict[frozenset, int] = {}  # needles of a given or quoted name -> its place in ``out``
     for group in groups:
         for kw in group:
             key = normalize(kw.text)
-            same = frozenset(kw.needles) if kw.needles and kw.kind == Kind.GIVEN else None
-            if key not in seen and (same is None or same not in seen):
-                seen.add(key)
-                if same is not None:
-                    seen.add(same)
-                out.append(kw)
+            if key in seen:
+                continue
+            same = frozenset(kw.needles) if kw.needles and kw.kind in (Kind.GIVEN, Kind.IDENTIFIER) else None
+            at = named.get(same) if same is not None else None
+            if at is not None and Kind.GIVEN in (kw.kind, out[at].kind):
+                if kw.weight > out[at].weight:
+                    out[at] = replace(out[at], weight=kw.weight)
+                continue
+            seen.add(key)
+            if same is not None and same not in named:
+                named[same] = len(out)
+            out.append(kw)
     return out
