@@ -1998,3 +1998,23 @@ def test_a_task_saved_with_windows_line_ends_is_read_as_one_with_unix_ones(tmp_p
         outs.append(out["query"]["keywords"])
     assert outs[0] == outs[1]
     assert not {"playground", "link"} & {k.lower() for k in outs[1]}
+
+
+def test_the_same_command_run_again_is_a_plain_call(tmp_path):
+    # A trial's agent ran its first command once more for "a plain call": the task was
+    # appended to itself and the round counted as the caller's new words, and the
+    # confidence rose on nothing new (0.807 -> 0.89).
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    state = tmp_path / "st.json"
+    task = "Rate limiting of clients is ignored by the router setup"
+    same = ("--root", root, "--state", state, "--task", task, "--no-cache")
+    first = run_json(*same, "--reset")
+    again = run_json(*same)
+    held = json.loads(state.read_text())["task"]
+    plain_state = tmp_path / "plain.json"
+    run_json("--root", root, "--state", plain_state, "--task", task, "--no-cache", "--reset")
+    plain = run_json("--state", plain_state, "--no-cache")
+    assert held == task
+    assert first["cycle"] == 1 and again["cycle"] == 2
+    assert {k: again[k] for k in ("confidence", "why", "ranking", "next_action")} == \
+        {k: plain[k] for k in ("confidence", "why", "ranking", "next_action")}

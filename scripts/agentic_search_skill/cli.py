@@ -203,6 +203,12 @@ def _run_locked(request: Request, ascii_only: bool,
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
         state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES, root_real=tree)
+    if request.task and state.task and read.strip() and read.strip() in state.task:
+        # The task the loop already holds, given again (the first call's command run once
+        # more) is no new word: a plain call, neither steered nor appended to the task (a
+        # trial's rerun raised the confidence 0.807 -> 0.89 on the same words, twice).
+        request = replace(request, task="")
+        cut = []
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
