@@ -263,6 +263,9 @@ def test_broaden_queries_bounded_and_distinct():
     ("expiry", ["ttl", "timeout"]),
     # a trial's "unrecognized" sections: the code says "Unknown key"
     ("unrecognized", ["unknown"]),
+    # a trial's "smallest" and "largest" element by a key: the code says min_by, max_by
+    ("smallest", ["min", "minimum"]),
+    ("largest", ["max", "maximum"]),
 ])
 def test_synonyms_for_known_terms(term, includes):
     got = synonyms_for(term)
