@@ -146,6 +146,11 @@ def test_a_stop_with_nothing_new_to_search_names_the_file_to_read_first():
     declared = decide(ev(new_ids=3, confidence=0.9, top="cli.rs", declared_option="color"))
     assert declared.reason == "exhausted" and "read cli.rs first" not in declared.why
     assert "grep its readers" in declared.why
+    # A file the caller judged leads by the caller's word, not the new words': the stop
+    # does not say they put it first (a second check's judged 0.79 file).
+    judged = decide(ev(cycle=2, new_ids=0, confidence=0.79, top="ttl.py", steered=True, steered_lead=True,
+                       judged_top="ttl.py", judged_score=0.79))
+    assert judged.reason == "saturated" and "your new words put" not in judged.why
     # ... and a steered stop that puts a declaring file first says so too.
     steered = decide(ev(cycle=2, new_ids=0, confidence=0.9, top="flags.rs", steered=True, steered_lead=True,
                         declared_option="files-without-match"))

@@ -240,7 +240,7 @@ def decide(e: Evidence) -> Decision:
             return stop("broaden", "saturated",
                         f"you judged the leading files below 0.7 and this cycle added no file to the "
                         f"ranking's best; {nxt}call again with --keywords in the words the code would use")
-        if e.steered_lead and e.top:
+        if e.steered_lead and e.top and not e.judged_top:
             # (The caller's words put a file first that the answer already held: the
             # sentence names it, as rules 7-9 would, so results and why agree.)
             return stop("synthesize", "saturated", f"your new words put {e.top} first{place}, and this cycle "
