@@ -1269,6 +1269,12 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # the reporter's thanks and asides (trial 68's cobra)
     ("Completion of --help is missing. Agreed, yeah, that would be nice. Thanks, TIA!\n",
      {"agreed", "yeah", "thanks", "tia"}, {"completion"}),
+    # the report's adverbs of manner and time (trials 91-92: a sums file "happily" verified,
+    # a parse that "eventually" fails; dayjs-1209's cycle 1 3rd -> 2nd without "normally")
+    ("Verifier happily accepts mixed lines\nIt completely ignores the tag and eventually, whenever a "
+     "line is normally formed, immediately passes it.\n",
+     {"happily", "completely", "eventually", "whenever", "normally", "immediately"},
+     {"verifier", "accepts", "mixed", "tag", "passes"}),
     # the reporter's praise, its words about the report and the sample string (trials 72
     # and 73: pastel, zxing)
     ("Pick a bunch of colors\nThis great tool would be even more useful if `pick` took a count; "
