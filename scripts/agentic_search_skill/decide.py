@@ -28,9 +28,9 @@ loop). The rules, first match wins:
    in its best 20 that no cycle showed before (cycle._new_in_answer: one past the first
    five places far below the first file does not count): ``synthesize``, stop
    (``saturated``) - whatever the cycle's own query turned up below that, the answer did
-   not change; when
-   the files the caller judged below 0.7 lead that ranking, ``broaden`` instead: the
-   answer is not among them, and the agent's own words are the next move;
+   not change; when the files the caller judged below 0.7 lead that ranking,
+   ``broaden`` instead: the answer is not among them, and the agent's own words are the
+   next move;
 7. files the leading files import that also match the task, not read yet: ``expand``;
 8. keywords that matched nothing have synonyms to search instead: ``broaden``;
 9. the codebase's own vocabulary was learned from the best files: ``refine``;
