@@ -151,6 +151,11 @@ def test_a_stop_with_nothing_new_to_search_names_the_file_to_read_first():
     judged = decide(ev(cycle=2, new_ids=0, confidence=0.79, top="ttl.py", steered=True, steered_lead=True,
                        judged_top="ttl.py", judged_score=0.79))
     assert judged.reason == "saturated" and "your new words put" not in judged.why
+    # Words and judgements in one call: both move files, and the sentence names both (a
+    # trial's neighbour of a file judged 0 was said to be put first by the words).
+    both = decide(ev(cycle=2, new_ids=0, confidence=0.47, top="attr.rs", steered=True, steered_lead=True,
+                     judged_now=True))
+    assert "your new words and judgements put attr.rs first" in both.why
     # ... and a steered stop that puts a declaring file first says so too.
     steered = decide(ev(cycle=2, new_ids=0, confidence=0.9, top="flags.rs", steered=True, steered_lead=True,
                         declared_option="files-without-match"))

@@ -1015,7 +1015,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         new_ids=len(_new_in_answer(ranked_shown, d.hidden, seen)), synonyms=nq.synonyms, learned=nq.learned,
         expand_to=expand_to,
         top=top, top_why=ev.assessment.why, runner_up=runner_up[0], runner_up_score=runner_up[1],
-        steered=steered, steered_lead=steered and top != before,
+        steered=steered, steered_lead=steered and top != before, judged_now=bool(judgements),
         judged_top=judged_lead[0] if judged_lead else "", judged_score=judged_lead[1] if judged_lead else 0.0,
         # (Every file the caller judged at the rubric's top, not the first alone: a trial's
         # two judged files read as one of them lost.)

@@ -113,6 +113,7 @@ class Evidence:
     top_rank: int = 0                     # the best file's place in the ranking shown (0: first or not known)
     steered: bool = False                 # the caller's new words (--keywords, --task) started this cycle
     steered_lead: bool = False            # ... and put the best file first
+    judged_now: bool = False              # the call judged files too (they move files as well as its words)
     handoff: str = ""                     # the file the best one's quoted definitions call into (handoff.py)
     handoff_names: tuple[str, ...] = ()   # ... the names of it they call
     handoff_callers: tuple[str, ...] = () # ... and which quoted names of the best file call them
@@ -146,6 +147,13 @@ def _handoff(e: Evidence) -> str:
     where = "that next file" if e.handoff == e.runner_up else e.handoff
     return (f"; its {listed(e.handoff_callers)} call {listed(e.handoff_names)} in {where}: "
             "if they only pass the work on, read that")
+
+
+def _yours(e: Evidence) -> str:
+    """What of the caller's moved the ranking this call: its new words, and its
+    judgements when it gave some too (a trial's file lifted as the neighbour of a file
+    judged 0 was said to be put first by the words)."""
+    return "your new words and judgements" if e.judged_now else "your new words"
 
 
 def _judged_list(e: Evidence) -> str:
@@ -243,7 +251,7 @@ def decide(e: Evidence) -> Decision:
         if e.steered_lead and e.top and not e.judged_top:
             # (The caller's words put a file first that the answer already held: the
             # sentence names it, as rules 7-9 would, so results and why agree.)
-            return stop("synthesize", "saturated", f"your new words put {e.top} first{place}, and this cycle "
+            return stop("synthesize", "saturated", f"{_yours(e)} put {e.top} first{place}, and this cycle "
                         "added no other file to the ranking's best; read it, then the best files"
                         + (f"; {declared}" if declared else ""))
         return stop("synthesize", "saturated",
@@ -269,7 +277,7 @@ def decide(e: Evidence) -> Decision:
             return go(action, f"{declared}; {plain}")
         if likely:
             unclear = "only plain or common words of the task match it" if e.generic \
-                else "your new words put it first: read it to check" if e.steered_lead \
+                else f"{_yours(e)} put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
                 if crowded and e.clear else "its lead is not clear"
