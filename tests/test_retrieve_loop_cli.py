@@ -2009,7 +2009,9 @@ def test_the_same_command_run_again_is_a_plain_call(tmp_path):
     task = "Rate limiting of clients is ignored by the router setup"
     same = ("--root", root, "--state", state, "--task", task, "--no-cache")
     first = run_json(*same, "--reset")
-    again = run_json(*same)
+    proc = run_cli(*same)
+    assert proc.returncode == 0 and "already holds this task" in proc.stderr
+    again = json.loads(proc.stdout)
     held = json.loads(state.read_text())["task"]
     plain_state = tmp_path / "plain.json"
     run_json("--root", root, "--state", plain_state, "--task", task, "--no-cache", "--reset")
@@ -2018,3 +2020,17 @@ def test_the_same_command_run_again_is_a_plain_call(tmp_path):
     assert first["cycle"] == 1 and again["cycle"] == 2
     assert {k: again[k] for k in ("confidence", "why", "ranking", "next_action")} == \
         {k: plain[k] for k in ("confidence", "why", "ranking", "next_action")}
+
+
+def test_a_task_is_held_only_as_a_whole_however_spaced_or_cased():
+    # An adversarial check: "log" inside "catalog" was taken for the task again and
+    # dropped; the same task re-wrapped or in other case was taken for a new one.
+    from agentic_search_skill.cli import _holds_task
+    held = "The catalog dialog shows stale prices\nafter a reload.\nThe LRU cache evicts early"
+    assert _holds_task(held, "The catalog dialog shows stale prices\nafter a reload.")
+    assert _holds_task(held, "the catalog dialog shows  stale prices after\na reload.  ")
+    assert _holds_task(held, "the lru cache evicts early")
+    assert not _holds_task(held, "log")
+    assert not _holds_task(held, "stale prices")
+    assert not _holds_task(held, "The catalog dialog shows stale prices after a reload. More")
+    assert not _holds_task(held, "   ")

@@ -203,12 +203,13 @@ def _run_locked(request: Request, ascii_only: bool,
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
         state = LoopState(root=root, max_cycles=request.max_cycles or DEFAULT_MAX_CYCLES, root_real=tree)
-    if request.task and state.task and read.strip() and read.strip() in state.task:
-        # The task the loop already holds, given again (the first call's command run once
+    if request.task and state.task and _holds_task(state.task, read):
+        # A task the loop already holds, given again (the first call's command run once
         # more) is no new word: a plain call, neither steered nor appended to the task (a
         # trial's rerun raised the confidence 0.807 -> 0.89 on the same words, twice).
         request = replace(request, task="")
         cut = []
+        said.append(HELD_TASK)
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
@@ -254,6 +255,31 @@ def _run_locked(request: Request, ascii_only: bool,
     out = to_output(outcome.view, outcome.state, request.limit, detail, judged_now=tuple(judgements),
                     asked_anew=bool(request.keywords or request.task))
     return out, _render_checked(out, request.text, ascii_only)
+
+
+HELD_TASK = ("retrieve_loop.py: the loop already holds this task; this call is a plain one "
+             "(new words: --keywords)")
+
+
+def _holds_task(held: str, told: str) -> bool:
+    """Whether ``told`` is one of the tasks ``held`` joins (each starts and ends a line
+    of it), as written or re-spaced, in any case: the same command run again, not a new
+    word (a shorter text inside a line of the old one, ``log`` in ``catalog``, is new)."""
+    want = " ".join(told.split()).casefold()
+    if not want:
+        return False
+    lines = [" ".join(line.split()).casefold() for line in held.split("\n")]
+    for i in range(len(lines)):
+        run = ""
+        for line in lines[i:]:
+            run = f"{run} {line}".strip() if line else run
+            if len(run) >= len(want):
+                if run == want:
+                    return True
+                break
+            if not want.startswith(run):
+                break
+    return False
 
 
 def _tell(lines: list[str], notes: Optional[list[str]]) -> None:
