@@ -772,3 +772,12 @@ def test_learning_the_codes_words_near_the_task_is_linear_in_the_best_files() ->
     with deadline(20):
         near = _parts_near([text] * 3, [n.lower() for n in names] * 2 + [b"handler"])
     assert {"foo", "bar", "baz", "qux0"} <= near
+
+
+def test_telling_a_task_given_again_is_linear_however_many_lines_repeat() -> None:
+    # A task of 100,000 one-letter lines, given again: each start line against the task
+    # was the square of the lines.
+    from agentic_search_skill.cli import _holds_task
+    many = "a\n" * 100_000
+    with deadline(20):
+        assert _holds_task(many, many) and not _holds_task(many, many + "b")

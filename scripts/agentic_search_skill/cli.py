@@ -262,23 +262,24 @@ HELD_TASK = ("retrieve_loop.py: the loop already holds this task; this call is a
 
 
 def _holds_task(held: str, told: str) -> bool:
-    """Whether ``told`` is one of the tasks ``held`` joins (each starts and ends a line
-    of it), as written or re-spaced, in any case: the same command run again, not a new
-    word (a shorter text inside a line of the old one, ``log`` in ``catalog``, is new)."""
+    """Whether ``told`` is the first or the last of the tasks ``held`` joins (whole lines
+    of it from its start, or to its end), as written or re-spaced, in any case: the same
+    command run again, not a new word (a shorter text inside a line of the old one,
+    ``log`` in ``catalog``, is new). Linear in the texts: one run of lines each way."""
     want = " ".join(told.split()).casefold()
     if not want:
         return False
-    lines = [" ".join(line.split()).casefold() for line in held.split("\n")]
-    for i in range(len(lines)):
-        run = ""
-        for line in lines[i:]:
-            run = f"{run} {line}".strip() if line else run
-            if len(run) >= len(want):
-                if run == want:
-                    return True
+    lines = [line for line in (" ".join(part.split()).casefold() for part in held.split("\n")) if line]
+    for seq in (lines, lines[::-1]):
+        taken, total = [], -1
+        for line in seq:
+            taken.append(line)
+            total += len(line) + 1
+            if total >= len(want):
                 break
-            if not want.startswith(run):
-                break
+        run = " ".join(taken if seq is lines else reversed(taken))
+        if run == want:
+            return True
     return False
 
 
