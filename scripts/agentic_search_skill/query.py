@@ -30,7 +30,7 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Sequence
 
 from . import lang
 from .lazyre import compile_later
@@ -865,16 +865,24 @@ _CODE_CALL_RE = compile_later(r"(?<![\w$])([A-Za-z_]\w*)[ \t]*\(")
 def called_in_code(task: str) -> frozenset[str]:
     """The names the task's own code calls (``req.matches(&v)``, ``parse("<1.2")``), lower
     case: in its fenced blocks, its code lines (indented, a REPL prompt's) and its
-    backticked spans. A plain word called there (``matches``) is the API the report's
-    code uses even when it is no keyword of its own kind."""
+    backticked spans (:func:`_code_pieces`). A plain word called there (``matches``) is
+    the API the report's code uses even when it is no keyword of its own kind."""
+    return frozenset(m.group(1).lower() for piece in _code_pieces(task) for m in _CODE_CALL_RE.finditer(piece))
+
+
+def _code_pieces(task: str, also: Callable[[str], list[str]] = lambda line: []) -> list[str]:
+    """The code the task quotes, in its order: each line of a fenced block, each code
+    line (indented, a REPL prompt's or a traceback's; the prompt left out) and each
+    backticked span, with what ``also`` takes from each line outside the fences."""
     pieces: list[str] = []
     for block in _FENCED_RE.findall(task):
-        pieces += block.strip("`").split("\n")[1:]
+        pieces += block.strip("`").split("\n")[1:]  # (the opening line names a language)
     for line in _FENCED_RE.sub(" ", task).split("\n"):
         if _CODE_LINE_RE.match(line):
-            pieces.append(line)
+            pieces.append(_PROMPT_RE.sub("", line))
         pieces += _BACKTICK_RE.findall(line)
-    return frozenset(m.group(1).lower() for piece in pieces for m in _CODE_CALL_RE.finditer(piece))
+        pieces += also(line)
+    return pieces
 
 
 def quoted_lines(task: str) -> tuple[str, ...]:
@@ -887,14 +895,7 @@ def quoted_lines(task: str) -> tuple[str, ...]:
     include line (those name what a file uses; every file of a package holds them);
     at most QUOTED_LINES_KEPT of them. A file holding one as written is where the task
     points in it: its results quote that line first (report.summary_lines)."""
-    pieces: list[str] = []
-    for block in _FENCED_RE.findall(task):
-        pieces += block.strip("`").split("\n")[1:]  # (the opening line names a language)
-    for line in _FENCED_RE.sub(" ", task).split("\n"):
-        if _CODE_LINE_RE.match(line):
-            pieces.append(_PROMPT_RE.sub("", line))
-        pieces += _BACKTICK_RE.findall(line)
-        pieces += ["".join(groups) for groups in _QUOTED_STRING_RE.findall(line)]
+    pieces = _code_pieces(task, lambda line: ["".join(groups) for groups in _QUOTED_STRING_RE.findall(line)])
     # An error's or a panic's message, quoted or not, unless a piece already holds it.
     low = [p.lower() for p in pieces]
     pieces += [m for m in messages(task) if not any(m.lower() in p for p in low)]
