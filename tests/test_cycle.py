@@ -142,6 +142,23 @@ def test_the_files_to_judge_next_are_never_ones_the_caller_left_out(tmp_path):
     assert "src/weak.py" in [rel for rel in out.state.scores]  # still remembered
 
 
+def test_the_files_to_judge_next_play_the_part_of_the_judged_one(tmp_path):
+    # (a trial judged a package's only source file the fix's: the stop named its tests and
+    # its changelog to judge next)
+    root = write_tree(tmp_path / "repo", {
+        "pkg/core.py": "def frobnicate_widget(widget):\n    return widget.frob()\n" + "# widget frobnicate\n" * 6,
+        "tests/test_core.py": "from pkg.core import frobnicate_widget\n\ndef test_widget():\n"
+                              "    assert frobnicate_widget(widget)  # frobnicate widget\n",
+        "CHANGES.md": "# Changes\n\n- frobnicate_widget handles a widget\n",
+    })
+    first = run_cycle(str(root), LoopState(root=str(root)),
+                      request(tmp_path, task="frobnicate_widget breaks on a widget"), {}, ENV)
+    assert {"tests/test_core.py", "CHANGES.md"} <= set(first.state.scores)
+    out = run_cycle(str(root), first.state, request(tmp_path), {"pkg/core.py": 1.0}, ENV)
+    assert out.view.decision.reason == "sufficient"
+    assert "judge the next" not in out.view.decision.why
+
+
 def test_the_state_keeps_the_best_scores_and_every_judged_file(tmp_path, monkeypatch):
     # A tree where every file matches: the loop's memory is bounded, by the ranking's
     # order, and a file the caller judged is never forgotten, however low.
@@ -808,3 +825,14 @@ def test_a_cycle_the_caller_drives_or_that_follows_no_match_sets_the_confidence_
     assert narrow.view.decision.confidence == 0.0
     wide = run_cycle(str(root), narrow.state, request(tmp_path, patterns=("**",)), {}, ENV)
     assert wide.view.decision.confidence > 0.5
+
+
+def test_a_next_query_term_says_how_it_came_from_the_task_word():
+    # (a trial read "HTTP_PORT_NUMBER (synonym of SERVER_HTTP_PORT_NUMBER)" as a wrong claim)
+    from agentic_search_skill.cycle import _added
+    from agentic_search_skill.query import Kind, make_keyword
+    assert _added(make_keyword("HTTP_PORT_NUMBER", Kind.SYNONYM, group="SERVER_HTTP_PORT_NUMBER")) == \
+        "HTTP_PORT_NUMBER (part of SERVER_HTTP_PORT_NUMBER)"
+    assert _added(make_keyword("throttle", Kind.SYNONYM, group="rate limit")) == "throttle (synonym of rate limit)"
+    assert _added(make_keyword("max retries", Kind.SYNONYM, group="max retries exceeded")) == \
+        "max retries (part of the message 'max retries exceeded')"

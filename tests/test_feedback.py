@@ -396,11 +396,41 @@ def test_an_unsure_loops_unjudged_cycle_raises_files_but_never_demotes_one():
     assert unsure["a.py"].rank_key == 0.6 and unsure["a.py"].cycle == 1  # kept
     assert unsure["b.py"].rank_key == pytest.approx(0.55)                # raised, halfway
     sure = _merge(0.8)
-    assert sure["a.py"].rank_key == pytest.approx(0.45)                  # a sure loop re-ranks
-    assert sure["b.py"].rank_key == pytest.approx(0.55)                  # ... halfway
+    assert sure["b.py"].rank_key == pytest.approx(0.55)                  # a sure loop re-ranks, halfway,
+    assert sure["a.py"].rank_key == 0.6 and sure["a.py"].cycle == 1      # ... but keeps its first file first
     # a cycle the caller steered (--keywords, --task) is no guess: its ranking stands
     steered = _merge(0.2, steered=True)
     assert steered["a.py"].rank_key == 0.3 and steered["a.py"].cycle == 2
+
+
+def test_a_guessed_later_cycle_never_puts_another_file_before_the_loops_first():
+    # (tokio-6339: cycle 1's first file, the fix's, kept 0.97; words learned from its rival
+    # raised the rival 0.9485 -> 0.974, and the answer's first file changed on a near tie)
+    from types import SimpleNamespace
+    from agentic_search_skill.cycle import merge_scores
+    from agentic_search_skill.score import Scored
+    from agentic_search_skill.state import ScoreEntry, ranked_scores
+
+    def row(rel, score):
+        return Scored(rel=rel, score=score, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
+
+    before = {"lead.rs": ScoreEntry(0.88, 1, "x", standing=0.97), "rival.rs": ScoreEntry(0.87, 1, "y", standing=0.9485),
+              "third.rs": ScoreEntry(0.3, 1, "z", standing=0.3)}
+    state = LoopState(root="/r", scores=before, last=SimpleNamespace(decision=SimpleNamespace(confidence=0.8)))
+    rows = (row("rival.rs", 1.0), row("new.rs", 0.97), row("lead.rs", 0.93), row("third.rs", 0.6))
+    ev = SimpleNamespace(relative=rows, scored=rows, feedback=None, calibrated=True)
+    merged = merge_scores(state, ev, {}, 2)
+    assert [rel for rel, _s, _e in ranked_scores(merged)][:2] == ["lead.rs", "rival.rs"]
+    assert merged["rival.rs"].rank_key == pytest.approx(0.97)  # up to the first file, never past it
+    assert merged["third.rs"].rank_key == pytest.approx(0.45)  # the others move as before
+    # the caller's words or judgements may reorder anything; so may a first file edited since
+    assert ranked_scores(merge_scores(state, ev, {}, 2, steered=True))[0][0] == "rival.rs"
+    judged = merge_scores(state, ev, {"third.rs": 0.0}, 2)
+    assert judged["rival.rs"].rank_key > judged["lead.rs"].rank_key
+    stamped = LoopState(root="/r", scores={**before, "lead.rs": ScoreEntry(0.88, 1, "x", standing=0.97, stamp="1:1:1:1:1")},
+                        last=state.last)
+    edited = merge_scores(stamped, ev, {}, 2, stamps={"lead.rs": "2:2:2:1:1"})
+    assert ranked_scores(edited)[0][0] == "rival.rs"
 
 
 SHARED_TREE = {

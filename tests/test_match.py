@@ -66,6 +66,8 @@ DEFINES = [
     ("java final class", "A.java", "package a;\npublic final class Session {}\n", "Session"),
     ("c struct", "a.h", "#pragma once\nstruct session {int x;};\n", "session"),
     ("c define", "a.h", "#pragma once\n#define MAX_RETRIES 3\n", "MAX_RETRIES"),
+    ("kt class", "A.kt", "package a\nclass ProxySelector : Base() {\n}\n", "ProxySelector"),
+    ("c function returning a struct", "a.c", "#include <x.h>\nstruct timeval now(void) {\n}\n", "now"),
 ]
 
 
@@ -91,6 +93,12 @@ NOT_DEFINES = [
     ("yaml", "a.yaml", "x: 1\nclass Session: 2\n", "Session"),
     ("yaml key", "a.yaml", "x: 1\nsession: 2\n", "session"),
     ("txt", "a.txt", "x\ndef parse_date(s):\n", "parse_date"),
+    ("markdown ext", "README.markdown", "# x\ndef parse_date(s):\n", "parse_date"),
+    # a supertype's constructor in a Kotlin class header (a trial's okhttp test doubles
+    # "defined ProxySelector", the JDK class they extend)
+    ("kt supertype", "Fake.kt", "package a\nclass FakeProxySelector : ProxySelector() {\n}\n", "ProxySelector"),
+    ("kt object supertype", "Null.kt", "package a\nobject NullSelector : Closeable, ProxySelector() {\n}\n",
+     "ProxySelector"),
 ]
 
 

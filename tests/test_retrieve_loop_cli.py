@@ -2020,6 +2020,12 @@ def test_the_same_command_run_again_is_a_plain_call(tmp_path):
     assert first["cycle"] == 1 and again["cycle"] == 2
     assert {k: again[k] for k in ("confidence", "why", "ranking", "next_action")} == \
         {k: plain[k] for k in ("confidence", "why", "ranking", "next_action")}
+    # with a judgement too the call is no plain one, and stderr does not say it is (a
+    # trial read "this call is a plain one" as its --judge ignored)
+    proc = run_cli(*same, "--judge", f"{first['ranking'][0]['id']}=1")
+    assert proc.returncode == 0 and "this call adds --judge only" in proc.stderr
+    assert "plain one" not in proc.stderr
+    assert json.loads(proc.stdout)["ranking"][0].get("judged") is True
 
 
 def test_a_task_is_held_only_as_a_whole_however_spaced_or_cased():
@@ -2034,3 +2040,15 @@ def test_a_task_is_held_only_as_a_whole_however_spaced_or_cased():
     assert not _holds_task(held, "stale prices")
     assert not _holds_task(held, "The catalog dialog shows stale prices after a reload. More")
     assert not _holds_task(held, "   ")
+
+
+def test_keywords_that_search_the_same_are_one_and_stderr_says_so(tmp_path):
+    # (a trial gave ``ProxySelector proxySelector``: query showed one, nothing said why)
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    proc = run_cli("--root", root, "--state", tmp_path / "st.json", "--no-cache",
+                   "--keywords", "RateLimit", "rateLimit", "rate_limit", "router")
+    assert proc.returncode == 0
+    notes = [line for line in proc.stderr.splitlines() if "one keyword" in line]
+    assert len(notes) == 2 and "rateLimit searches what RateLimit does" in notes[0]
+    kws = json.loads(proc.stdout)["query"]["keywords"]
+    assert [k.lower() for k in kws].count("ratelimit") == 1 and "rate_limit" not in kws

@@ -222,6 +222,20 @@ ROLE_CASES = [
     ("compiler-core/src/type_/tests.rs", "test"),
     ("app/tests.py", "test"),
     ("django/core/management/commands/test.py", "source"),
+    # ... but one at the top of the tree is the package's tests (a trial's slugify ranking
+    # led with its test.js, on the report's quoted examples).
+    ("test.js", "test"),
+    ("spec.ts", "test"),
+    ("test.py", "test"),
+    ("lib/test.js", "source"),
+    # Markdown by any of its extensions (a trial's linenoise ranking led with its
+    # README.markdown at 0.90), AsciiDoc's, Textile's, RDoc's.
+    ("README.markdown", "docs"),
+    ("readme.markdown", "docs"),
+    ("guide/intro.mdown", "docs"),
+    ("notes.mkd", "docs"),
+    ("manual.asciidoc", "docs"),
+    ("README.rdoc", "docs"),
 ]
 
 

@@ -19,7 +19,7 @@ from .index import base_dir, holds_indexes, open_index
 from .cycle import CycleError, Env, rejudge, run_cycle, with_changes_marked, with_hints, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
-from .query import task_read
+from .query import Kind, make_keyword, task_read
 from .records import CycleView
 from .request import (DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root,
                       check_state_outside, resolve_judgements)
@@ -199,6 +199,7 @@ def _run_locked(request: Request, ascii_only: bool,
             f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
             for x in request.excludes
             if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
+    said += _same_searches(request.keywords)
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
@@ -209,7 +210,7 @@ def _run_locked(request: Request, ascii_only: bool,
         # trial's rerun raised the confidence 0.807 -> 0.89 on the same words, twice).
         request = replace(request, task="")
         cut = []
-        said.append(HELD_TASK)
+        said.append(_held_task_note(request))
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
@@ -259,6 +260,37 @@ def _run_locked(request: Request, ascii_only: bool,
 
 HELD_TASK = ("retrieve_loop.py: the loop already holds this task; this call is a plain one "
              "(new words: --keywords)")
+
+
+def _same_searches(keywords: tuple[str, ...]) -> list[str]:
+    """A note for each --keywords word that searches what an earlier one does (a trial's
+    ``ProxySelector proxySelector`` showed one keyword in ``query`` and nothing said why)."""
+    first: dict[frozenset, str] = {}
+    out = []
+    for word in keywords:
+        kw = make_keyword(word, Kind.GIVEN)
+        if kw is None or not kw.needles:
+            continue
+        key = frozenset(kw.needles)
+        if key in first:
+            if first[key] != word:
+                out.append(f"retrieve_loop.py: --keywords {word} searches what {first[key]} does (case and "
+                           "separators do not matter): one keyword")
+        else:
+            first[key] = word
+    return out
+
+
+def _held_task_note(request: Request) -> str:
+    """What stderr says of a task given again: a plain call, or (a trial's ``--judge``
+    call with the first command's --task read the plain-call note as its judgements
+    ignored) a call whose other flags still count."""
+    flags = [flag for flag, given in (("--keywords", request.keywords), ("--judge", request.judgements),
+                                      ("--patterns", request.patterns), ("--exclude", request.excludes))
+             if given]
+    if not flags:
+        return HELD_TASK
+    return f"retrieve_loop.py: the loop already holds this task; this call adds {', '.join(flags)} only"
 
 
 def _holds_task(held: str, told: str) -> bool:

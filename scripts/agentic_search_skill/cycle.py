@@ -615,6 +615,8 @@ def _added(k: Keyword) -> str:
         return f"{k.text} (stem of {k.group})"
     if " " in text and text in group:
         return f"{k.text} (part of the message {k.group!r})"
+    if text in group:  # (a trial read "HTTP_PORT_NUMBER (synonym of SERVER_HTTP_PORT_NUMBER)" as a claim)
+        return f"{k.text} (part of {k.group})"
     return f"{k.text} (synonym of {k.group})"
 
 
@@ -760,6 +762,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
     # cycle showed three files at their cycle-1 scores above its own second file).
     unsure = not informed and not steered and state.last is not None \
         and state.last.decision.confidence < UNSURE_BELOW
+    renewed: set[str] = set()
     for s in ev.scored:
         prev = scores.get(s.rel)
         stamp = stamps.get(s.rel, "")
@@ -783,7 +786,34 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
             before = prev.rank_key if prev is not None else 0.0  # (a file new to the loop stood nowhere)
             new_standing = _later(before, new_standing)
         scores[s.rel] = ScoreEntry(shown, cycle_no, reason_text(s.signals), standing=new_standing, stamp=stamp)
+        if changed:
+            renewed.add(s.rel)
+    if not informed and not steered and not judgements and cycle_no > 1:
+        scores = _first_kept_first(state.scores, scores, renewed)
     return apply_judgements(scores, judgements, cycle_no)
+
+
+def _first_kept_first(before: Mapping[str, ScoreEntry], scores: dict[str, ScoreEntry],
+                      renewed: Container[str]) -> dict[str, ScoreEntry]:
+    """``scores`` with the loop's first file still first: in an unjudged, unsteered later
+    cycle it keeps its entry, and any other file rises up to its standing, never past it
+    (a tie goes to the earlier cycle). The first file is where the caller starts reading,
+    and the later query is partly a guess learned from the best files, which lifts them
+    most: on the dev splits the only first files it replaced were a near tie it flipped
+    (tokio-6339's macro file, 0.9485 -> 0.974 against the leader's kept 0.97, on proc-macro
+    words learned from the rival) and a pair of fix files it swapped. The first file keeps
+    the better of its entries; one changed on disk since (``renewed``) is read afresh and
+    is not held."""
+    first = next((rel for rel, _shown, e in ranked_scores(before) if not e.judged), None)
+    if first is None or first in renewed:
+        return scores
+    lead = scores[first] if scores[first].rank_key >= before[first].rank_key else before[first]
+    out = dict(scores)
+    out[first] = lead
+    for rel, e in scores.items():
+        if rel != first and not e.judged and e.rank_key > lead.rank_key:
+            out[rel] = replace(e, standing=lead.rank_key)  # (a later cycle than the lead's: after it)
+    return out
 
 
 def _is_dir(root: str, rel: str) -> bool:
@@ -982,13 +1012,14 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The files to judge next: the best of the ranking the caller has not judged. A file
     # the loop set aside (shown weak in an earlier cycle) keeps its place in the ranking:
     # when it stands among the next best, it is the next to read.
-    # Of the role of the files judged relevant first (a fix's next file plays the part of
-    # its first: a trial's judged ``src/manipulation.js`` named a test copy of the library
-    # next), then the others, among the NEXT_ROLE_WINDOW best.
+    # Only of the role of the files judged relevant, among the NEXT_ROLE_WINDOW best (a
+    # fix's next file plays the part of its first: a trial's judged ``src/manipulation.js``
+    # named a test copy of the library next, another's only source file its tests and
+    # changelog); any, when none was judged relevant.
     window = list(islice((rel for rel, _s, e in ranked_shown if not e.judged), NEXT_ROLE_WINDOW))
     roles = {file_role(rel)[0] for rel, _s, e in ranked_shown if e.judged and e.score >= HIGH_RELEVANCE}
     if roles:
-        window.sort(key=lambda rel: file_role(rel)[0] not in roles)  # (stable: rank order kept)
+        window = [rel for rel in window if file_role(rel)[0] in roles]
     unjudged = tuple(window[:NEXT_UNJUDGED])
     # (A cycle informed by judgements scores every file it read, the caller's exact
     # excludes too: the file the decision names is never one the caller left out.)

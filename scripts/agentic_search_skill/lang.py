@@ -171,7 +171,8 @@ _BY_EXTENSION = {
     **dict.fromkeys(("ex", "exs"), ELIXIR),
     "dart": DART,
     **dict.fromkeys(("c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp", "hxx", "h++", "ipp", "inl", "tpp", "m", "mm"), C),
-    **dict.fromkeys("md rst txt json yaml yml toml ini cfg csv tsv xml svg html htm po".split(), NONE),
+    **dict.fromkeys("md markdown mdown mkd mkdn mdwn rst adoc asciidoc textile rdoc txt json yaml yml toml ini cfg "
+                    "csv tsv xml svg html htm po".split(), NONE),
 }
 
 # Words that may stand between the start of a line and a definition keyword.
@@ -402,6 +403,11 @@ def forwards(low: bytes, brace: int, name: bytes) -> bool:
 # A return type and qualifiers before a function's name: identifiers, ``::``, pointers,
 # references, template arguments, annotations; nothing that makes the line a statement.
 _HEAD_RE = re.compile(rb"[\w$@*&:<>,.\[\]? \t~]*\Z")
+# A type's header up to its supertypes (Kotlin, Scala, C#): the name called after it is
+# the supertype's constructor, not a method the file defines (a trial's okhttp test
+# doubles "defined ProxySelector", the JDK class they extend, and led a --keywords round).
+_SUPERTYPE_HEAD_RE = re.compile(rb"(?<![\w$])(?:class|object|interface|enum|record|struct)[ \t]+[\w$<>,.? \t]*"
+                                rb"(?<!:):[ \t]*(?:[\w$.<>]+\(?[^()\n]*\)?[ \t]*,[ \t]*)*\Z")
 # Words that make a name followed by ``(`` a call or an expression, never a definition.
 _STATEMENT_WORDS = frozenset(
     b"return new throw else case goto delete sizeof typeof instanceof await yield in of "
@@ -470,6 +476,8 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
         return 0.0  # obj.f( is a call (Class::f( keeps its "::"); if ( is a statement
     if head.rstrip(b" \t").endswith((b"[", b"@")):
         return 0.0  # an attribute or annotation: ``[HttpGet("x")]``, ``@SuppressWarnings("x")``
+    if _SUPERTYPE_HEAD_RE.search(head):
+        return 0.0  # a supertype's constructor: ``class FakeProxySelector : ProxySelector() {``
     if head.lstrip(b" \t")[:1] in (b"[", b"@"):
         # ... before a definition on its line: ``[Obsolete("x")] public void f()``
         head = _LEADING_ATTRIBUTES_RE.sub(lambda m: m.group(1), head, count=1)
@@ -765,7 +773,7 @@ INFLECTIONS = frozenset(SUFFIXES)
 PATH_EXTENSIONS = (
     "py pyi js jsx mjs cjs ts tsx go rs java kt kts scala c h cc cpp cxx hh hpp hxx "
     "cs rb php swift m mm lua pl sh bash zsh sql r jl ex exs erl hs ml vue svelte "
-    "css scss less html htm xml json yaml yml toml ini cfg conf md rst txt gradle cff bib"
+    "css scss less html htm xml json yaml yml toml ini cfg conf md markdown rst adoc txt gradle cff bib"
 ).split()
 # File stems that stand for their directory (the package or module it is).
 PACKAGE_STEMS = frozenset(("__init__", "index", "mod"))
@@ -881,10 +889,12 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``SessionTests.cs``, ``FooTest.java``, ``user_spec.rb``, ``UserSpec.scala``; Perl's
     # ``t/*.t`` and a ``testcases/`` folder (a trial's C project: its .t tests led); a module
     # named ``tests`` (Rust's ``mod tests;`` in ``src/type_/tests.rs``: a trial's gleam
-    # ranking led with one; a Django app's ``tests.py``). Test doubles: a ``mocks/``
+    # ranking led with one; a Django app's ``tests.py``), and one named ``test`` or ``spec``
+    # at the top of the tree (a small package's ``test.js``: a trial's slugify ranking led
+    # with it; deeper, ``test.py`` may be a command's, Django's). Test doubles: a ``mocks/``
     # folder, ``*_mock.go`` and mockgen's ``mock_*.go`` (a trial's gh ranking held a
     # generated ``manager_mock.go``; ``mock/`` alone is a mocking library's own code).
-    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|\.[a-z]*tests?$|\.t$"
+    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec)\.[a-z]+|conftest\.py)$|^(test|spec)\.[a-z]+$|\.[a-z]*tests?$|\.t$"
                         r"|[^/]_mocks?\.[a-z]+$|(^|/)mock_[^/]*\.go$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Test(s|Cases?)?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``), Flow's (``index.js.flow``) and
@@ -931,7 +941,10 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # How to cite the project and who owns what (``CITATION.cff``, ``CITATION.bib``,
     # ``CODEOWNERS``): metadata, never code; read as source, a trial's ``CITATION.cff``
     # "defined" the ``LICENSE`` its task quoted (``license: MIT``) and ranked 2nd.
-    ("docs", re.compile(r"(^|/)(?:%s)|\.(md|mdx|rst|txt|adoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)citation\.(cff|bib)$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|codeowners|contributing"
+    # Markdown's other extensions (``README.markdown``, ``.mdown``, ``.mkd``), AsciiDoc's,
+    # Textile's and RDoc's: a trial's linenoise and minimist rankings led with their
+    # ``README.markdown`` at 0.90 and 0.88 on reports of a behaviour.
+    ("docs", re.compile(r"(^|/)(?:%s)|\.(md|mdx|markdown|mdown|mkdn?|mdwn|rst|txt|adoc|asciidoc|textile|rdoc|words|[1-8])$|(^|/)(changelog|changes|authors|license|notice|doxyfile)[^/]*$|(^|/)citation\.(cff|bib)$|(^|/)(news|history|releases|readme|copying|copyright|todo|credits|thanks|maintainers|codeowners|contributing"
                         r"|release[-_]?notes?|docs?|help|manual|usage|faq)$" % _DOCS_FOLDER, re.I), 0.3),
     # The repository's own maintenance scripts (a root ``scripts/``: release, docs and
     # theme generators, CI helpers): tooling around the product, not the product. Only
@@ -1203,19 +1216,29 @@ _GO_COMMENTS_RE = re.compile(rb"/\*.*?\*/|//[^\n]*", re.S)
 _GO_PACKAGE_ONLY_RE = re.compile(rb"\s*package\s+\w+\s*")
 # The line Doxygen opens every set-up file it writes with (``# Doxyfile 1.8.13``), lower case.
 _DOXYGEN_MARK_RE = re.compile(rb"(?:\xef\xbb\xbf)?#[ \t]*doxyfile[ \t]+[0-9]")
+# A dump of a library's public API, as the JVM sees it, that a build checks the code
+# against (Kotlin's binary-compatibility validator: ``api/okhttp.api`` opens with
+# ``public final class okhttp3/Address {``, every class by its slashed JVM name; its
+# native dumps open ``// Klib ABI Dump``): generated from the code, never where a fix
+# starts. A trial's okhttp ranking led with two for all three rounds.
+_API_DUMP_RE = re.compile(rb"(?:\xef\xbb\xbf)?(?:// klib abi dump|(?:public|protected)(?: [a-z]+)* "
+                          rb"(?:class|interface|enum|annotation|object) [\w$]+(?:/[\w$]+)+[ \t]*(?::|\{))")
 
 
 def content_role(rel: str, low: Optional[bytes]) -> tuple[str, float]:
     """:func:`file_role`, and a source file that opens with a generator's mark
     (:func:`generated_by_header`) generated, a Go ``doc.go`` of comments only docs, a
     file with no extension whose name says prose that opens with ``#!`` a program, a
-    Doxygen set-up (``# Doxyfile 1.8.13`` at its head) with no extension docs;
+    Doxygen set-up (``# Doxyfile 1.8.13`` at its head) with no extension docs, a JVM
+    API dump (``.api``, :data:`_API_DUMP_RE`) generated;
     ``low`` is the lower-cased text (None: binary)."""
     role = file_role(rel)
     name = rel.rpartition("/")[2]
     if role == DOCS_ROLE and low and low.startswith(b"#!") and "." not in name and file_role(name) == DOCS_ROLE:
         return SOURCE_ROLE  # (a script named like a text: ``bin/help``, ``tools/changelog``; not one in docs/)
     if role[0] == "source" and low and generated_by_header(low):
+        return GENERATED_ROLE
+    if role[0] == "source" and low and name.endswith(".api") and _API_DUMP_RE.match(low):
         return GENERATED_ROLE
     if role[0] == "source" and low and "." not in name and _DOXYGEN_MARK_RE.match(low):
         return DOCS_ROLE  # (Doxygen's set-up under a name of its own: tinyxml2's ``dox``, 3rd at 0.54)
