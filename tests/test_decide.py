@@ -30,8 +30,12 @@ CASES = [
     ("enough high files but a named gap", ev(high=3, critical_gaps=("Foo",), learned=("x",)),
      ("refine", False, None)),
     ("enough high files, generic", ev(high=3, generic=True, learned=("x",)), ("refine", False, None)),
-    ("the cycle limit", ev(cycle=3, learned=("x",)), ("synthesize", True, "max_cycles")),
-    ("nothing new", ev(cycle=2, new_ids=0, learned=("x",)), ("synthesize", True, "saturated")),
+    ("the cycle limit", ev(cycle=3, confidence=0.8, learned=("x",)), ("synthesize", True, "max_cycles")),
+    ("nothing new", ev(cycle=2, new_ids=0, confidence=0.8, learned=("x",)), ("synthesize", True, "saturated")),
+    # ... and no file stands out: the agent's own words are next (a trial's plain joi round
+    # stopped "synthesize" at 0.348 on a constructor-only first file)
+    ("the cycle limit, no file stands out", ev(cycle=3, learned=("x",)), ("broaden", True, "max_cycles")),
+    ("nothing new, no file stands out", ev(cycle=2, new_ids=0, learned=("x",)), ("broaden", True, "saturated")),
     ("a relation worth following", ev(new_ids=3, expand_to=("a.py",), learned=("x",)), ("expand", False, None)),
     ("gaps with synonyms", ev(new_ids=3, synonyms=("y",), learned=("x",)), ("broaden", False, None)),
     ("learned terms", ev(new_ids=3, learned=("x",)), ("refine", False, None)),
@@ -254,3 +258,11 @@ def test_a_file_declaring_the_tasks_option_among_many_is_no_stop_and_sends_to_it
     for kw in (dict(cycle=2, new_ids=0), dict(cycle=3), dict(high=ENOUGH_HIGH_FILES)):
         d = decide(ev(clear=True, confidence=0.85, top="flags/defs.rs", declared_option="x-y", **kw))
         assert d.done and "declares the task's --x-y" in d.why, kw
+
+
+def test_an_unsure_stop_names_the_first_file_and_the_agents_next_move():
+    d = decide(ev(cycle=2, new_ids=0, confidence=0.348, top="lib/base.js", learned=("x",)))
+    assert (d.action, d.done, d.reason) == ("broaden", True, "saturated")
+    assert "no file stands out; read lib/base.js first" in d.why and "--keywords" in d.why
+    d = decide(ev(cycle=3, confidence=0.4, top="lib/base.js"))
+    assert (d.action, d.reason) == ("broaden", "max_cycles") and d.why.startswith("the cycle limit is reached")
