@@ -228,6 +228,13 @@ ROLE_CASES = [
     ("spec.ts", "test"),
     ("test.py", "test"),
     ("lib/test.js", "source"),
+    # End-to-end tests and Jest's snapshots (a trial's fast-glob ranking held a snapshot 4th).
+    ("__snapshots__/only-files.e2e.js", "test"),
+    ("src/__snapshots__/app.test.ts.snap", "test"),
+    ("src/app.e2e.ts", "test"),
+    ("src/app.e2e-spec.ts", "test"),
+    ("e2e/run.js", "test"),
+    ("src/snapshot.ts", "source"),
     # Markdown by any of its extensions (a trial's linenoise ranking led with its
     # README.markdown at 0.90), AsciiDoc's, Textile's, RDoc's.
     ("README.markdown", "docs"),
