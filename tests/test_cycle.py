@@ -157,6 +157,10 @@ def test_the_files_to_judge_next_play_the_part_of_the_judged_one(tmp_path):
     out = run_cycle(str(root), first.state, request(tmp_path), {"pkg/core.py": 1.0}, ENV)
     assert out.view.decision.reason == "sufficient"
     assert "judge the next" not in out.view.decision.why
+    # ... and a test judged the fix's names the source next (an adversarial check: the
+    # rule named nothing then)
+    out = run_cycle(str(root), first.state, request(tmp_path), {"tests/test_core.py": 1.0}, ENV)
+    assert out.view.decision.why.endswith("judge the next: pkg/core.py")
 
 
 def test_the_state_keeps_the_best_scores_and_every_judged_file(tmp_path, monkeypatch):
@@ -834,5 +838,9 @@ def test_a_next_query_term_says_how_it_came_from_the_task_word():
     assert _added(make_keyword("HTTP_PORT_NUMBER", Kind.SYNONYM, group="SERVER_HTTP_PORT_NUMBER")) == \
         "HTTP_PORT_NUMBER (part of SERVER_HTTP_PORT_NUMBER)"
     assert _added(make_keyword("throttle", Kind.SYNONYM, group="rate limit")) == "throttle (synonym of rate limit)"
+    assert _added(make_keyword("HttpPort", Kind.SYNONYM, group="ServerHttpPort")) == "HttpPort (part of ServerHttpPort)"
+    # a word inside another is no piece of it (an adversarial check: "ctor (part of factory)")
+    assert _added(make_keyword("ctor", Kind.SYNONYM, group="factory")) == "ctor (synonym of factory)"
+    assert _added(make_keyword("id", Kind.SYNONYM, group="uuid")) == "id (synonym of uuid)"
     assert _added(make_keyword("max retries", Kind.SYNONYM, group="max retries exceeded")) == \
         "max retries (part of the message 'max retries exceeded')"

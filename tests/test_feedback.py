@@ -421,8 +421,9 @@ def test_a_guessed_later_cycle_never_puts_another_file_before_the_loops_first():
     ev = SimpleNamespace(relative=rows, scored=rows, feedback=None, calibrated=True)
     merged = merge_scores(state, ev, {}, 2)
     assert [rel for rel, _s, _e in ranked_scores(merged)][:2] == ["lead.rs", "rival.rs"]
-    assert merged["rival.rs"].rank_key == pytest.approx(0.97)  # up to the first file, never past it
-    assert merged["third.rs"].rank_key == pytest.approx(0.45)  # the others move as before
+    assert merged["rival.rs"].rank_key == pytest.approx(0.97425)  # the others move as before
+    assert merged["third.rs"].rank_key == pytest.approx(0.45)
+    assert merged["lead.rs"].score == 0.88 and merged["lead.rs"].rank_key > 0.97425  # held just above
     # the caller's words or judgements may reorder anything; so may a first file edited since
     assert ranked_scores(merge_scores(state, ev, {}, 2, steered=True))[0][0] == "rival.rs"
     judged = merge_scores(state, ev, {"third.rs": 0.0}, 2)
@@ -431,6 +432,39 @@ def test_a_guessed_later_cycle_never_puts_another_file_before_the_loops_first():
                         last=state.last)
     edited = merge_scores(stamped, ev, {}, 2, stamps={"lead.rs": "2:2:2:1:1"})
     assert ranked_scores(edited)[0][0] == "rival.rs"
+
+
+def test_the_first_file_held_first_leaves_the_others_in_their_order():
+    # An adversarial check: capping every file that rose past the first at its standing
+    # flattened them (their path then ordered them), broke the tie the first file was to
+    # win when it was scored higher too, held a first file the cycle never read, and lost
+    # the stamp of an older state's entry.
+    from types import SimpleNamespace
+    from agentic_search_skill.cycle import merge_scores
+    from agentic_search_skill.score import Scored
+    from agentic_search_skill.state import ScoreEntry, ranked_scores
+
+    def row(rel, score):
+        return Scored(rel=rel, score=score, raw=1.0, coverage=1.0, role="source", signals=(), matched_keywords=())
+
+    def merged(before, rows, **kw):
+        state = LoopState(root="/r", scores=before, last=SimpleNamespace(decision=SimpleNamespace(confidence=0.8)))
+        ev = SimpleNamespace(relative=rows, scored=rows, feedback=None, calibrated=True)
+        return merge_scores(state, ev, {}, 2, **kw)
+
+    two = merged({"lead.rs": ScoreEntry(0.9, 1, "x", standing=0.9), "zeta.rs": ScoreEntry(0.85, 1, "z", standing=0.85),
+                  "alpha.rs": ScoreEntry(0.84, 1, "a", standing=0.84)},
+                 (row("zeta.rs", 1.0), row("alpha.rs", 0.99), row("lead.rs", 0.5)))
+    assert [rel for rel, _s, _e in ranked_scores(two)] == ["lead.rs", "zeta.rs", "alpha.rs"]
+    tie = merged({"zz_lead.rs": ScoreEntry(0.9, 1, "x", standing=0.97), "aa_rival.rs": ScoreEntry(0.9, 1, "y", standing=0.96)},
+                 (row("aa_rival.rs", 1.0), row("zz_lead.rs", 0.975)))
+    assert ranked_scores(tie)[0][0] == "zz_lead.rs"
+    unread = merged({"lead.rs": ScoreEntry(0.9, 1, "x", standing=0.9), "b.rs": ScoreEntry(0.85, 1, "b", standing=0.85)},
+                    (row("b.rs", 1.0),))
+    assert ranked_scores(unread)[0][0] == "b.rs"  # (left out, gone or unreadable: not held)
+    old = merged({"lead.rs": ScoreEntry(0.6, 1, "x", standing=0.6), "b.rs": ScoreEntry(0.5, 1, "b", standing=0.5)},
+                 (row("b.rs", 1.0), row("lead.rs", 0.2)), stamps={"lead.rs": "5:1:1:1:1"})
+    assert ranked_scores(old)[0][0] == "lead.rs" and old["lead.rs"].stamp == "5:1:1:1:1"
 
 
 SHARED_TREE = {

@@ -273,6 +273,24 @@ def test_backtracking_ignore_patterns_finish_fast(tmp_path) -> None:
     assert rels(result) == sorted([long_name, deep, "keep.py"])
 
 
+def test_a_long_header_of_supertypes_is_read_in_linear_time(tmp_path) -> None:
+    # (an adversarial check: the first rule for a supertype's constructor tried 2^n ways to
+    # split a list of n names, and one 146-character comment line hung the tool)
+    from agentic_search_skill.match import compile_keywords, match_document
+    from agentic_search_skill.query import Kind, make_keyword
+    line = "// enum flags: " + ", ".join(f"f{i}" for i in range(30)) + " or frob(x);\n"  # (a line's head is short)
+    tree = {"a.cpp": line * 3 + "int other(int x) {\n  return x;\n}\n",
+            "b.kt": "class A : " + "b," * 30 + "c frob(y) {\n}\n"}
+    write_tree(tmp_path, tree)
+    docs = [read_document(rel, str(tmp_path / rel)) for rel in sorted(tree)]
+    ck = compile_keywords([make_keyword("frob", Kind.GIVEN), make_keyword("other", Kind.GIVEN)])
+    with deadline(20):
+        started = time.monotonic()
+        found = [match_document(doc, ck) for doc in docs]
+        assert time.monotonic() - started < 5
+    assert [m.defines for m in found] == [(0.0, 1.0), (0.0, 0.0)]
+
+
 def test_many_patterns_and_nested_gitignores_are_built_once(tmp_path) -> None:
     patterns = "".join(f"gen{i}_*.tmp\nlit{i}.txt\n" for i in range(10_000))
     files = {".gitignore": patterns, "gen7_x.tmp": "", "lit9999.txt": "", "keep.py": ""}

@@ -2023,7 +2023,7 @@ def test_the_same_command_run_again_is_a_plain_call(tmp_path):
     # with a judgement too the call is no plain one, and stderr does not say it is (a
     # trial read "this call is a plain one" as its --judge ignored)
     proc = run_cli(*same, "--judge", f"{first['ranking'][0]['id']}=1")
-    assert proc.returncode == 0 and "this call adds --judge only" in proc.stderr
+    assert proc.returncode == 0 and "only this call's --judge count" in proc.stderr
     assert "plain one" not in proc.stderr
     assert json.loads(proc.stdout)["ranking"][0].get("judged") is True
 
@@ -2052,3 +2052,23 @@ def test_keywords_that_search_the_same_are_one_and_stderr_says_so(tmp_path):
     assert len(notes) == 2 and "rateLimit searches what RateLimit does" in notes[0]
     kws = json.loads(proc.stdout)["query"]["keywords"]
     assert [k.lower() for k in kws].count("ratelimit") == 1 and "rate_limit" not in kws
+
+
+def test_a_held_task_given_to_a_finished_loop_claims_nothing_for_the_other_flags(tmp_path):
+    # (an adversarial check: at the cycle limit the note said "this call adds --keywords
+    # only" right after "--keywords not searched")
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    state = tmp_path / "st.json"
+    task = "Rate limiting of clients is ignored by the router setup"
+    run_json("--root", root, "--state", state, "--task", task, "--no-cache", "--max-cycles", "1")
+    proc = run_cli("--root", root, "--state", state, "--task", task, "--no-cache", "--keywords", "limiter")
+    assert proc.returncode == 0 and "not searched" in proc.stderr
+    assert "already holds this task" in proc.stderr and "count" not in proc.stderr and "adds" not in proc.stderr
+
+
+def test_keywords_the_query_folds_to_one_are_said_to_be_one(tmp_path):
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    proc = run_cli("--root", root, "--state", tmp_path / "st.json", "--no-cache",
+                   "--keywords", "straße", "strasse", "café", "cafe", "CAFÉ")
+    notes = [line for line in proc.stderr.splitlines() if "one keyword" in line]
+    assert len(notes) == 2 and "strasse searches what straße does" in notes[0] and "CAFÉ searches what café" in notes[1]

@@ -228,6 +228,9 @@ ROLE_CASES = [
     ("spec.ts", "test"),
     ("test.py", "test"),
     ("lib/test.js", "source"),
+    ("spec.yaml", "data"),
+    ("spec.md", "docs"),
+    ("test.json", "data"),
     # End-to-end tests and Jest's snapshots (a trial's fast-glob ranking held a snapshot 4th).
     ("__snapshots__/only-files.e2e.js", "test"),
     ("src/__snapshots__/app.test.ts.snap", "test"),

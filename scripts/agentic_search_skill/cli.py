@@ -19,7 +19,7 @@ from .index import base_dir, holds_indexes, open_index
 from .cycle import CycleError, Env, rejudge, run_cycle, with_changes_marked, with_hints, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
-from .query import Kind, make_keyword, task_read
+from .query import Kind, make_keyword, normalize, task_read
 from .records import CycleView
 from .request import (DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root,
                       check_state_outside, resolve_judgements)
@@ -210,7 +210,7 @@ def _run_locked(request: Request, ascii_only: bool,
         # trial's rerun raised the confidence 0.807 -> 0.89 on the same words, twice).
         request = replace(request, task="")
         cut = []
-        said.append(_held_task_note(request))
+        said.append(_held_task_note(request, state.done or state.cycle >= state.max_cycles))
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
@@ -265,32 +265,34 @@ HELD_TASK = ("retrieve_loop.py: the loop already holds this task; this call is a
 def _same_searches(keywords: tuple[str, ...]) -> list[str]:
     """A note for each --keywords word that searches what an earlier one does (a trial's
     ``ProxySelector proxySelector`` showed one keyword in ``query`` and nothing said why)."""
-    first: dict[frozenset, str] = {}
+    first: dict[object, str] = {}
     out = []
     for word in keywords:
         kw = make_keyword(word, Kind.GIVEN)
-        if kw is None or not kw.needles:
+        if kw is None:
             continue
-        key = frozenset(kw.needles)
-        if key in first:
-            if first[key] != word:
-                out.append(f"retrieve_loop.py: --keywords {word} searches what {first[key]} does (case and "
-                           "separators do not matter): one keyword")
-        else:
-            first[key] = word
+        keys = (normalize(kw.text),) + ((frozenset(kw.needles),) if kw.needles else ())
+        seen = next((first[key] for key in keys if key in first), None)
+        if seen is None:
+            first.update(dict.fromkeys(keys, word))
+        elif seen != word:
+            out.append(f"retrieve_loop.py: --keywords {word} searches what {seen} does (case and "
+                       "separators do not matter): one keyword")
     return out
 
 
-def _held_task_note(request: Request) -> str:
+def _held_task_note(request: Request, finished: bool) -> str:
     """What stderr says of a task given again: a plain call, or (a trial's ``--judge``
     call with the first command's --task read the plain-call note as its judgements
-    ignored) a call whose other flags still count."""
+    ignored) a call whose other flags still count - of a ``finished`` loop, only the
+    judgements, which re-sort its final answer (that the rest are not searched, the note
+    on the final answer says)."""
     flags = [flag for flag, given in (("--keywords", request.keywords), ("--judge", request.judgements),
                                       ("--patterns", request.patterns), ("--exclude", request.excludes))
-             if given]
+             if given and (flag == "--judge" or not finished)]
     if not flags:
-        return HELD_TASK
-    return f"retrieve_loop.py: the loop already holds this task; this call adds {', '.join(flags)} only"
+        return "retrieve_loop.py: the loop already holds this task" if finished else HELD_TASK
+    return f"retrieve_loop.py: the loop already holds this task; only this call's {', '.join(flags)} count"
 
 
 def _holds_task(held: str, told: str) -> bool:

@@ -19,6 +19,7 @@ No stage touches the state file; :mod:`.cli` loads and saves it.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import re
 import stat as stat_mod
@@ -35,7 +36,7 @@ from . import handoff as handoff_mod
 from . import imports as imports_mod
 from .decide import UNSURE_BELOW, Evidence, decide
 from .engine import held_by_any, load_documents, rank_documents
-from .lang import option_table
+from .lang import SOURCE_ROLE, option_table
 from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, LONG_OPTION_RE, NAMED_KINDS, Keyword, Kind, base_form, \
@@ -615,9 +616,22 @@ def _added(k: Keyword) -> str:
         return f"{k.text} (stem of {k.group})"
     if " " in text and text in group:
         return f"{k.text} (part of the message {k.group!r})"
-    if text in group:  # (a trial read "HTTP_PORT_NUMBER (synonym of SERVER_HTTP_PORT_NUMBER)" as a claim)
+    if _is_piece(k.text, k.group):  # (a trial read "HTTP_PORT_NUMBER (synonym of SERVER_HTTP_PORT_NUMBER)" as a claim)
         return f"{k.text} (part of {k.group})"
     return f"{k.text} (synonym of {k.group})"
+
+
+_WORD_PIECE_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def _is_piece(text: str, group: str) -> bool:
+    """Whether ``text``'s words are a run of ``group``'s, fewer (``HTTP_PORT_NUMBER`` of
+    ``SERVER_HTTP_PORT_NUMBER``, ``HttpPort`` of ``ServerHttpPort``; never ``id`` of
+    ``uuid`` or ``ctor`` of ``factory``)."""
+    part = [w.lower() for w in _WORD_PIECE_RE.findall(text)]
+    whole = [w.lower() for w in _WORD_PIECE_RE.findall(group)]
+    return 0 < len(part) < len(whole) and any(whole[i:i + len(part)] == part
+                                              for i in range(len(whole) - len(part) + 1))
 
 
 def _translation(k: Keyword) -> str:
@@ -789,31 +803,32 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         if changed:
             renewed.add(s.rel)
     if not informed and not steered and not judgements and cycle_no > 1:
-        scores = _first_kept_first(state.scores, scores, renewed)
+        scores = _first_kept_first(state.scores, scores, {s.rel for s in ev.scored}, renewed)
     return apply_judgements(scores, judgements, cycle_no)
 
 
 def _first_kept_first(before: Mapping[str, ScoreEntry], scores: dict[str, ScoreEntry],
-                      renewed: Container[str]) -> dict[str, ScoreEntry]:
+                      read: Container[str], renewed: Container[str]) -> dict[str, ScoreEntry]:
     """``scores`` with the loop's first file still first: in an unjudged, unsteered later
-    cycle it keeps its entry, and any other file rises up to its standing, never past it
-    (a tie goes to the earlier cycle). The first file is where the caller starts reading,
-    and the later query is partly a guess learned from the best files, which lifts them
-    most: on the dev splits the only first files it replaced were a near tie it flipped
-    (tokio-6339's macro file, 0.9485 -> 0.974 against the leader's kept 0.97, on proc-macro
-    words learned from the rival) and a pair of fix files it swapped. The first file keeps
-    the better of its entries; one changed on disk since (``renewed``) is read afresh and
-    is not held."""
+    cycle it keeps the better of its entries, and when another file rises past it, its
+    standing is raised just above that file's (the others keep theirs, and their order).
+    The first file is where the caller starts reading, and the later query is partly a
+    guess learned from the best files, which lifts them most: on the dev splits the only
+    first files it replaced were a near tie it flipped (tokio-6339's macro file, 0.9485 ->
+    0.974 against the leader's kept 0.97, on proc-macro words learned from the rival) and
+    a pair of fix files it swapped. Only a first file this cycle ``read`` is held: one left
+    out, gone or changed on disk since (``renewed``: read afresh) is not."""
     first = next((rel for rel, _shown, e in ranked_scores(before) if not e.judged), None)
-    if first is None or first in renewed:
+    if first is None or first in renewed or first not in read or first not in scores:
         return scores
-    lead = scores[first] if scores[first].rank_key >= before[first].rank_key else before[first]
-    out = dict(scores)
-    out[first] = lead
-    for rel, e in scores.items():
-        if rel != first and not e.judged and e.rank_key > lead.rank_key:
-            out[rel] = replace(e, standing=lead.rank_key)  # (a later cycle than the lead's: after it)
-    return out
+    now, old = scores[first], before[first]
+    lead = now if now.rank_key >= old.rank_key else replace(old, stamp=now.stamp or old.stamp)
+    rival = max((e.rank_key for rel, e in scores.items() if rel != first and not e.judged), default=None)
+    if rival is not None and rival >= lead.rank_key:
+        lead = replace(lead, standing=math.nextafter(rival, math.inf))
+    if lead is now:
+        return scores
+    return {**scores, first: lead}
 
 
 def _is_dir(root: str, rel: str) -> bool:
@@ -1012,14 +1027,15 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # The files to judge next: the best of the ranking the caller has not judged. A file
     # the loop set aside (shown weak in an earlier cycle) keeps its place in the ranking:
     # when it stands among the next best, it is the next to read.
-    # Only of the role of the files judged relevant, among the NEXT_ROLE_WINDOW best (a
-    # fix's next file plays the part of its first: a trial's judged ``src/manipulation.js``
-    # named a test copy of the library next, another's only source file its tests and
-    # changelog); any, when none was judged relevant.
+    # Of the role of the files judged relevant first, then source files, among the
+    # NEXT_ROLE_WINDOW best (a fix's next file plays the part of its first: a trial's
+    # judged ``src/manipulation.js`` named a test copy of the library next, another's only
+    # source file its tests and changelog); any, when none was judged relevant.
     window = list(islice((rel for rel, _s, e in ranked_shown if not e.judged), NEXT_ROLE_WINDOW))
     roles = {file_role(rel)[0] for rel, _s, e in ranked_shown if e.judged and e.score >= HIGH_RELEVANCE}
     if roles:
-        window = [rel for rel in window if file_role(rel)[0] in roles]
+        window = sorted((rel for rel in window if file_role(rel)[0] in roles | {SOURCE_ROLE[0]}),
+                        key=lambda rel: file_role(rel)[0] not in roles)  # (stable: rank order kept)
     unjudged = tuple(window[:NEXT_UNJUDGED])
     # (A cycle informed by judgements scores every file it read, the caller's exact
     # excludes too: the file the decision names is never one the caller left out.)

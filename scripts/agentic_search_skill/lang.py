@@ -406,8 +406,11 @@ _HEAD_RE = re.compile(rb"[\w$@*&:<>,.\[\]? \t~]*\Z")
 # A type's header up to its supertypes (Kotlin, Scala, C#): the name called after it is
 # the supertype's constructor, not a method the file defines (a trial's okhttp test
 # doubles "defined ProxySelector", the JDK class they extend, and led a --keywords round).
-_SUPERTYPE_HEAD_RE = re.compile(rb"(?<![\w$])(?:class|object|interface|enum|record|struct)[ \t]+[\w$<>,.? \t]*"
-                                rb"(?<!:):[ \t]*(?:[\w$.<>]+\(?[^()\n]*\)?[ \t]*,[ \t]*)*\Z")
+# (A line's head holds no parenthesis here, _HEAD_RE: no nested repeats, so no line makes
+# it backtrack.) A head that is only a colon continues a header (Kotlin's supertypes on
+# their own line) or a C++ constructor's initialisers: no definition either.
+_SUPERTYPE_HEAD_RE = re.compile(rb"(?<![\w$])(?:class|object|interface|enum|record|struct)[ \t]+[\w$.]+[ \t]*"
+                                rb"(?:<[^<>]*>)?[ \t]*:(?!:)[^:]*\Z|\A[ \t]*:(?!:)[^:]*\Z")
 # Words that make a name followed by ``(`` a call or an expression, never a definition.
 _STATEMENT_WORDS = frozenset(
     b"return new throw else case goto delete sizeof typeof instanceof await yield in of "
@@ -476,13 +479,13 @@ def call_definition(low: bytes, start: int, end: int, lang: Language) -> float:
         return 0.0  # obj.f( is a call (Class::f( keeps its "::"); if ( is a statement
     if head.rstrip(b" \t").endswith((b"[", b"@")):
         return 0.0  # an attribute or annotation: ``[HttpGet("x")]``, ``@SuppressWarnings("x")``
-    if _SUPERTYPE_HEAD_RE.search(head):
-        return 0.0  # a supertype's constructor: ``class FakeProxySelector : ProxySelector() {``
     if head.lstrip(b" \t")[:1] in (b"[", b"@"):
         # ... before a definition on its line: ``[Obsolete("x")] public void f()``
         head = _LEADING_ATTRIBUTES_RE.sub(lambda m: m.group(1), head, count=1)
     if not _HEAD_RE.match(head):
         return 0.0
+    if b":" in head and _SUPERTYPE_HEAD_RE.search(head):
+        return 0.0  # a supertype's constructor: ``class FakeProxySelector : ProxySelector() {``
     words = head.replace(b"::", b" ").replace(b"*", b" ").replace(b"&", b" ").split()
     if any(w in _STATEMENT_WORDS for w in words):
         return 0.0
@@ -889,15 +892,16 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``SessionTests.cs``, ``FooTest.java``, ``user_spec.rb``, ``UserSpec.scala``; Perl's
     # ``t/*.t`` and a ``testcases/`` folder (a trial's C project: its .t tests led); a module
     # named ``tests`` (Rust's ``mod tests;`` in ``src/type_/tests.rs``: a trial's gleam
-    # ranking led with one; a Django app's ``tests.py``), and one named ``test`` or ``spec``
-    # at the top of the tree (a small package's ``test.js``: a trial's slugify ranking led
-    # with it; deeper, ``test.py`` may be a command's, Django's). End-to-end tests
+    # ranking led with one; a Django app's ``tests.py``), and a program named ``test`` or
+    # ``spec`` at the top of the tree (a small package's ``test.js``: a trial's slugify
+    # ranking led with it; deeper, ``test.py`` may be a command's, Django's; a root
+    # ``spec.yaml`` is an API's description). End-to-end tests
     # (``e2e/``, ``*.e2e.ts``, ``*.e2e-spec.ts``) and Jest's snapshots (``__snapshots__/``,
     # ``*.snap``: a trial's fast-glob ranking held ``__snapshots__/only-files.e2e.js`` 4th
     # on a folder name of its fixtures). Test doubles: a ``mocks/``
     # folder, ``*_mock.go`` and mockgen's ``mock_*.go`` (a trial's gh ranking held a
     # generated ``manager_mock.go``; ``mock/`` alone is a mocking library's own code).
-    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|e2e|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|__snapshots__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec|e2e|e2e-spec)\.[a-z]+|conftest\.py)$|^(test|spec)\.[a-z]+$|\.[a-z]*tests?$|\.t$|\.snap$"
+    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|e2e|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|__snapshots__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec|e2e|e2e-spec)\.[a-z]+|conftest\.py)$|^(test|spec)\.(js|mjs|cjs|jsx|ts|mts|cts|tsx|py|rb|go|rs|c|cc|cpp|java|kt|php|lua|pl|sh)$|\.[a-z]*tests?$|\.t$|\.snap$"
                         r"|[^/]_mocks?\.[a-z]+$|(^|/)mock_[^/]*\.go$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Test(s|Cases?)?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``), Flow's (``index.js.flow``) and
