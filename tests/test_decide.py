@@ -266,3 +266,20 @@ def test_an_unsure_stop_names_the_first_file_and_the_agents_next_move():
     assert "no file stands out; read lib/base.js first" in d.why and "--keywords" in d.why
     d = decide(ev(cycle=3, confidence=0.4, top="lib/base.js"))
     assert (d.action, d.reason) == ("broaden", "max_cycles") and d.why.startswith("the cycle limit is reached")
+
+
+def test_stops_below_sure_say_so_truly():
+    # An adversarial check: "no file stands out" beside "is likely (confidence 0.7)" (the
+    # test read 0.6996, the sentence its rounding); "call again with --keywords" at the
+    # cycle limit, where such a call is refused; a weakly judged lead at the limit sent
+    # back to the files just judged; a steered saturated stop at 0.3 said "synthesize".
+    d = decide(ev(cycle=2, new_ids=0, confidence=0.6996, top="src/a.py", learned=("x",)))
+    assert d.action == "synthesize"
+    d = decide(ev(cycle=3, confidence=0.4, top="src/a.py"))
+    assert d.action == "broaden" and d.why.endswith("--max-cycles 4")
+    d = decide(ev(cycle=3, confidence=0.4, top="src/a.py", judged_top=True, judged_score=0.4,
+                  unjudged_next=("src/b.py",)))
+    assert (d.action, d.reason) == ("broaden", "max_cycles")
+    assert "you judged the leading files below 0.7" in d.why and "read the next: src/b.py" in d.why
+    d = decide(ev(cycle=2, new_ids=0, confidence=0.3, top="src/a.py", steered=True, steered_lead=True))
+    assert (d.action, d.reason) == ("broaden", "saturated")

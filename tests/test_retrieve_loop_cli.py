@@ -2071,4 +2071,36 @@ def test_keywords_the_query_folds_to_one_are_said_to_be_one(tmp_path):
     proc = run_cli("--root", root, "--state", tmp_path / "st.json", "--no-cache",
                    "--keywords", "straße", "strasse", "café", "cafe", "CAFÉ")
     notes = [line for line in proc.stderr.splitlines() if "one keyword" in line]
-    assert len(notes) == 2 and "strasse searches what straße does" in notes[0] and "CAFÉ searches what café" in notes[1]
+    # (straße and strasse are one word folded, not one search: the first is kept, and the
+    # note says how to search the other as written)
+    assert len(notes) == 2 and "strasse is taken as straße" in notes[0] and "give strasse alone" in notes[0]
+    assert "CAFÉ is taken as café" in notes[1]  # (a non-ASCII capital is searched as written)
+
+
+def test_a_blank_keyword_is_none(tmp_path):
+    # (an adversarial check: --keywords "  " steered the round as if a word were given)
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    state = tmp_path / "st.json"
+    task = "Rate limiting of clients is ignored by the router setup"
+    run_json("--root", root, "--state", state, "--task", task, "--no-cache")
+    plain_state = tmp_path / "plain.json"
+    run_json("--root", root, "--state", plain_state, "--task", task, "--no-cache")
+    blank = run_json("--state", state, "--no-cache", "--keywords", "  ")
+    plain = run_json("--state", plain_state, "--no-cache")
+    assert {k: blank[k] for k in ("confidence", "why", "ranking")} == {k: plain[k] for k in ("confidence", "why", "ranking")}
+
+
+def test_a_held_task_beside_new_words_on_a_saturated_loop_says_they_count(tmp_path):
+    # (an adversarial check: a loop stopped "saturated" below its limit searches new words;
+    # the note said only the judgement counted)
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    state = tmp_path / "st.json"
+    task = "Rate limiting of clients is ignored by the router setup"
+    out = run_json("--root", root, "--state", state, "--task", task, "--no-cache")
+    while not out["done"]:
+        out = run_json("--state", state, "--no-cache")
+    if out["cycle"] >= out["max_cycles"]:
+        pytest.skip("the loop reached its limit on this tree")
+    proc = run_cli("--root", root, "--state", state, "--task", task, "--no-cache", "--keywords", "limiter")
+    assert "only this call's --keywords count" in proc.stderr
+    assert json.loads(proc.stdout)["cycle"] == out["cycle"] + 1

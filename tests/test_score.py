@@ -236,7 +236,8 @@ ROLE_CASES = [
     ("src/__snapshots__/app.test.ts.snap", "test"),
     ("src/app.e2e.ts", "test"),
     ("src/app.e2e-spec.ts", "test"),
-    ("e2e/run.js", "test"),
+    ("src/lib/e2e/megolm-outbound.ts", "source"),  # (end-to-end encryption's code)
+    ("test.go", "source"),  # (a Go test.go is part of its package)
     ("src/snapshot.ts", "source"),
     # Markdown by any of its extensions (a trial's linenoise ranking led with its
     # README.markdown at 0.90), AsciiDoc's, Textile's, RDoc's.

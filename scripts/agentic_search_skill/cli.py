@@ -210,7 +210,9 @@ def _run_locked(request: Request, ascii_only: bool,
         # trial's rerun raised the confidence 0.807 -> 0.89 on the same words, twice).
         request = replace(request, task="")
         cut = []
-        said.append(_held_task_note(request, state.done or state.cycle >= state.max_cycles))
+        held = True
+    else:
+        held = False
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
     if request.max_cycles is not None:
@@ -219,8 +221,11 @@ def _run_locked(request: Request, ascii_only: bool,
         state = state.with_(limit=request.limit)
     request = replace(request, limit=state.limit or DEFAULT_LIMIT)
     detail = FULL if request.full else COMPACT
-    if state.done and state.last is not None and (not request.steers_query or state.cycle >= state.max_cycles) \
-            and not _judged_on(state, judgements):
+    replaying = state.done and state.last is not None \
+        and (not request.steers_query or state.cycle >= state.max_cycles) and not _judged_on(state, judgements)
+    if held:
+        said.append(_held_task_note(request, replaying))
+    if replaying:
         replayed = _replay(request, state, judgements, detail, ascii_only)
         _tell(said, notes)  # (a task a finished loop does not search is not read either)
         return replayed
@@ -275,18 +280,21 @@ def _same_searches(keywords: tuple[str, ...]) -> list[str]:
         seen = next((first[key] for key in keys if key in first), None)
         if seen is None:
             first.update(dict.fromkeys(keys, word))
-        elif seen != word:
+        elif seen != word and len(keys) > 1 and first.get(keys[1]) == seen:
             out.append(f"retrieve_loop.py: --keywords {word} searches what {seen} does (case and "
                        "separators do not matter): one keyword")
+        elif seen != word:  # (the same word once folded, ``strasse`` for ``straße``: the first is kept)
+            out.append(f"retrieve_loop.py: --keywords {word} is taken as {seen} (the same word once case "
+                       f"is folded): one keyword; give {word} alone to search it as written")
     return out
 
 
 def _held_task_note(request: Request, finished: bool) -> str:
     """What stderr says of a task given again: a plain call, or (a trial's ``--judge``
     call with the first command's --task read the plain-call note as its judgements
-    ignored) a call whose other flags still count - of a ``finished`` loop, only the
-    judgements, which re-sort its final answer (that the rest are not searched, the note
-    on the final answer says)."""
+    ignored) a call whose other flags still count - of a loop ``finished`` (the call
+    shows its final answer again), only the judgements, which re-sort that answer (that
+    the rest are not searched, the note on the final answer says)."""
     flags = [flag for flag, given in (("--keywords", request.keywords), ("--judge", request.judgements),
                                       ("--patterns", request.patterns), ("--exclude", request.excludes))
              if given and (flag == "--judge" or not finished)]

@@ -816,19 +816,26 @@ def _first_kept_first(before: Mapping[str, ScoreEntry], scores: dict[str, ScoreE
     guess learned from the best files, which lifts them most: on the dev splits the only
     first files it replaced were a near tie it flipped (tokio-6339's macro file, 0.9485 ->
     0.974 against the leader's kept 0.97, on proc-macro words learned from the rival) and
-    a pair of fix files it swapped. Only a first file this cycle ``read`` is held: one left
-    out, gone or changed on disk since (``renewed``: read afresh) is not."""
-    first = next((rel for rel, _shown, e in ranked_scores(before) if not e.judged), None)
-    if first is None or first in renewed or first not in read or first not in scores:
+    a pair of fix files it swapped. The first is of the files this cycle ``read`` (one
+    left out or gone since is not the answer's); one changed on disk since (``renewed``:
+    read afresh) is not held. Standings stay at most 1.0 (a state's loader refuses more)."""
+    first = next((rel for rel, _shown, e in ranked_scores(before) if not e.judged and rel in read), None)
+    if first is None or first in renewed or first not in scores:
         return scores
     now, old = scores[first], before[first]
     lead = now if now.rank_key >= old.rank_key else replace(old, stamp=now.stamp or old.stamp)
-    rival = max((e.rank_key for rel, e in scores.items() if rel != first and not e.judged), default=None)
+    out = dict(scores)
+    rival = max((e.rank_key for rel, e in scores.items() if rel != first and rel in read and not e.judged),
+                default=None)  # (a file this round did not read kept its place: it rose past none)
     if rival is not None and rival >= lead.rank_key:
+        if rival >= 1.0:  # (only an older or edited state's: scores are at most MAX_RELEVANCE)
+            below = math.nextafter(1.0, 0.0)
+            out.update((rel, replace(e, standing=below)) for rel, e in scores.items()
+                       if rel != first and rel in read and not e.judged and e.rank_key > below)
+            rival = below
         lead = replace(lead, standing=math.nextafter(rival, math.inf))
-    if lead is now:
-        return scores
-    return {**scores, first: lead}
+    out[first] = lead
+    return out
 
 
 def _is_dir(root: str, rel: str) -> bool:

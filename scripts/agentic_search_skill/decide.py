@@ -242,31 +242,42 @@ def decide(e: Evidence) -> Decision:
     # files" (``synthesize``) only as sure of its first file as rule 10's stop: below
     # SURE_AT no file stands out, and the next move is the agent's own words (a trial's
     # plain joi round stopped ``synthesize`` at 0.348 on a constructor-only first file).
-    unsure = not e.judged_top and e.confidence < SURE_AT and not declared
+    # (The confidence as shown: 0.6996 is "0.7", and "likely" beside a "no file stands out".)
+    unsure = not e.judged_top and round(e.confidence, 3) < SURE_AT and not declared
     first = f"{e.top}{place}" if e.top and not e.judged_top and not below else ""
+    # (At the cycle limit new words are searched only with a higher one: the call that
+    # followed "call again with --keywords" was refused there.)
+    again = f" and --max-cycles {e.max_cycles + 1}" if last else ""
 
     def unsure_stop(reason: str, said: str) -> Decision:
         start = f"read {first} first, then the best files" if first else "read the best files"
         return stop("broaden", reason, naming(f"{said} and no file stands out; {start}, and if they are not "
-                                              "it, call again with --keywords in the words the code would use"))
+                                              f"it, call again with --keywords in the words the code would use"
+                                              f"{again}"))
 
+    weak_judged = e.judged_top and e.judged_score < HIGH_RELEVANCE
+    if last or (e.cycle > 1 and e.new_ids == 0):
+        reason = "max_cycles" if last else "saturated"
+        if weak_judged:
+            # The files the caller read lead, and the caller called them weak: "read the
+            # best files" would send it back to them. The loop has nothing new either (a
+            # file of earlier cycles may have risen: the next ones to read say which).
+            nxt = f"read the next: {', '.join(e.unjudged_next)}, or " if e.unjudged_next else ""
+            done_why = "the cycle limit is reached" if last else "the ranking's best hold no file new to the loop"
+            return stop("broaden", reason,
+                        f"you judged the leading files below 0.7 and {done_why}; {nxt}call again with --keywords "
+                        f"in the words the code would use{again}")
     if last:
         if unsure:
             return unsure_stop("max_cycles", "the cycle limit is reached")
         return stop("synthesize", "max_cycles", naming("the cycle limit is reached; read the best files"))
     if e.cycle > 1 and e.new_ids == 0:
-        if e.judged_top and e.judged_score < HIGH_RELEVANCE:
-            # The files the caller read lead, and the caller called them weak: "read the
-            # best files" would send it back to them. The loop has nothing new either (a
-            # file of earlier cycles may have risen: the next ones to read say which).
-            nxt = f"read the next: {', '.join(e.unjudged_next)}, or " if e.unjudged_next else ""
-            return stop("broaden", "saturated",
-                        f"you judged the leading files below 0.7 and the ranking's best hold no file new "
-                        f"to the loop; {nxt}call again with --keywords in the words the code would use")
         if e.steered_lead and e.top and not e.judged_top:
             # (The caller's words put a file first that the answer already held: the
-            # sentence names it, as rules 7-9 would, so results and why agree.)
-            return stop("synthesize", "saturated", f"{_yours(e)} put {e.top} first{place}, and this cycle "
+            # sentence names it, as rules 7-9 would, so results and why agree; below
+            # SURE_AT it is a lead, not an answer.)
+            return stop("broaden" if unsure else "synthesize", "saturated",
+                        f"{_yours(e)} put {e.top} first{place}, and this cycle "
                         "added no other file to the ranking's best; read it, then the best files"
                         + (f"; {declared}" if declared else ""))
         if unsure:
@@ -306,7 +317,7 @@ def decide(e: Evidence) -> Decision:
     # "read the best files", and its agent had to guess where to start.)
     if declared:  # (not "read it first": the declaration is seldom the fix, and the sentence says so)
         return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
-    if e.confidence < SURE_AT:
+    if round(e.confidence, 3) < SURE_AT:
         return unsure_stop("exhausted", "nothing new to search")
     return stop("synthesize", "exhausted", naming(
         f"nothing new to search; {likely}: read it first, then the best files" if likely and not below

@@ -339,11 +339,11 @@ def from_args(args: Any) -> Request:
 def _check_keywords(keywords: tuple[str, ...]) -> tuple[str, ...]:
     """At most MAX_KEYWORDS: each is counted in every file, and a list of every name of
     a module (``--keywords $(cat names)``) costs minutes where a task's words cost a
-    second."""
+    second. A blank one is none (it steered the round as if a word were given)."""
     if len(keywords) > MAX_KEYWORDS:
         raise RequestError(f"--keywords: {len(keywords)} given, at most {MAX_KEYWORDS}: pass the code's own "
                            "words for what you look for (a task's text goes to --task)")
-    return keywords
+    return tuple(k for k in keywords if k.strip())
 
 
 def check_root(root: str, shown: str) -> None:
