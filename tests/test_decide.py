@@ -283,3 +283,14 @@ def test_stops_below_sure_say_so_truly():
     assert "you judged the leading files below 0.7" in d.why and "read the next: src/b.py" in d.why
     d = decide(ev(cycle=2, new_ids=0, confidence=0.3, top="src/a.py", steered=True, steered_lead=True))
     assert (d.action, d.reason) == ("broaden", "saturated")
+
+
+def test_the_limit_advised_is_past_the_cycles_run_and_the_confidence_read_as_shown():
+    # (a third check: a loop run past a lowered limit was told a limit it had already
+    # reached; 0.4996, shown as 0.5, was called unsure)
+    d = decide(ev(cycle=3, max_cycles=2, confidence=0.3, top="src/a.py"))
+    assert d.why.endswith("--max-cycles 4")
+    d = decide(ev(new_ids=3, confidence=0.4996, top="src/a.py", learned=("x",)))
+    assert not d.why.startswith("unsure") and d.confidence == 0.5
+    d = decide(ev(cycle=2, new_ids=0, confidence=0.3, top="src/a.py", steered=True, steered_lead=True))
+    assert d.action == "broaden" and "call again with other --keywords" in d.why

@@ -465,12 +465,19 @@ def test_the_first_file_held_first_leaves_the_others_in_their_order():
     old = merged({"lead.rs": ScoreEntry(0.6, 1, "x", standing=0.6), "b.rs": ScoreEntry(0.5, 1, "b", standing=0.5)},
                  (row("b.rs", 1.0), row("lead.rs", 0.2)), stamps={"lead.rs": "5:1:1:1:1"})
     assert ranked_scores(old)[0][0] == "lead.rs" and old["lead.rs"].stamp == "5:1:1:1:1"
-    # a first file the round did not read (left out, gone) is not the answer's: the next is
-    # held (a second check: an excluded file at 0.98 let the rival pass the shown first)
-    out = merged({"x.rs": ScoreEntry(0.98, 1, "x", standing=0.98), "lead.rs": ScoreEntry(0.97, 1, "l", standing=0.97),
-                  "rival.rs": ScoreEntry(0.965, 1, "r", standing=0.965)},
-                 (row("rival.rs", 0.98), row("lead.rs", 0.9)))
-    assert [rel for rel, _s, _e in ranked_scores(out)][:2] == ["x.rs", "lead.rs"]
+    # the first file is the answer's, less the caller's --exclude (a second check: an
+    # excluded file at 0.98 let the rival pass the shown first) ...
+    from agentic_search_skill.state import shown_scores
+    three = {"x.rs": ScoreEntry(0.98, 1, "x", standing=0.98), "lead.rs": ScoreEntry(0.97, 1, "l", standing=0.97),
+             "rival.rs": ScoreEntry(0.965, 1, "r", standing=0.965)}
+    rows = (row("rival.rs", 0.98), row("lead.rs", 0.9))
+    gone = lambda rel: rel == "x.rs"  # noqa: E731
+    out = merged(three, rows, left_out=gone)
+    assert [rel for rel, _s, _e in ranked_scores(shown_scores(out, gone))][:2] == ["lead.rs", "rival.rs"]
+    # ... and one this round did not read (outside narrowed patterns) holds no other above
+    # the rest (a third check: the old second file was raised past it)
+    out = merged(three, rows)
+    assert ranked_scores(out)[0][0] == "x.rs" and out["lead.rs"].rank_key <= 0.97
     # ... and no standing passes 1.0, which a state's loader refuses (an older state's 1.0)
     top = merged({"lead.rs": ScoreEntry(0.9, 1, "x", standing=1.0), "b.rs": ScoreEntry(0.9, 2, "b", standing=1.0)},
                  (row("b.rs", 1.0), row("lead.rs", 1.0)))

@@ -2023,7 +2023,7 @@ def test_the_same_command_run_again_is_a_plain_call(tmp_path):
     # with a judgement too the call is no plain one, and stderr does not say it is (a
     # trial read "this call is a plain one" as its --judge ignored)
     proc = run_cli(*same, "--judge", f"{first['ranking'][0]['id']}=1")
-    assert proc.returncode == 0 and "only this call's --judge count" in proc.stderr
+    assert proc.returncode == 0 and "this call's --judge count" in proc.stderr
     assert "plain one" not in proc.stderr
     assert json.loads(proc.stdout)["ranking"][0].get("judged") is True
 
@@ -2071,10 +2071,10 @@ def test_keywords_the_query_folds_to_one_are_said_to_be_one(tmp_path):
     proc = run_cli("--root", root, "--state", tmp_path / "st.json", "--no-cache",
                    "--keywords", "straße", "strasse", "café", "cafe", "CAFÉ")
     notes = [line for line in proc.stderr.splitlines() if "one keyword" in line]
-    # (straße and strasse are one word folded, not one search: the first is kept, and the
-    # note says how to search the other as written)
-    assert len(notes) == 2 and "strasse is taken as straße" in notes[0] and "give strasse alone" in notes[0]
-    assert "CAFÉ is taken as café" in notes[1]  # (a non-ASCII capital is searched as written)
+    # (straße is searched as strasse too: one search; CAFÉ is one word with café once
+    # folded, not one search: the first is kept, and the note says how to search it)
+    assert len(notes) == 2 and "strasse searches what straße does" in notes[0]
+    assert "CAFÉ is taken as café" in notes[1] and "give CAFÉ alone" in notes[1]
 
 
 def test_a_blank_keyword_is_none(tmp_path):
@@ -2102,5 +2102,32 @@ def test_a_held_task_beside_new_words_on_a_saturated_loop_says_they_count(tmp_pa
     if out["cycle"] >= out["max_cycles"]:
         pytest.skip("the loop reached its limit on this tree")
     proc = run_cli("--root", root, "--state", state, "--task", task, "--no-cache", "--keywords", "limiter")
-    assert "only this call's --keywords count" in proc.stderr
+    assert "this call's --keywords count" in proc.stderr
     assert json.loads(proc.stdout)["cycle"] == out["cycle"] + 1
+
+
+def test_a_keyword_longer_than_a_name_is_bad_input_and_blanks_count_for_nothing(tmp_path):
+    # (a third check: a 300-character keyword was dropped unsaid yet steered the round; 100
+    # words and a blank one were refused as 101)
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    proc = run_cli("--root", root, "--state", tmp_path / "st.json", "--no-cache", "--keywords", "x" * 300)
+    assert proc.returncode == 1 and proc.stderr.count("\n") == 1 and "300 characters" in proc.stderr
+    assert not (tmp_path / "st.json").exists()
+    words = [f"word{i}" for i in range(100)] + ["  "]
+    assert run_cli("--root", root, "--state", tmp_path / "st2.json", "--no-cache", "--keywords", *words).returncode == 0
+
+
+def test_a_finished_loop_names_the_limit_that_searches_on_and_keeps_a_raised_one(tmp_path):
+    # (a third check: after --max-cycles 1 on a loop at cycle 2, "--max-cycles 2" was advised
+    # and refused; a raised --max-cycles on a finished loop was not saved)
+    root = make_tree(tmp_path / "repo", ROUTER_TREE)
+    state = tmp_path / "st.json"
+    task = "Rate limiting of clients is ignored by the router setup"
+    out = run_json("--root", root, "--state", state, "--task", task, "--no-cache", "--max-cycles", "1")
+    assert out["done"]
+    proc = run_cli("--state", state, "--no-cache", "--keywords", "limiter")
+    assert "--max-cycles 2" in proc.stderr
+    run_cli("--state", state, "--no-cache", "--max-cycles", "2")
+    assert json.loads(state.read_text())["max_cycles"] == 2
+    again = run_json("--state", state, "--no-cache", "--keywords", "limiter")
+    assert again["cycle"] == 2

@@ -237,6 +237,8 @@ ROLE_CASES = [
     ("src/app.e2e.ts", "test"),
     ("src/app.e2e-spec.ts", "test"),
     ("src/lib/e2e/megolm-outbound.ts", "source"),  # (end-to-end encryption's code)
+    ("cypress/e2e/login.cy.ts", "test"),
+    ("src/login.cy.js", "test"),
     ("test.go", "source"),  # (a Go test.go is part of its package)
     ("src/snapshot.ts", "source"),
     # Markdown by any of its extensions (a trial's linenoise ranking led with its

@@ -199,7 +199,6 @@ def _run_locked(request: Request, ascii_only: bool,
             f"(**/{unescaped(x).rsplit('/', 1)[-1]} excludes that name at any depth)"
             for x in request.excludes
             if not prunes(tree, x) and not os.path.lexists(os.path.join(tree, *unescaped(x).split("/")))]
-    said += _same_searches(request.keywords)
     if state is None:
         if not request.task.strip() and not request.keywords:
             raise RequestError(NO_QUERY)
@@ -215,6 +214,9 @@ def _run_locked(request: Request, ascii_only: bool,
         held = False
     if request.max_file_kb is not None:
         state = state.with_(max_file_bytes=request.max_file_kb * 1024)
+    # (Settings a finished loop keeps for the later calls, though this one runs no cycle.)
+    resettled = (request.max_cycles is not None and request.max_cycles != state.max_cycles) \
+        or (request.limit is not None and request.limit != state.limit)
     if request.max_cycles is not None:
         state = state.with_(max_cycles=request.max_cycles)
     if request.limit is not None:
@@ -225,8 +227,10 @@ def _run_locked(request: Request, ascii_only: bool,
         and (not request.steers_query or state.cycle >= state.max_cycles) and not _judged_on(state, judgements)
     if held:
         said.append(_held_task_note(request, replaying))
+    if not replaying:  # (a replay searches no word: what its words would search is moot)
+        said += _same_searches(request.keywords)
     if replaying:
-        replayed = _replay(request, state, judgements, detail, ascii_only)
+        replayed = _replay(request, state, judgements, detail, ascii_only, resettled)
         _tell(said, notes)  # (a task a finished loop does not search is not read either)
         return replayed
     progress = Progress()
@@ -283,9 +287,13 @@ def _same_searches(keywords: tuple[str, ...]) -> list[str]:
         elif seen != word and len(keys) > 1 and first.get(keys[1]) == seen:
             out.append(f"retrieve_loop.py: --keywords {word} searches what {seen} does (case and "
                        "separators do not matter): one keyword")
-        elif seen != word:  # (the same word once folded, ``strasse`` for ``straße``: the first is kept)
-            out.append(f"retrieve_loop.py: --keywords {word} is taken as {seen} (the same word once case "
-                       f"is folded): one keyword; give {word} alone to search it as written")
+        elif seen != word:  # (the same word once folded, ``CAFÉ`` for ``café``: the first is kept)
+            kept = make_keyword(seen, Kind.GIVEN)
+            if kept is not None and set(kw.needles) <= set(kept.needles):
+                out.append(f"retrieve_loop.py: --keywords {word} searches what {seen} does: one keyword")
+            else:
+                out.append(f"retrieve_loop.py: --keywords {word} is taken as {seen} (the same word once "
+                           f"folded): one keyword; give {word} alone to search it as written")
     return out
 
 
@@ -300,7 +308,7 @@ def _held_task_note(request: Request, finished: bool) -> str:
              if given and (flag == "--judge" or not finished)]
     if not flags:
         return "retrieve_loop.py: the loop already holds this task" if finished else HELD_TASK
-    return f"retrieve_loop.py: the loop already holds this task; only this call's {', '.join(flags)} count"
+    return f"retrieve_loop.py: the loop already holds this task; this call's {', '.join(flags)} count"
 
 
 def _holds_task(held: str, told: str) -> bool:
@@ -345,24 +353,25 @@ def _judged_on(state: LoopState, judgements: dict) -> bool:
 
 
 def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
-            ascii_only: bool) -> tuple[dict[str, Any], str]:
+            ascii_only: bool, resettled: bool = False) -> tuple[dict[str, Any], str]:
     """A finished loop: its final answer again, with new judgements applied (saved), less
-    the files that no longer exist."""
+    the files that no longer exist; a new --max-cycles or --limit (``resettled``) is saved
+    too (a raised limit was lost, and the next call's words refused)."""
     shown, lost = without_vanished(state)
     shown, edited = with_changes_marked(shown)
     changed, state = shown is not state, shown
     if request.steers_query:
         # The caller asked for a search the loop will not run: say so, never drop it silently.
         notice(f"retrieve_loop.py: the loop is at its cycle limit ({state.max_cycles}): "
-               f"{_steering(request)} not searched; pass --max-cycles {state.max_cycles + 1} (or more) "
+               f"{_steering(request)} not searched; pass --max-cycles {_next_limit(state)} (or more) "
                "to search them, or --reset to start over. Showing the final answer.")
     if judgements or changed:
         state = with_hints(rejudge(state, judgements) if judgements else state, _hints_module().compute_hints)
-    if judgements:
+    if judgements or resettled:
         _save(request, state)
-    elif not request.steers_query:
+    if not judgements and not request.steers_query:
         more = "; --judge, --keywords, --task or --patterns search on" if state.cycle < state.max_cycles else \
-            f", or give --keywords, --task, --patterns or --judge with --max-cycles {state.max_cycles + 1}"
+            f", or give --keywords, --task, --patterns or --judge with --max-cycles {_next_limit(state)}"
         left = "" if not lost else " (1 of its files is gone, or no longer one the walk reads, and is left out)" \
             if lost == 1 else f" ({lost} of its files are gone, or no longer ones the walk reads, and are left out)"
         if edited:
@@ -373,6 +382,12 @@ def _replay(request: Request, state: LoopState, judgements: dict, detail: str,
     view: CycleView = state.last
     out = to_output(view, state, request.limit, detail, judged_now=tuple(judgements))
     return out, _render_checked(out, request.text, ascii_only)
+
+
+def _next_limit(state: LoopState) -> int:
+    """The --max-cycles that lets a finished loop run one more cycle (a loop may have run
+    past a limit lowered since)."""
+    return max(state.cycle, state.max_cycles) + 1
 
 
 def _steering(request: Request) -> str:

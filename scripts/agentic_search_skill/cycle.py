@@ -740,7 +740,8 @@ def _later(before: float, new: float) -> float:
 
 def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, float],
                  cycle_no: int, steered: bool = False,
-                 stamps: Mapping[str, str] = MappingProxyType({})) -> dict[str, ScoreEntry]:
+                 stamps: Mapping[str, str] = MappingProxyType({}),
+                 left_out: Optional[Callable[[str], bool]] = None) -> dict[str, ScoreEntry]:
     """The loop's memory of every file scored so far (the seed's mergeContext).
 
     Across cycles files are ordered by their standing (the scorer's relevance against
@@ -803,7 +804,7 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         if changed:
             renewed.add(s.rel)
     if not informed and not steered and not judgements and cycle_no > 1:
-        scores = _first_kept_first(state.scores, scores, {s.rel for s in ev.scored}, renewed)
+        scores = _first_kept_first(shown_scores(state.scores, left_out), scores, {s.rel for s in ev.scored}, renewed)
     return apply_judgements(scores, judgements, cycle_no)
 
 
@@ -816,11 +817,13 @@ def _first_kept_first(before: Mapping[str, ScoreEntry], scores: dict[str, ScoreE
     guess learned from the best files, which lifts them most: on the dev splits the only
     first files it replaced were a near tie it flipped (tokio-6339's macro file, 0.9485 ->
     0.974 against the leader's kept 0.97, on proc-macro words learned from the rival) and
-    a pair of fix files it swapped. The first is of the files this cycle ``read`` (one
-    left out or gone since is not the answer's); one changed on disk since (``renewed``:
-    read afresh) is not held. Standings stay at most 1.0 (a state's loader refuses more)."""
-    first = next((rel for rel, _shown, e in ranked_scores(before) if not e.judged and rel in read), None)
-    if first is None or first in renewed or first not in scores:
+    a pair of fix files it swapped. ``before`` is the answer the caller saw (less its
+    ``--exclude``); a first file this cycle did not ``read`` (outside narrowed patterns,
+    set aside, gone) keeps its entry and holds no other, and one changed on disk since
+    (``renewed``: read afresh) is not held. Standings stay at most 1.0 (a state's loader
+    refuses more)."""
+    first = next((rel for rel, _shown, e in ranked_scores(before) if not e.judged), None)
+    if first is None or first not in read or first in renewed or first not in scores:
         return scores
     now, old = scores[first], before[first]
     lead = now if now.rank_key >= old.rank_key else replace(old, stamp=now.stamp or old.stamp)
@@ -1020,7 +1023,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
     # ones), so that "sufficient" never stands beside a best file the rubric calls weak.
     steered = p.cycle > 1 and bool(request.keywords or request.task)
     stamps = _stamps(d, frozenset(s.rel for s in ev.scored), state.scores)
-    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, stamps), ev, d, root,
+    scores = forget_stale(merge_scores(state, ev, p.judgements, p.cycle, steered, stamps, left_out), ev, d, root,
                           state.max_file_bytes)
     ranked = ranked_scores(scores)
     # The decision reads the ranking as the answer shows it: without the files the

@@ -28,9 +28,12 @@ loop). The rules, first match wins:
    in its best 20 that no cycle showed before (cycle._new_in_answer: one past the first
    five places far below the first file does not count): ``synthesize``, stop
    (``saturated``) - whatever the cycle's own query turned up below that, the answer did
-   not change; when the files the caller judged below 0.7 lead that ranking,
-   ``broaden`` instead: the answer is not among them, and the agent's own words are the
-   next move;
+   not change;
+   on either stop, ``broaden`` instead when the files the caller judged below 0.7 lead
+   the ranking (the answer is not among them), or when the tool is less than SURE_AT
+   sure of its first file and no file declaring the task's option leads (no file stands
+   out): the agent's own words are the next move (with a higher --max-cycles at the
+   limit);
 7. files the leading files import that also match the task, not read yet: ``expand``;
 8. keywords that matched nothing have synonyms to search instead: ``broaden``;
 9. the codebase's own vocabulary was learned from the best files: ``refine``;
@@ -168,6 +171,9 @@ def decide(e: Evidence) -> Decision:
     """The next move for a cycle's evidence (see the module docstring for the rules)."""
     last = e.cycle >= e.max_cycles
     confidence = round(e.judged_score if e.judged_top else e.confidence, 3)
+    # (Every test reads the confidence as shown: 0.6996 is "0.7", 0.4996 "0.5".)
+    own = round(e.confidence, 3)
+    judged_score = round(e.judged_score, 3)
 
     # Sure of the first file without it standing out (rules 8 and 9): the search goes on
     # for the rest of the fix, and the agent may read the first file meanwhile.
@@ -214,7 +220,7 @@ def decide(e: Evidence) -> Decision:
             return go("broaden", "no file matches; searching other spellings: " + ", ".join(e.synonyms))
         return stop("broaden", "exhausted",
                     "no file matches any keyword; rephrase the task with the words the code would use")
-    if e.judged_top and e.judged_score >= IMPLEMENTS:
+    if e.judged_top and judged_score >= IMPLEMENTS:
         more = (f"; if the fix spans more files, judge the next: {', '.join(e.unjudged_next)}"
                 if e.unjudged_next else "")
         # (The stop and its confidence rest on the caller's word, and say so: four trials'
@@ -242,12 +248,11 @@ def decide(e: Evidence) -> Decision:
     # files" (``synthesize``) only as sure of its first file as rule 10's stop: below
     # SURE_AT no file stands out, and the next move is the agent's own words (a trial's
     # plain joi round stopped ``synthesize`` at 0.348 on a constructor-only first file).
-    # (The confidence as shown: 0.6996 is "0.7", and "likely" beside a "no file stands out".)
-    unsure = not e.judged_top and round(e.confidence, 3) < SURE_AT and not declared
+    unsure = not e.judged_top and own < SURE_AT and not declared
     first = f"{e.top}{place}" if e.top and not e.judged_top and not below else ""
     # (At the cycle limit new words are searched only with a higher one: the call that
     # followed "call again with --keywords" was refused there.)
-    again = f" and --max-cycles {e.max_cycles + 1}" if last else ""
+    again = f" and --max-cycles {max(e.cycle, e.max_cycles) + 1}" if last else ""
 
     def unsure_stop(reason: str, said: str) -> Decision:
         start = f"read {first} first, then the best files" if first else "read the best files"
@@ -255,7 +260,7 @@ def decide(e: Evidence) -> Decision:
                                               f"it, call again with --keywords in the words the code would use"
                                               f"{again}"))
 
-    weak_judged = e.judged_top and e.judged_score < HIGH_RELEVANCE
+    weak_judged = e.judged_top and judged_score < HIGH_RELEVANCE
     if last or (e.cycle > 1 and e.new_ids == 0):
         reason = "max_cycles" if last else "saturated"
         if weak_judged:
@@ -279,6 +284,7 @@ def decide(e: Evidence) -> Decision:
             return stop("broaden" if unsure else "synthesize", "saturated",
                         f"{_yours(e)} put {e.top} first{place}, and this cycle "
                         "added no other file to the ranking's best; read it, then the best files"
+                        + (", and if they are not it, call again with other --keywords" if unsure else "")
                         + (f"; {declared}" if declared else ""))
         if unsure:
             return unsure_stop("saturated", "this cycle added no file to the ranking's best")
@@ -297,7 +303,7 @@ def decide(e: Evidence) -> Decision:
         action = "broaden" if e.synonyms else "refine"
         plain = ("a plain call searches synonyms of the words no file holds (next_query)" if e.synonyms
                  else "a plain call searches learned terms (next_query)")
-        if e.confidence < UNSURE_BELOW:
+        if own < UNSURE_BELOW:
             guessed = plain if e.synonyms else "a plain call searches guessed terms (next_query)"
             return go(action, "unsure of the best files: judge what you read (--judge) or give names "
                       f"from the code (--keywords); {guessed}")
@@ -317,7 +323,7 @@ def decide(e: Evidence) -> Decision:
     # "read the best files", and its agent had to guess where to start.)
     if declared:  # (not "read it first": the declaration is seldom the fix, and the sentence says so)
         return stop("synthesize", "exhausted", naming("nothing new to search; read the best files"))
-    if round(e.confidence, 3) < SURE_AT:
+    if own < SURE_AT:
         return unsure_stop("exhausted", "nothing new to search")
     return stop("synthesize", "exhausted", naming(
         f"nothing new to search; {likely}: read it first, then the best files" if likely and not below

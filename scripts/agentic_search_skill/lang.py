@@ -896,13 +896,14 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ``spec`` at the top of the tree (a small package's ``test.js``: a trial's slugify
     # ranking led with it; deeper, ``test.py`` may be a command's, Django's; a root
     # ``spec.yaml`` is an API's description, a Go ``test.go`` part of its package).
-    # End-to-end tests (``*.e2e.ts``, ``*.e2e-spec.ts``; not an ``e2e/`` folder, which may
-    # be end-to-end encryption's code) and Jest's snapshots (``__snapshots__/``, ``*.snap``:
-    # a trial's fast-glob ranking held ``__snapshots__/only-files.e2e.js`` 4th on a folder
-    # name of its fixtures). Test doubles: a ``mocks/``
-    # folder, ``*_mock.go`` and mockgen's ``mock_*.go`` (a trial's gh ranking held a
-    # generated ``manager_mock.go``; ``mock/`` alone is a mocking library's own code).
-    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|__snapshots__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec|e2e|e2e-spec)\.[a-z]+|conftest\.py)$|^(test|spec)\.(js|mjs|cjs|jsx|ts|mts|cts|tsx|py|rb|rs|c|cc|cpp|java|kt|php|lua|pl|sh)$|\.[a-z]*tests?$|\.t$|\.snap$"
+    # End-to-end tests (``*.e2e.ts``, ``*.e2e-spec.ts``, Cypress's ``cypress/`` and
+    # ``*.cy.ts``; not an ``e2e/`` folder, which may be end-to-end encryption's code) and
+    # Jest's snapshots (``__snapshots__/``, ``*.snap``: a trial's fast-glob ranking held
+    # ``__snapshots__/only-files.e2e.js`` 4th on a folder name of its fixtures). Test
+    # doubles: a ``mocks/`` folder, ``*_mock.go`` and mockgen's ``mock_*.go`` (a trial's gh
+    # ranking held a generated ``manager_mock.go``; ``mock/`` alone is a mocking library's
+    # own code).
+    ("test", re.compile(r"(^|/)(tests?|testing|testcases?|__tests__|spec|specs|cypress|test_?utils?|testdata|fixtures?|__fixtures__|__mocks__|__snapshots__|mocks|[a-z0-9]+_tests?)/|(^|/)(test_[^/]*|[^/]*_tests?\.[a-z]+|tests\.[a-z]+|[^/]*\.(test|spec|e2e|e2e-spec|cy)\.[a-z]+|conftest\.py)$|^(test|spec)\.(js|mjs|cjs|jsx|ts|mts|cts|tsx|py|rb|rs|c|cc|cpp|java|kt|php|lua|pl|sh)$|\.[a-z]*tests?$|\.t$|\.snap$"
                         r"|[^/]_mocks?\.[a-z]+$|(^|/)mock_[^/]*\.go$"
                         r"|(^|/)([A-Za-z0-9._-]*[a-z0-9._-])?Test(s|Cases?)?/|[a-z0-9]Tests?\.[A-Za-z]+$|_spec\.rb$|[a-z0-9]Spec\.(scala|kt|groovy)$"), 0.3),
     # TypeScript declaration files (``types/index.d.ts``), Flow's (``index.js.flow``) and

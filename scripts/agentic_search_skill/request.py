@@ -37,6 +37,7 @@ from hints import _read_stdin  # (hints.py's own: standard input read to its end
 
 from . import fsafe
 from .fsafe import NotRegularError, read_regular
+from .query import MAX_KEYWORD_CHARS
 from .walk import GlobError, expand_braces, has_magic
 
 # Entries in results, ranking and context unless --limit says otherwise.
@@ -339,11 +340,17 @@ def from_args(args: Any) -> Request:
 def _check_keywords(keywords: tuple[str, ...]) -> tuple[str, ...]:
     """At most MAX_KEYWORDS: each is counted in every file, and a list of every name of
     a module (``--keywords $(cat names)``) costs minutes where a task's words cost a
-    second. A blank one is none (it steered the round as if a word were given)."""
+    second. A blank one is none (it steered the round as if a word were given); one
+    longer than a name can be (MAX_KEYWORD_CHARS) is bad input, never dropped unsaid."""
+    keywords = tuple(k for k in keywords if k.strip())
     if len(keywords) > MAX_KEYWORDS:
         raise RequestError(f"--keywords: {len(keywords)} given, at most {MAX_KEYWORDS}: pass the code's own "
                            "words for what you look for (a task's text goes to --task)")
-    return tuple(k for k in keywords if k.strip())
+    for k in keywords:
+        if len(k.strip()) > MAX_KEYWORD_CHARS:
+            raise RequestError(f"--keywords: a word of {len(k.strip()):,} characters, at most {MAX_KEYWORD_CHARS} "
+                               f"({k.strip()[:40]}...): pass a name of the code (a task's text goes to --task)")
+    return keywords
 
 
 def check_root(root: str, shown: str) -> None:
