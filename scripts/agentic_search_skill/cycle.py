@@ -616,7 +616,8 @@ def _added(k: Keyword) -> str:
         return f"{k.text} (stem of {k.group})"
     if " " in text and text in group:
         return f"{k.text} (part of the message {k.group!r})"
-    if _is_piece(k.text, k.group):  # (a trial read "HTTP_PORT_NUMBER (synonym of SERVER_HTTP_PORT_NUMBER)" as a claim)
+    if _is_piece(k.text, k.group):
+        # (a trial read "HTTP_PORT_NUMBER (synonym of SERVER_HTTP_PORT_NUMBER)" as a claim)
         return f"{k.text} (part of {k.group})"
     return f"{k.text} (synonym of {k.group})"
 
@@ -804,7 +805,8 @@ def merge_scores(state: LoopState, ev: Evaluation, judgements: Mapping[str, floa
         if changed:
             renewed.add(s.rel)
     if not informed and not steered and not judgements and cycle_no > 1:
-        scores = _first_kept_first(shown_scores(state.scores, left_out), scores, {s.rel for s in ev.scored}, renewed)
+        scores = _first_kept_first(shown_scores(state.scores, left_out), scores, {s.rel for s in ev.scored},
+                                   renewed)
     return apply_judgements(scores, judgements, cycle_no)
 
 
