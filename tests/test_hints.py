@@ -266,6 +266,9 @@ def test_broaden_queries_bounded_and_distinct():
     # a trial's "smallest" and "largest" element by a key: the code says min_by, max_by
     ("smallest", ["min", "minimum"]),
     ("largest", ["max", "maximum"]),
+    # a trial's "unsigned" and "hexadecimal" numbers: the code says uint_slice, ParseUint, 0x
+    ("unsigned", ["uint", "usize"]),
+    ("hexadecimal", ["hex"]),
 ])
 def test_synonyms_for_known_terms(term, includes):
     got = synonyms_for(term)
