@@ -19,7 +19,7 @@ from .index import base_dir, holds_indexes, open_index
 from .cycle import CycleError, Env, rejudge, run_cycle, with_changes_marked, with_hints, without_vanished
 from .output import COMPACT, FULL, render, to_output
 from .progress import Progress
-from .query import Kind, make_keyword, normalize, task_read
+from .query import Kind, make_keyword, merge_keywords, normalize, task_read
 from .records import CycleView
 from .request import (DEFAULT_LIMIT, DEFAULT_MAX_CYCLES, Request, RequestError, UsageError, check_root,
                       check_state_outside, resolve_judgements)
@@ -272,28 +272,24 @@ HELD_TASK = ("retrieve_loop.py: the loop already holds this task; this call is a
 
 
 def _same_searches(keywords: tuple[str, ...]) -> list[str]:
-    """A note for each --keywords word that searches what an earlier one does (a trial's
-    ``ProxySelector proxySelector`` showed one keyword in ``query`` and nothing said why)."""
-    first: dict[object, str] = {}
+    """A note for each --keywords word that the query takes as an earlier one
+    (query.merge_keywords: a trial's ``ProxySelector proxySelector`` showed one keyword
+    in ``query`` and nothing said why): "searches what X does" when X's search finds it
+    too, else "is taken as X" (``CAFÉ`` after ``café``), with how to search it alone."""
+    given = [kw for kw in (make_keyword(word, Kind.GIVEN) for word in keywords) if kw is not None]
+    kept = merge_keywords(given)
+    kept_texts = {kw.text for kw in kept}
     out = []
-    for word in keywords:
-        kw = make_keyword(word, Kind.GIVEN)
-        if kw is None:
+    for kw in given:
+        if kw.text in kept_texts:
             continue
-        keys = (normalize(kw.text),) + ((frozenset(kw.needles),) if kw.needles else ())
-        seen = next((first[key] for key in keys if key in first), None)
-        if seen is None:
-            first.update(dict.fromkeys(keys, word))
-        elif seen != word and len(keys) > 1 and first.get(keys[1]) == seen:
-            out.append(f"retrieve_loop.py: --keywords {word} searches what {seen} does (case and "
+        into = next(k for k in kept if normalize(k.text) == normalize(kw.text) or set(k.needles) == set(kw.needles))
+        if set(kw.needles) <= set(into.needles):
+            out.append(f"retrieve_loop.py: --keywords {kw.text} searches what {into.text} does (case and "
                        "separators do not matter): one keyword")
-        elif seen != word:  # (the same word once folded, ``CAFÉ`` for ``café``: the first is kept)
-            kept = make_keyword(seen, Kind.GIVEN)
-            if kept is not None and set(kw.needles) <= set(kept.needles):
-                out.append(f"retrieve_loop.py: --keywords {word} searches what {seen} does: one keyword")
-            else:
-                out.append(f"retrieve_loop.py: --keywords {word} is taken as {seen} (the same word once "
-                           f"folded): one keyword; give {word} alone to search it as written")
+        else:
+            out.append(f"retrieve_loop.py: --keywords {kw.text} is taken as {into.text} (the same word once "
+                       f"folded): one keyword; give {kw.text} alone to search it as written")
     return out
 
 

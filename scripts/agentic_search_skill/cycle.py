@@ -41,7 +41,7 @@ from .match import Document, FileMatch
 from .progress import QUIET, Progress
 from .query import DERIVED_KINDS, KIND_WEIGHTS, LONG_OPTION_RE, NAMED_KINDS, Keyword, Kind, base_form, \
     called_in_code, extract_keywords, is_cjk_piece, keywords_from_list, make_keyword, merge_keywords, normalize, \
-    quoted_lines, singular_of, task_read, traceback_frames
+    quoted_lines, singular_of, split_identifier, task_read, traceback_frames
 from .records import Change, CycleView, Decision, ResultView, Stats
 from .refine import LEARN_MAX_FILES, LEARN_ROLES, NextQuery, learn_vocabulary, message_pieces, name_pieces, \
     refine_query, synonym_keywords
@@ -622,15 +622,11 @@ def _added(k: Keyword) -> str:
     return f"{k.text} (synonym of {k.group})"
 
 
-_WORD_PIECE_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
-
-
 def _is_piece(text: str, group: str) -> bool:
     """Whether ``text``'s words are a run of ``group``'s, fewer (``HTTP_PORT_NUMBER`` of
     ``SERVER_HTTP_PORT_NUMBER``, ``HttpPort`` of ``ServerHttpPort``; never ``id`` of
     ``uuid`` or ``ctor`` of ``factory``)."""
-    part = [w.lower() for w in _WORD_PIECE_RE.findall(text)]
-    whole = [w.lower() for w in _WORD_PIECE_RE.findall(group)]
+    part, whole = split_identifier(text), split_identifier(group)
     return 0 < len(part) < len(whole) and any(whole[i:i + len(part)] == part
                                               for i in range(len(whole) - len(part) + 1))
 
@@ -829,18 +825,12 @@ def _first_kept_first(before: Mapping[str, ScoreEntry], scores: dict[str, ScoreE
         return scores
     now, old = scores[first], before[first]
     lead = now if now.rank_key >= old.rank_key else replace(old, stamp=now.stamp or old.stamp)
-    out = dict(scores)
     rival = max((e.rank_key for rel, e in scores.items() if rel != first and rel in read and not e.judged),
                 default=None)  # (a file this round did not read kept its place: it rose past none)
     if rival is not None and rival >= lead.rank_key:
-        if rival >= 1.0:  # (only an older or edited state's: scores are at most MAX_RELEVANCE)
-            below = math.nextafter(1.0, 0.0)
-            out.update((rel, replace(e, standing=below)) for rel, e in scores.items()
-                       if rel != first and rel in read and not e.judged and e.rank_key > below)
-            rival = below
-        lead = replace(lead, standing=math.nextafter(rival, math.inf))
-    out[first] = lead
-    return out
+        # (At 1.0, only an older or edited state's, the tie goes to the earlier cycle.)
+        lead = replace(lead, standing=min(math.nextafter(rival, math.inf), 1.0))
+    return {**scores, first: lead}
 
 
 def _is_dir(root: str, rel: str) -> bool:
