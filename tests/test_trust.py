@@ -3,8 +3,8 @@
 The fitted weights may be refitted, so the tests pin behaviour a user relies on, not
 numbers: a lone file defining the name the task quotes is clear; two files holding the
 same evidence are not, and score lower; evidence made only of plain words is never
-clear; scores stay in 0..1, one per input file, in the input's order; same input, same
-answer.
+clear while another source file scores half as high on it; scores stay in 0..1, one per
+input file, in the input's order; same input, same answer.
 """
 from __future__ import annotations
 
@@ -59,14 +59,31 @@ def test_two_files_with_the_same_evidence_are_not_clear(tmp_path):
     assert a.confidence < alone.confidence
 
 
-def test_plain_words_alone_are_never_clear(tmp_path):
-    task = "the offset is lost when the timezone is kept in dates"
-    files = dict(FILLER, **{"src/dates.py": DATES * 5 + "# timezone offset lost dates kept\n" * 5})
-    a, scored = assess_tree(tmp_path, files, task)
+PLAIN_TASK = "the offset is lost when the timezone is kept in dates"
+PLAIN_DATES = DATES * 5 + "# timezone offset lost dates kept\n" * 5
+
+
+def test_plain_words_other_source_files_share_are_never_clear(tmp_path):
+    # Another program file scores more than half as high on the task's plain words.
+    files = dict(FILLER, **{"src/dates.py": PLAIN_DATES,
+                            "src/zones.py": "# timezone offset lost dates kept\n" * 4})
+    a, scored = assess_tree(tmp_path, files, PLAIN_TASK)
     assert scored and scored[0].rel == "src/dates.py"
     assert a.generic
     assert not a.clear
-    assert "only plain or common words matched" in a.why
+    assert "only plain or common words matched, as in other source files" in a.why
+
+
+def test_plain_words_one_source_file_holds_single_it_out(tmp_path):
+    # A report naming nothing of the code, one program file holding its words (a
+    # README and a test hold them too: they are no rival answer): the answer is clear.
+    files = dict(FILLER, **{"src/dates.py": PLAIN_DATES,
+                            "README.md": "The timezone offset of dates is kept, never lost.\n" * 8,
+                            "tests/test_dates.py": "# timezone offset lost dates kept\n" * 6})
+    a, scored = assess_tree(tmp_path, files, PLAIN_TASK)
+    assert scored and scored[0].rel == "src/dates.py"
+    assert not a.generic
+    assert a.clear and a.scores[0] >= 0.8
 
 
 def test_scores_are_probabilities_in_the_input_order(tmp_path):

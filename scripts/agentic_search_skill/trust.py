@@ -12,7 +12,11 @@ its path) and answers what an agent acts on:
   their standing against it (a monotone map of the input, so the ranking is unchanged);
 * ``clear``: the answer is clear, the loop can stop after this cycle;
 * ``generic``: the first file holds only plain or common words (no definition, path or
-  uncommon hit of a quoted name); such evidence is never ``clear``.
+  uncommon hit of a quoted name) and another source file scores at least half as high on
+  them; such evidence is never ``clear``. Plain words on which no other source file
+  scores half as high do single the file out: a report that names nothing of the code (the
+  trials' users) has nothing else, and in a tree with one program file (inflect's
+  ``__init__.py`` at 0.93 against a changelog at 0.10) "refine" sent agents to search on.
 
 Features of the first file (Evidence): its lead over the best rival, how many files
 hold half its evidence, whether it defines a quoted name, its share of the heaviest
@@ -45,6 +49,10 @@ RIVALS = 20
 # an answer shared with many files is no answer (counted over the first CROWD_FILES).
 CROWD_SHARE = 0.5
 CROWD_FILES = 200
+# Plain words single out a source file no other source file scores this share of
+# (score.py's relevance, to which the rubric scores shown are proportional): below it a
+# rival stands at most "indirectly related" beside a first file at 0.8 or more.
+RIVAL_SHARE = 0.5
 # The margin (log of first raw / second raw) is capped: a lone matching file leads by this.
 MARGIN_CAP = 2.0
 # The rarest keywords (by idf-weighted mass) whose coverage is a feature of its own.
@@ -111,7 +119,7 @@ class Evidence:
     agreement: int         # signals on which it is first among RIVALS (see _agreement)
     source: bool           # its role is source (not test, docs, data, ...)
     short: float           # score.coverage_share: 1.0 on short queries, less on long texts
-    generic: bool          # no definition, path or uncommon hit of a quoted keyword
+    generic: bool          # no definition, path or uncommon hit of a quoted keyword, and shared
 
     def features(self) -> dict[str, float]:
         """The model's inputs by name (WEIGHTS weighs them)."""
@@ -131,7 +139,7 @@ class Assessment:
     scores: tuple[float, ...]   # rubric scores, one per input Scored, same order, non-increasing
     confidence: float           # fitted probability that the first file is one the fix changes
     clear: bool                 # the answer is clear: stop after this cycle
-    generic: bool               # the first file's evidence is only plain or common words
+    generic: bool               # the first file's evidence is only plain or common words, shared
     why: tuple[str, ...]        # short reasons behind confidence and clear
     evidence: Optional[Evidence] = None  # the features, for the loop's decision
 
@@ -165,6 +173,11 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
                   if matches[s.rel].defines[i] >= 1.0}
     path = [i for i in quoted if keywords[i].kind == "path" and m.in_path[i] >= 1.0]
     uncommon = [i for i in quoted if i in hits and corpus.idfs[i] >= idf(COMMON_SHARE * n, n)]
+    # Plain words single a source file out when no other source file scores half as high
+    # on them (RIVAL_SHARE of its score, as the calibrated scores show it: a doc or a test
+    # matching them is no rival answer).
+    shared = top.role != "source" or any(s.role == "source" and s.score >= RIVAL_SHARE * top.score
+                                         for s in scored[1:CROWD_FILES])
     mass = {i: keywords[i].weight * corpus.idfs[i] for i in live}
     rare = sorted(live, key=lambda i: (-mass[i], keywords[i].text))[:RARE_KEYWORDS]
     heavy = [i for i in live if keywords[i].weight > KIND_WEIGHTS.get(keywords[i].kind, 1.0) + 1e-9]
@@ -182,7 +195,7 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
                              live, quoted, rare, heavy, mass),
         source=top.role == "source",
         short=short,
-        generic=not (defines or path or uncommon),
+        generic=not (defines or path or uncommon) and shared,
     )
 
 
@@ -266,7 +279,7 @@ def _why(ev: Evidence) -> tuple[str, ...]:
     if ev.path:
         out.append("path names " + ", ".join(ev.path[:2]))
     if ev.generic:
-        out.append("only plain or common words matched")
+        out.append("only plain or common words matched, as in other source files")
     if not ev.source:
         out.append("not a source file")
     return tuple(out)
