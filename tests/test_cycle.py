@@ -3,6 +3,8 @@ with the loop's own proposal on a later call."""
 
 from __future__ import annotations
 
+import re
+
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -135,7 +137,7 @@ def test_the_files_to_judge_next_are_never_ones_the_caller_left_out(tmp_path):
     assert "src/weak.py" in first.state.scores and "src/more.py" in first.state.proposal.set_aside
     out = run_cycle(str(root), first.state, request(tmp_path, excludes=("src/weak.py",)), {"src/core.py": 1.0}, ENV)
     assert out.view.decision.reason == "sufficient"
-    named = out.view.decision.why.split("judge the next: ")[1].split(", ")
+    named = [n.split(" (")[0] for n in out.view.decision.why.split("judge the next: ")[1].split(", ")]
     assert named == ["src/helper.py", "src/more.py"]  # not weak.py, which the caller left out
     assert "src/more.py" in {r.id for r in out.view.results}  # lifted back among the best unjudged
     assert "src/weak.py" not in {r.id for r in out.view.results}  # the caller's exclude stands
@@ -160,7 +162,23 @@ def test_the_files_to_judge_next_play_the_part_of_the_judged_one(tmp_path):
     # ... and a test judged the fix's names the source next (an adversarial check: the
     # rule named nothing then)
     out = run_cycle(str(root), first.state, request(tmp_path), {"tests/test_core.py": 1.0}, ENV)
-    assert out.view.decision.why.endswith("judge the next: pkg/core.py")
+    assert re.search(r"judge the next: pkg/core\.py \(0\.\d\d\)$", out.view.decision.why)
+
+
+def test_the_files_to_judge_next_are_named_with_their_scores(tmp_path):
+    # (a trial's stop on its judged lib.rs, after --keywords only it holds, named a fuzz
+    # target at 0.05 to judge next, read as advice to open it: its score says how weak)
+    root = write_tree(tmp_path / "repo", {
+        "pkg/core.py": "def frobnicate_widget(widget):\n    return _frob_internal(widget)\n\n"
+                       "def _frob_internal(w):\n    return w\n" + "# widget frobnicate\n" * 6,
+        "pkg/far.py": "def other(x):\n    return x  # a widget\n",
+    })
+    first = run_cycle(str(root), LoopState(root=str(root)),
+                      request(tmp_path, task="frobnicate_widget breaks on a widget"), {}, ENV)
+    out = run_cycle(str(root), first.state, request(tmp_path, keywords=("_frob_internal",)), {"pkg/core.py": 1.0}, ENV)
+    far = out.state.scores["pkg/far.py"].score
+    assert out.view.decision.reason == "sufficient"
+    assert out.view.decision.why.endswith(f"judge the next: pkg/far.py ({far:.2f})") and far < 0.2
 
 
 def test_the_state_keeps_the_best_scores_and_every_judged_file(tmp_path, monkeypatch):

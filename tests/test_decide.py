@@ -72,6 +72,11 @@ def test_a_stop_on_the_callers_judgement_names_the_next_files_to_judge():
     d = decide(Evidence(cycle=2, max_cycles=3, results=9, confidence=0.15, best=1.0,
                         judged_top="src/a.py", judged_score=1.0, unjudged_next=("src/b.py", "src/c.py")))
     assert d.done and d.why.endswith("judge the next: src/b.py, src/c.py")
+    # ... each with its score when the cycle knows it: a file far below says so itself.
+    d = decide(Evidence(cycle=2, max_cycles=3, results=9, confidence=0.15, best=1.0,
+                        judged_top="src/a.py", judged_score=1.0, unjudged_next=("src/b.py", "src/c.py"),
+                        unjudged_scores=(0.62, 0.05)))
+    assert d.done and d.why.endswith("judge the next: src/b.py (0.62), src/c.py (0.05)")
 
 
 def test_a_leading_file_judged_weak_keeps_the_loop_going_at_the_callers_score():

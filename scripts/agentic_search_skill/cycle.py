@@ -1070,7 +1070,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         # two judged files read as one of them lost.)
         judged_also=tuple((rel, sc) for rel, sc, e in ranked_shown[1:] if e.judged and sc >= IMPLEMENTS)
         if judged_lead else (),
-        unjudged_next=unjudged,
+        unjudged_next=unjudged, unjudged_scores=tuple(shown[rel].score for rel in unjudged),
         # (Its place in the ranking as shown, judged files counted: when a judged file
         # leads, the sentence is the caller's own word and gives no place.)
         top_rank=next((i for i, (rel, _s, _e) in enumerate(ranked_shown, 1) if rel == top), 0) if p.cycle > 1 else 0,

@@ -111,6 +111,7 @@ class Evidence:
     judged_score: float = 0.0             # the caller's score of that file
     judged_also: tuple[tuple[str, float], ...] = ()  # the other files the caller judged IMPLEMENTS or more, and their scores
     unjudged_next: tuple[str, ...] = ()   # the best files the caller has not judged
+    unjudged_scores: tuple[float, ...] = ()  # ... and their scores, when known
     runner_up: str = ""                   # the next file after the best, when it scores RELATED or more
     runner_up_score: float = 0.0          # ... and its score
     top_rank: int = 0                     # the best file's place in the ranking shown (0: first or not known)
@@ -167,6 +168,14 @@ def _judged_list(e: Evidence) -> str:
     return named + (f" (+{len(judged) - JUDGED_NAMED} more)" if len(judged) > JUDGED_NAMED else "")
 
 
+def _next_files(e: Evidence) -> str:
+    """The files to judge next, each with its score when known: a trial's stop named a
+    fuzz target at 0.05 as the next to judge, read as the tool's advice to open it."""
+    if len(e.unjudged_scores) != len(e.unjudged_next):
+        return ", ".join(e.unjudged_next)
+    return ", ".join(f"{rel} ({sc:.2f})" for rel, sc in zip(e.unjudged_next, e.unjudged_scores))
+
+
 def decide(e: Evidence) -> Decision:
     """The next move for a cycle's evidence (see the module docstring for the rules)."""
     last = e.cycle >= e.max_cycles
@@ -221,7 +230,7 @@ def decide(e: Evidence) -> Decision:
         return stop("broaden", "exhausted",
                     "no file matches any keyword; rephrase the task with the words the code would use")
     if e.judged_top and judged_score >= IMPLEMENTS:
-        more = (f"; if the fix spans more files, judge the next: {', '.join(e.unjudged_next)}"
+        more = (f"; if the fix spans more files, judge the next: {_next_files(e)}"
                 if e.unjudged_next else "")
         # (The stop and its confidence rest on the caller's word, and say so: four trials'
         # agents read a confidence of 1.0 as the tool's claim about the files named next.)
@@ -267,7 +276,7 @@ def decide(e: Evidence) -> Decision:
             # The files the caller read lead, and the caller called them weak: "read the
             # best files" would send it back to them. The loop has nothing new either (a
             # file of earlier cycles may have risen: the next ones to read say which).
-            nxt = f"read the next: {', '.join(e.unjudged_next)}, or " if e.unjudged_next else ""
+            nxt = f"read the next: {_next_files(e)}, or " if e.unjudged_next else ""
             done_why = "the cycle limit is reached" if last else "the ranking's best hold no file new to the loop"
             return stop("broaden", reason,
                         f"you judged the leading files below 0.7 and {done_why}; {nxt}call again with --keywords "
@@ -310,7 +319,8 @@ def decide(e: Evidence) -> Decision:
         if declared:
             return go(action, f"{declared}; {plain}")
         if likely:
-            unclear = "only plain or common words of the task match it" if e.generic \
+            unclear = "only plain or common words of the task match it, and other source files score " \
+                "half as high on them" if e.generic \
                 else f"{_yours(e)} put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
