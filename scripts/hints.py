@@ -122,7 +122,39 @@ def _norm(text: str) -> str:
     """Fold text for matching: NFKC (full-width ＪＷＴ -> JWT), then casefold."""
     if text.isascii():  # O(1) in CPython; ASCII is NFKC already and lower() == casefold()
         return text.lower()
-    return unicodedata.normalize("NFKC", text).casefold()
+    return _nfkc(text).casefold()
+
+
+# Unicode's stream-safe limit (UAX #15): normalizing a run of more combining marks than
+# this reorders the run in time that grows with its square (a task of 200 KB of accents
+# took 27 s). No word holds as many; the marks past it are dropped before normalizing.
+_MAX_NONSTARTERS = 30
+_LONG_NON_ASCII_RE = re.compile(r"[^\x00-\x7f]{%d,}" % (_MAX_NONSTARTERS + 1))
+# Characters of combining class 0 whose compatibility decomposition starts with a mark.
+_MARK_LED = frozenset("\u0344\u0f73\u0f75\u0f81\uff9e\uff9f")
+
+
+def _nfkc(text: str) -> str:
+    """NFKC of ``text``, every run of combining marks cut to the stream-safe 30 first:
+    linear in the text's length whatever it holds."""
+    if _LONG_NON_ASCII_RE.search(text) is not None:
+        text = _LONG_NON_ASCII_RE.sub(_marks_capped, text)
+    return unicodedata.normalize("NFKC", text)
+
+
+def _marks_capped(m: "re.Match[str]") -> str:
+    out = []
+    run = 0
+    combining = unicodedata.combining
+    for ch in m.group():
+        if combining(ch) or ch in _MARK_LED:
+            run += 1
+            if run > _MAX_NONSTARTERS:
+                continue
+        else:
+            run = 0
+        out.append(ch)
+    return "".join(out)
 
 
 def _describe(value: object) -> str:
@@ -435,8 +467,10 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
     # One folded haystack for all items: one C-level search per keyword instead of a
     # Python loop over items. NUL separates items, so a keyword without NUL cannot
     # match across two of them.
-    haystacks = parsed.haystacks
-    joined = "\0".join(map(_norm, haystacks)) if haystacks else None
+    # (Each item folded once: a keyword holding NUL is looked for item by item in them,
+    # a thousand such keywords folded every item a thousand times.)
+    folded_items = list(map(_norm, parsed.haystacks))
+    joined = "\0".join(folded_items) if folded_items else None
     budget = _MAX_GAP_SCAN_CHARS
     known: dict[str, bool] = {}  # folded keyword -> found
     gaps = []
@@ -451,7 +485,7 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
                 if budget < 0:
                     break  # past the scan budget: the remaining keywords are not judged
                 if "\0" in folded:
-                    found = any(folded in _norm(haystack) for haystack in haystacks)
+                    found = any(folded in item for item in folded_items)
                 else:
                     found = folded in joined
             known[folded] = found

@@ -64,7 +64,9 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = xdg if os.path.isabs(xdg) else os.path.join(fsafe.home_dir(), ".cache")
     prefix = os.path.join(home, "agentic-search", "pycache")
-    if root is not None and fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root)):
+    # (No tree known - a state whose root is past the bytes peeked at, a state that cannot
+    # be read - may be any tree, the one holding the cache too: nothing is written.)
+    if root is None or fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root)):
         sys.dont_write_bytecode = True
         return
     if not _only_yours(home, os.path.join(home, "agentic-search"), prefix):
@@ -113,7 +115,8 @@ _ROOT_PEEK_BYTES = 64 * 1024
 def _root_of(args) -> str | None:
     """The tree this call searches: --root, else the one the state file names, peeked at
     from its first bytes only (to keep bytecode out of that tree; the cycle reads and
-    checks the state itself). A FIFO or device there is never waited on: None."""
+    checks the state itself). A FIFO or device there is never waited on: None, as for
+    a state whose root is not among its first bytes (re-saved with its keys sorted)."""
     if args.root:
         return args.root
     import json

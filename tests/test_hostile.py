@@ -800,3 +800,33 @@ def test_telling_a_task_given_again_is_linear_however_many_lines_repeat() -> Non
     many = "a\n" * 100_000
     with deadline(20):
         assert _holds_task(many, many) and not _holds_task(many, many + "b")
+
+
+def test_a_task_of_a_long_run_of_combining_marks_is_read_in_linear_time() -> None:
+    # Unicode normalization reorders a run of combining marks in time that grows with its
+    # square: 27 s for a task of 200 KB of accents, minutes at the task's 256k-character cap.
+    from agentic_search_skill.query import extract_keywords, normalize
+    from agentic_search_skill.score import task_words
+    task = "token refresh fails a" + "\u0323\u0301" * 128_000 + " end\n"
+    with deadline(30):
+        words = {k.text for k in extract_keywords(task)}
+        task_words(task)
+    assert {"token", "refresh"} <= words
+    # Runs within Unicode's stream-safe 30 marks normalize as they always did.
+    word = "e\u0323\u0302" + "\u0301" * 27
+    assert normalize(word) == __import__("unicodedata").normalize("NFKC", word).casefold()
+
+
+def test_hints_on_combining_marks_and_keywords_holding_nul_answer_in_linear_time() -> None:
+    # A result's text of a long run of accents (8.7 s at 200 KB), and a thousand keywords
+    # holding NUL, each of which folded every result's text again (10 s at 170 KB).
+    # (Results in 300 items of 2,000 half-width kana: the fold of each is not ASCII's.)
+    import hints
+    marks = [{"id": "m", "score": 0.5, "text": "found a" + "\u0323\u0301" * 150_000}]
+    kana = [{"id": f"k{i}", "score": 0.5, "text": "\uff71" * 2_000 + " ok\0z"} for i in range(300)]
+    keywords = ["ok\0z"] + [f"k{i}\0z" for i in range(hints.MAX_KEYWORDS - 1)]
+    with deadline(30):
+        out = hints.compute_hints(marks, ["found", "zzz"])
+        gaps = hints.gap_keywords(keywords, kana)
+    assert out["gap_keywords"] == ["zzz"]
+    assert gaps and "ok\0z" not in gaps and set(gaps) <= set(keywords)  # (as far as the scan budget goes)

@@ -32,6 +32,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Callable, Iterable, Sequence
 
+from hints import _nfkc  # (hints.py's own: NFKC linear in a run of combining marks)
+
 from . import lang
 from .lazyre import compile_later
 
@@ -608,8 +610,9 @@ class Keyword:
 
 
 def normalize(text: str) -> str:
-    """NFKC + casefold: full-width ``ＪＷＴ`` and ``jwt`` compare equal."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC + casefold: full-width ``ＪＷＴ`` and ``jwt`` compare equal (hints.py's NFKC:
+    linear however many combining marks a run holds)."""
+    return _nfkc(text).casefold()
 
 
 def split_identifier(name: str) -> list[str]:
@@ -2499,7 +2502,7 @@ def cjk_keywords(task: str) -> list[Keyword]:
     text), and the unknown rest as CJK text (kind ``word``)."""
     out: list[Keyword] = []
     seen: set[str] = set()
-    for m in _CJK_RUN_RE.finditer(unicodedata.normalize("NFKC", task)):
+    for m in _CJK_RUN_RE.finditer(_nfkc(task)):
         for segment, known in segment_cjk(m.group(0)):
             if segment in seen:
                 continue
