@@ -2179,3 +2179,10 @@ def test_the_names_the_tasks_code_calls_are_read_from_its_code_only():
     task = ("VersionReq matches pre-releases (see parse(x) in prose)\n\n    let req = VersionReq::parse(\"<1.2\");\n"
             "    assert!(!req.matches(&v));\n\n```js\nconst out = chalk.red('hi')\n```\nand `Styled.fromAnsi(s)`.\n")
     assert called_in_code(task) == {"parse", "matches", "red", "fromansi"}  # (a macro's `assert!(` is no call)
+
+
+def test_keyboard_mash_of_an_example_is_no_keyword() -> None:
+    # (a trial's list items "1. asd" made asd a keyword that ranked the spec's examples)
+    task = 'A tab-indented line after "1. asd" does not continue the list item "asd", but `qwe_zxc` does'
+    texts = {k.text for k in extract_keywords(task)}
+    assert not {"asd", "qwe", "zxc"} & texts and {"tab", "list"} <= texts
