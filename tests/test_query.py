@@ -1259,6 +1259,9 @@ def test_the_reporters_machine_and_the_runtimes_words_are_no_keywords(task, gone
     # a standard module's function is no package path (trial 68's dateparser)
     ("if `date_formats` is present the module just uses `datetime.strptime` and `json.dumps`",
      {"datetime/strptime", "json/dumps"}, {"date_formats", "strptime"}),
+    # ... and Node's (trial 104's url-parse: the gap url/resolve)
+    ("parsing '' against a base drops its path, while Node's url.resolve and `fs.readFile` keep it",
+     {"url/resolve", "fs/readFile", "fs/readfile"}, {"resolve", "path"}),
     # a themed shell's prompt and the reporter's archive (trial 70's ouch)
     ("Decompress overwrites\n```\nroland@blackrainbow newfolder/test/01 \u276f ouch decompress FOSS-Cannon-v1.3.zip\n"
      "Do you want to overwrite?\n```", {"roland", "blackrainbow", "newfolder", "foss", "cannon"},

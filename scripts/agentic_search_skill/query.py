@@ -827,15 +827,17 @@ _FILE_EXTENSIONS = frozenset(("pyz", "whl", "egg", "zip", "tar", "gz", "tgz", "j
 
 
 # Python's standard modules whose functions a report quotes (``datetime.strptime``,
-# ``json.dumps``, ``re.compile``): the call names a function of the runtime, not a package
-# path of the tree (a trial's dateparser keywords held the path datetime/strptime). Only
-# a module and one name: ``json.exception.parse_error`` is a C++ library's error id.
+# ``json.dumps``, ``re.compile``), and Node's (``url.resolve``, ``fs.readFile``): the call
+# names a function of the runtime, not a package path of the tree (a trial's dateparser
+# keywords held the path datetime/strptime, a url-parse report's the gap url/resolve).
+# Only a module and one name: ``json.exception.parse_error`` is a C++ library's error id.
 _STDLIB_HEADS = frozenset(("datetime", "json", "re", "time", "math", "logging", "subprocess", "shutil",
                            "tempfile", "threading", "asyncio", "socket", "random", "string", "struct",
                            "copy", "pickle", "inspect", "warnings", "argparse", "functools", "itertools",
                            "collections", "contextlib", "dataclasses", "typing", "hashlib", "base64",
                            "traceback", "weakref", "signal", "codecs", "locale", "calendar", "uuid",
-                           "glob", "fnmatch", "operator", "textwrap", "urllib"))
+                           "glob", "fnmatch", "operator", "textwrap", "urllib", "http", "https", "url",
+                           "fs", "querystring", "child_process", "zlib", "crypto"))
 # ... and the Java runtime's packages, whatever their length (``java.lang.NullPointerException``:
 # a trial's keywords held the path java/lang).
 _RUNTIME_HEADS = frozenset(("java", "javax", "jdk", "sun"))
