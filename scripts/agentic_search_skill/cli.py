@@ -304,7 +304,8 @@ def _held_task_note(request: Request, finished: bool) -> str:
              if given and (flag == "--judge" or not finished)]
     if not flags:
         return "retrieve_loop.py: the loop already holds this task" if finished else HELD_TASK
-    return f"retrieve_loop.py: the loop already holds this task; this call's {', '.join(flags)} count"
+    return (f"retrieve_loop.py: the loop already holds this task; this call's {', '.join(flags)} "
+            f"{'count' if len(flags) > 1 else 'counts'}")
 
 
 def _holds_task(held: str, told: str) -> bool:
