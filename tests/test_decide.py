@@ -126,7 +126,8 @@ def test_a_clear_stop_names_the_next_file_when_it_scores_related_or_more():
     base = dict(cycle=1, max_cycles=3, results=5, confidence=0.9, clear=True, high=1, best=0.9, top="a.py")
     d = decide(Evidence(**base, runner_up="b.py", runner_up_score=0.58))
     assert (d.action, d.done) == ("synthesize", True)
-    assert d.why.endswith("read it and the next file, b.py (0.58)")
+    assert "the likely answer is a.py or the next file, b.py (0.58); read both" in d.why
+    assert "one file" not in d.why
     assert decide(Evidence(**base)).why.endswith("; read it")
 
 
@@ -136,8 +137,8 @@ def test_a_best_file_below_earlier_cycles_files_says_where_it_stands():
     base = dict(cycle=2, max_cycles=3, results=5, confidence=0.9, clear=True, high=2, best=0.9, top="keys.py",
                 top_why=("alone defines load_key",), runner_up="token.py", runner_up_score=0.81)
     d = decide(Evidence(**base, top_rank=2))
-    assert d.why == ("one file is the likely answer: keys.py (2nd in the ranking, below files of earlier cycles; "
-                     "alone defines load_key); read it and token.py (0.81)")
+    assert d.why == ("the likely answer is keys.py (2nd in the ranking, below files of earlier cycles; "
+                     "alone defines load_key) or token.py (0.81); read both")
     assert "in the ranking" not in decide(Evidence(**base, top_rank=1)).why
     likely = decide(Evidence(**{**base, "clear": False, "high": 1, "new_ids": 2, "learned": ("key",), "top_rank": 11}))
     assert likely.why.startswith("keys.py (11th in the ranking, below files of earlier cycles) is likely")
@@ -230,8 +231,8 @@ def test_a_clear_stop_names_the_file_its_quoted_definitions_hand_the_work_to():
     # The next file already named: the note points at it, not at a path again.
     d = decide(Evidence(**base, runner_up="TextBuilder.java", runner_up_score=0.6, handoff="TextBuilder.java",
                         handoff_names=("a", "b", "c", "d"), handoff_callers=("fromAnsi",)))
-    assert d.why.endswith("(0.60); its fromAnsi call a, b, c, ... in that next file: if they only pass the work on, "
-                          "read that")
+    assert d.why.endswith("(0.60); read both; its fromAnsi call a, b, c, ... in that next file: if they only pass "
+                          "the work on, read that")
     d = decide(Evidence(**base, handoff="B.java", handoff_names=("x",), handoff_callers=("a1", "a2", "a3", "a4")))
     assert "; its a1, a2, a3, ... call x in B.java:" in d.why
 

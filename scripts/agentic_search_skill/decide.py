@@ -246,10 +246,15 @@ def decide(e: Evidence) -> Decision:
         # A next file at the rubric's "related" or more is read too: on the dev splits the
         # two held the fix in all 36 such cycle-1 stops (the second was gold in 13; in 8 of
         # the other 117 stops, bench/HISTORY.md).
-        also = "" if not e.runner_up else f" and the next file, {e.runner_up} ({e.runner_up_score:.2f})" \
-            if not place else f" and {e.runner_up} ({e.runner_up_score:.2f})"
+        # (With such a next file the sentence names both as the answer: a trial read "one
+        # file is the likely answer" beside a lead of 1.05x as the tool contradicting itself.)
+        if not e.runner_up:
+            return stop("synthesize", "sufficient",
+                        f"one file is the likely answer: {e.top}{because}; read it{_handoff(e)}")
+        nxt = f"the next file, {e.runner_up}" if not place else e.runner_up
         return stop("synthesize", "sufficient",
-                    f"one file is the likely answer: {e.top}{because}; read it{also}{_handoff(e)}")
+                    f"the likely answer is {e.top}{because} or {nxt} ({e.runner_up_score:.2f}); "
+                    f"read both{_handoff(e)}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered:
         return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context"
                     + (f"; {declared}" if declared else ""))
@@ -319,8 +324,8 @@ def decide(e: Evidence) -> Decision:
         if declared:
             return go(action, f"{declared}; {plain}")
         if likely:
-            unclear = "only plain or common words of the task match it, and other source files score " \
-                "half as high on them" if e.generic \
+            unclear = "only plain or common words of the task match it, and other source files match " \
+                "them at least half as well" if e.generic \
                 else f"{_yours(e)} put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \
