@@ -467,10 +467,11 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
     # One folded haystack for all items: one C-level search per keyword instead of a
     # Python loop over items. NUL separates items, so a keyword without NUL cannot
     # match across two of them.
-    # (Each item folded once: a keyword holding NUL is looked for item by item in them,
-    # a thousand such keywords folded every item a thousand times.)
+    # (Each item folded once: a keyword holding NUL is looked for item by item in those
+    # holding NUL, a thousand such keywords folded every item a thousand times.)
     folded_items = list(map(_norm, parsed.haystacks))
     joined = "\0".join(folded_items) if folded_items else None
+    nul_items: list[str] | None = None
     budget = _MAX_GAP_SCAN_CHARS
     known: dict[str, bool] = {}  # folded keyword -> found
     gaps = []
@@ -484,8 +485,10 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
                 budget -= len(joined)
                 if budget < 0:
                     break  # past the scan budget: the remaining keywords are not judged
-                if "\0" in folded:
-                    found = any(folded in item for item in folded_items)
+                if "\0" in folded:  # (only an item holding NUL can hold it)
+                    if nul_items is None:
+                        nul_items = [item for item in folded_items if "\0" in item]
+                    found = any(folded in item for item in nul_items)
                 else:
                     found = folded in joined
             known[folded] = found

@@ -64,7 +64,7 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = xdg if os.path.isabs(xdg) else os.path.join(fsafe.home_dir(), ".cache")
     prefix = os.path.join(home, "agentic-search", "pycache")
-    # (No tree known - a state whose root is past the bytes peeked at, a state that cannot
+    # (No tree known - a state naming no root or two, a state that cannot
     # be read - may be any tree, the one holding the cache too: nothing is written.)
     if root is None or fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root)):
         sys.dont_write_bytecode = True
@@ -108,15 +108,17 @@ def _only_yours(parent: str, *folders: str) -> bool:
     return True
 
 
-# The state's writer puts its root among the first fields: this much of the file holds it.
-_ROOT_PEEK_BYTES = 64 * 1024
+# The state's writer puts its root among the first fields; the whole file is read for
+# it (a key the cycle reads may come later: a state re-saved with its keys sorted), up to
+# the state's own size limit (state.MAX_STATE_BYTES).
+_STATE_READ_BYTES = 64 * 1024 * 1024
 
 
 def _root_of(args) -> str | None:
-    """The tree this call searches: --root, else the one the state file names, peeked at
-    from its first bytes only (to keep bytecode out of that tree; the cycle reads and
-    checks the state itself). A FIFO or device there is never waited on: None, as for
-    a state whose root is not among its first bytes (re-saved with its keys sorted)."""
+    """The tree this call searches: --root, else the one the state file names, found in
+    its text (to keep bytecode out of that tree before any module is imported; the cycle
+    reads and checks the state itself). A FIFO or device there is never waited on: None,
+    as for a state naming no root, or two, or one past a byte that is no UTF-8."""
     if args.root:
         return args.root
     import json
@@ -129,17 +131,28 @@ def _root_of(args) -> str | None:
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
             return None
-        head = os.read(fd, _ROOT_PEEK_BYTES).decode("ascii", "replace")
+        chunks, left = [], _STATE_READ_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        if left <= 0:
+            return None  # (past the state's limit: the cycle refuses it)
+        head = b"".join(chunks).decode("utf-8", "replace")
     except OSError:
         return None
     finally:
         os.close(fd)
-    found = re.search(r'"root"\s*:\s*("(?:[^"\\]|\\.)*")', head)
+    # (A root named twice is read by the cycle as its last, and one past a byte that is
+    # no UTF-8 is another folder: neither is known here.)
+    found = re.findall(r'"root"\s*:\s*("(?:[^"\\]|\\.)*")', head)
     try:
-        root = json.loads(found.group(1)) if found else None
+        root = json.loads(found[0]) if len(found) == 1 else None
     except ValueError:
         return None
-    return root if isinstance(root, str) else None
+    return root if isinstance(root, str) and "\ufffd" not in root else None
 
 
 def _build_parser():

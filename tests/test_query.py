@@ -2189,3 +2189,5 @@ def test_keyboard_mash_of_an_example_is_no_keyword() -> None:
     task = 'A tab-indented line after "1. asd" does not continue the list item "asd", but `qwe_zxc` does'
     texts = {k.text for k in extract_keywords(task)}
     assert not {"asd", "qwe", "zxc"} & texts and {"tab", "list"} <= texts
+    # ... but asdf is a file format and a version manager (an adversarial check)
+    assert "asdf" in {k.text for k in extract_keywords("writing units to `asdf` drops them")}

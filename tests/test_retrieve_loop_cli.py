@@ -1320,7 +1320,7 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
     # A project that vendors the skill (.claude/skills/agentic-search) and searches
     # itself: the modules' compiled bytecode goes to the user's cache, not the tree.
     import shutil
-    tree = tmp_path / "project"
+    tree = tmp_path / "proj\u00e9"
     skill = tree / ".claude" / "skills" / "agentic-search" / "scripts"
     shutil.copytree(SCRIPT.parent, skill, ignore=shutil.ignore_patterns("__pycache__"))
     (tree / "app.py").write_text("def route():\n    return 1\n")
@@ -1340,8 +1340,8 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
                                str(tmp_path / "s2.json"), *args], capture_output=True, text=True, timeout=120, env=env)
         assert proc.returncode == 0, proc.stderr
         assert not list(tree.rglob("*.pyc"))
-    # ... nor when the state names its root past the bytes peeked at for it (a long task
-    # first, the keys re-saved sorted): the tree is not known before the state is read.
+    # ... nor when the state names its root after a long task (its keys re-saved sorted):
+    # the whole state is read for it.
     state = tmp_path / "s3.json"
     proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--state", str(state), "--root",
                            str(tree), "--task", "route " + "x" * 70_000, "--no-cache"],
@@ -1351,6 +1351,15 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
     state.write_text(json.dumps(dict(sorted(data.items(), key=lambda kv: kv[0] in ("root", "root_real")))))
     for extra in (["--show"], []):
         proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--state", str(state), *extra],
+                              capture_output=True, text=True, timeout=120, env=env)
+        assert proc.returncode == 0, proc.stderr
+        assert not list(tree.rglob("*.pyc"))
+    # ... nor when it names a root twice (the cycle reads the last), or one past a byte
+    # that is no ASCII (a state re-saved as UTF-8, as jq does)
+    text = state.read_text()
+    for edited in ('{"root": "/elsewhere", ' + text[1:], text.replace("\\u00e9", "\u00e9")):
+        state.write_text(edited, encoding="utf-8")
+        proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--state", str(state), "--show"],
                               capture_output=True, text=True, timeout=120, env=env)
         assert proc.returncode == 0, proc.stderr
         assert not list(tree.rglob("*.pyc"))

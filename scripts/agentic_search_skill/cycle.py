@@ -1039,6 +1039,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         window = sorted((rel for rel in window if file_role(rel)[0] in roles | {SOURCE_ROLE[0]}),
                         key=lambda rel: file_role(rel)[0] not in roles)  # (stable: rank order kept)
     unjudged = tuple(window[:NEXT_UNJUDGED])
+    shown_score = {rel: sc for rel, sc, _e in ranked_shown if rel in unjudged}  # (as ``ranking`` shows it)
     # (A cycle informed by judgements scores every file it read, the caller's exact
     # excludes too: the file the decision names is never one the caller left out.)
     top = next((s.rel for s in ev.scored if s.rel in shown), "")
@@ -1058,6 +1059,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
         confidence=confidence, clear=ev.assessment.clear and assessed, generic=ev.assessment.generic,
+        source_top=ev.assessment.evidence is None or ev.assessment.evidence.program,
         crowd=max(ev.assessment.evidence.crowd - 1, 0) if ev.assessment.evidence is not None else 0,
         high=sum(1 for e in shown.values() if e.score >= HIGH_RELEVANCE),
         best=max((e.score for e in shown.values()), default=0.0), critical_gaps=named_gaps,
@@ -1070,7 +1072,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         # two judged files read as one of them lost.)
         judged_also=tuple((rel, sc) for rel, sc, e in ranked_shown[1:] if e.judged and sc >= IMPLEMENTS)
         if judged_lead else (),
-        unjudged_next=unjudged, unjudged_scores=tuple(shown[rel].score for rel in unjudged),
+        unjudged_next=unjudged, unjudged_scores=tuple(shown_score[rel] for rel in unjudged),
         # (Its place in the ranking as shown, judged files counted: when a judged file
         # leads, the sentence is the caller's own word and gives no place.)
         top_rank=next((i for i, (rel, _s, _e) in enumerate(ranked_shown, 1) if rel == top), 0) if p.cycle > 1 else 0,

@@ -98,6 +98,7 @@ class Evidence:
     clear: bool = False                   # one file stands out on specific evidence
     crowd: int = 0                        # other files holding half the first file's evidence
     generic: bool = False                 # only common words matched: no stop on it
+    source_top: bool = True               # the best file is source (generic: its words are shared)
     high: int = 0                         # files shown at the rubric's high relevance
     best: float = 1.0                     # the best score shown (this cycle merged with earlier)
     critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
@@ -324,8 +325,9 @@ def decide(e: Evidence) -> Decision:
         if declared:
             return go(action, f"{declared}; {plain}")
         if likely:
-            unclear = "only plain or common words of the task match it, and other source files match " \
-                "them at least half as well" if e.generic \
+            unclear = "only plain or common words of the task match it" + (
+                ", and other source files match them at least half as well" if e.source_top
+                else ", and it is no program's source") if e.generic \
                 else f"{_yours(e)} put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \

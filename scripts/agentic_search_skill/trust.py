@@ -36,6 +36,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Sequence
 
+from .lang import language_of
 from .match import FileMatch
 from .query import KIND_WEIGHTS, Keyword
 from .score import Corpus, Scored, coverage_share, idf, query_mass
@@ -120,6 +121,7 @@ class Evidence:
     source: bool           # its role is source (not test, docs, data, ...)
     short: float           # score.coverage_share: 1.0 on short queries, less on long texts
     generic: bool          # no definition, path or uncommon hit of a quoted keyword, and shared
+    program: bool = False  # source in a programming language the tool knows (_program)
 
     def features(self) -> dict[str, float]:
         """The model's inputs by name (WEIGHTS weighs them)."""
@@ -163,7 +165,7 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
     m = matches.get(top.rel)
     if m is None:
         return Evidence(margin, crowd, (), (), (), top.coverage, 0.0, 0.0, 0.0, 0,
-                        top.role == "source", short, True)
+                        top.role == "source", short, True, _program(top))
     n = max(corpus.n_docs, 1)
     live = [i for i in range(min(len(keywords), len(corpus.idfs))) if _live(corpus, i)]
     quoted = [i for i in live if keywords[i].kind in QUOTED_KINDS]
@@ -173,11 +175,12 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
                   if matches[s.rel].defines[i] >= 1.0}
     path = [i for i in quoted if keywords[i].kind == "path" and m.in_path[i] >= 1.0]
     uncommon = [i for i in quoted if i in hits and corpus.idfs[i] >= idf(COMMON_SHARE * n, n)]
-    # Plain words single a source file out when no other source file scores half as high
-    # on them (RIVAL_SHARE of its score, as the calibrated scores show it: a doc or a test
-    # matching them is no rival answer).
-    shared = top.role != "source" or any(s.role == "source" and s.score >= RIVAL_SHARE * top.score
-                                         for s in scored[1:CROWD_FILES])
+    # Plain words single out a file of a programming language when no other source file
+    # scores half as high on them (RIVAL_SHARE of its score, as the calibrated scores show
+    # it: a doc or a test matching them is no rival answer). A file of no known language
+    # (a Gherkin scenario, ``INSTALL``, ``README.org``) holds a story's words as prose does.
+    shared = not _program(top) or any(s.role == "source" and s.score >= RIVAL_SHARE * top.score
+                                      for s in scored[1:CROWD_FILES])
     mass = {i: keywords[i].weight * corpus.idfs[i] for i in live}
     rare = sorted(live, key=lambda i: (-mass[i], keywords[i].text))[:RARE_KEYWORDS]
     heavy = [i for i in live if keywords[i].weight > KIND_WEIGHTS.get(keywords[i].kind, 1.0) + 1e-9]
@@ -196,7 +199,13 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
         source=top.role == "source",
         short=short,
         generic=not (defines or path or uncommon) and shared,
+        program=_program(top),
     )
+
+
+def _program(s: Scored) -> bool:
+    """Whether a scored file is source in a programming language the tool knows."""
+    return s.role == "source" and language_of(s.rel).name not in ("any", "none")
 
 
 def _agreement(first: FileMatch, rivals: Sequence[FileMatch], live: Sequence[int],
@@ -279,7 +288,7 @@ def _why(ev: Evidence) -> tuple[str, ...]:
     if ev.path:
         out.append("path names " + ", ".join(ev.path[:2]))
     if ev.generic:
-        out.append("only plain or common words matched, as in other source files")
+        out.append("only plain or common words matched" + (", as in other source files" if ev.program else ""))
     if not ev.source:
         out.append("not a source file")
     return tuple(out)
