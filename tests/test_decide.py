@@ -300,3 +300,12 @@ def test_the_limit_advised_is_past_the_cycles_run_and_the_confidence_read_as_sho
     assert not d.why.startswith("unsure") and d.confidence == 0.5
     d = decide(ev(cycle=2, new_ids=0, confidence=0.3, top="src/a.py", steered=True, steered_lead=True))
     assert d.action == "broaden" and "call again with other --keywords" in d.why
+
+
+def test_a_stop_on_enough_high_files_names_the_one_to_read_first():
+    # (a trial's agent, told to read "the file why names", found none in "3 files at high
+    # relevance; read the context")
+    d = decide(Evidence(cycle=1, max_cycles=3, results=9, confidence=0.84, high=3, best=0.9, top="src/lib.rs"))
+    assert (d.action, d.done, d.reason) == ("synthesize", True, "sufficient")
+    assert d.why == "3 files at high relevance; read the context, src/lib.rs first"
+

@@ -2191,3 +2191,13 @@ def test_keyboard_mash_of_an_example_is_no_keyword() -> None:
     assert not {"asd", "qwe", "zxc"} & texts and {"tab", "list"} <= texts
     # ... but asdf is a file format and a version manager (an adversarial check)
     assert "asdf" in {k.text for k in extract_keywords("writing units to `asdf` drops them")}
+
+
+def test_prose_between_two_short_quoted_literals_is_no_message() -> None:
+    # (a trial's qs report: "joined to the rest with '&', while everything else uses ';'"
+    # made "while everything else uses" a quoted message, and a gap)
+    task = ("The marker is always joined to the rest with '&', while everything else uses ';'. "
+            "Parsing this string back with the same ';' separator fails with 'could not parse the pair'.")
+    from agentic_search_skill.query import messages
+    assert messages(task) == ("could not parse the pair",)
+

@@ -2050,9 +2050,15 @@ def test_the_same_command_run_again_is_a_plain_call(tmp_path):
     # with a judgement too the call is no plain one, and stderr does not say it is (a
     # trial read "this call is a plain one" as its --judge ignored)
     proc = run_cli(*same, "--judge", f"{first['ranking'][0]['id']}=1")
-    assert proc.returncode == 0 and "this call's --judge counts" in proc.stderr
+    assert proc.returncode == 0 and "this call's --judge is used" in proc.stderr
     assert "plain one" not in proc.stderr
     assert json.loads(proc.stdout)["ranking"][0].get("judged") is True
+    # ... and of two flags, both, in a whole sentence (trials read "count" as cut short)
+    from agentic_search_skill.cli import _held_task_note
+    from agentic_search_skill.request import Judgement, Request
+    note = _held_task_note(Request("/s.json", "s.json", keywords=("limiter",),
+                                   judgements=(Judgement("a.py", 1.0),)), False)
+    assert note.endswith("this call's --keywords and --judge are used")
 
 
 def test_a_task_is_held_only_as_a_whole_however_spaced_or_cased():
@@ -2129,7 +2135,7 @@ def test_a_held_task_beside_new_words_on_a_saturated_loop_says_they_count(tmp_pa
     if out["cycle"] >= out["max_cycles"]:
         pytest.skip("the loop reached its limit on this tree")
     proc = run_cli("--root", root, "--state", state, "--task", task, "--no-cache", "--keywords", "limiter")
-    assert "this call's --keywords counts" in proc.stderr
+    assert "this call's --keywords is used" in proc.stderr
     assert json.loads(proc.stdout)["cycle"] == out["cycle"] + 1
 
 

@@ -304,8 +304,11 @@ def _held_task_note(request: Request, finished: bool) -> str:
              if given and (flag == "--judge" or not finished)]
     if not flags:
         return "retrieve_loop.py: the loop already holds this task" if finished else HELD_TASK
-    return (f"retrieve_loop.py: the loop already holds this task; this call's {', '.join(flags)} "
-            f"{'count' if len(flags) > 1 else 'counts'}")
+    # ("count" read as a cut sentence and "counts" as a warning that the input was
+    # ignored: two trials' agents; the note says it is used.)
+    listed = " and ".join(flags) if len(flags) == 2 else ", ".join(flags)
+    return (f"retrieve_loop.py: the loop already holds this task (not searched again); this call's "
+            f"{listed} {'are' if len(flags) > 1 else 'is'} used")
 
 
 def _holds_task(held: str, told: str) -> bool:

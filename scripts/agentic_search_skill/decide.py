@@ -257,7 +257,10 @@ def decide(e: Evidence) -> Decision:
                     f"the likely answer is {e.top}{because} or {nxt} ({e.runner_up_score:.2f}); "
                     f"read both{_handoff(e)}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered:
-        return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context"
+        # (The file to start with named: a trial's agent, told to read "the file why
+        # names", found none here.)
+        start = f", {e.top}{place} first" if e.top and not e.judged_top else ""
+        return stop("synthesize", "sufficient", f"{e.high} files at high relevance; read the context{start}"
                     + (f"; {declared}" if declared else ""))
     # A stop on the cycle limit or on a cycle that found nothing new says "read the best
     # files" (``synthesize``) only as sure of its first file as rule 10's stop: below

@@ -333,9 +333,12 @@ _BALANCED_SPAN_RE = compile_later(r"(?<!`)(`+)([^`\n]{1,120}?)\1(?!`)")
 # “...”): the quote opens after no letter (not the apostrophe of "don't") and before a
 # letter or sign, and closes before none. (A quote before a space closes a string: with
 # the hosts of ``"example.com:443" as a different host than "example.com"`` taken out,
-# the prose between the two was read as a quoted message.)
+# the prose between the two was read as a quoted message. Nor does one open before a
+# sign and a space: between the closing quote of ``'&'`` and the opening one of ``';'``,
+# "joined with '&', while everything else uses ';'" holds no message.)
 _QUOTED_STRING_RE = compile_later(
-    r"(?<!\w)'(?=\S)([^'\n]{%d,160})'(?!\w)|(?<!\w)\"(?=\S)([^\"\n]{%d,160})\"(?!\w)"
+    r"(?<!\w)'(?=\S)(?![,.;:!?][ \t])([^'\n]{%d,160})'(?!\w)"
+    r"|(?<!\w)\"(?=\S)(?![,.;:!?][ \t])([^\"\n]{%d,160})\"(?!\w)"
     r"|\u201c([^\u201c\u201d\n]{%d,160})\u201d"
     % ((QUOTED_LINE_MIN_CHARS,) * 3))
 # A string the task's own code prints (``System.out.println("Area of Circle: " + a)``,
