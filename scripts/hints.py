@@ -465,36 +465,44 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
     if not keywords:
         return []
     # One folded haystack for all items: one C-level search per keyword instead of a
-    # Python loop over items. NUL separates items, so a keyword without NUL cannot
-    # match across two of them.
-    # (Each item folded once: a keyword holding NUL is looked for item by item in those
-    # holding NUL, a thousand such keywords folded every item a thousand times.)
+    # Python loop over items. A character no item and no keyword holds separates the
+    # items (NUL unless one holds it), so no keyword can match across two of them.
     folded_items = list(map(_norm, parsed.haystacks))
-    joined = "\0".join(folded_items) if folded_items else None
-    nul_items: list[str] | None = None
+    folded_keywords = list(map(_norm, keywords))
+    joined = None
+    if folded_items:
+        sep = _separator(folded_items, folded_keywords)
+        joined = sep.join(folded_items) if sep is not None else None
     budget = _MAX_GAP_SCAN_CHARS
     known: dict[str, bool] = {}  # folded keyword -> found
     gaps = []
-    for keyword in keywords:
-        folded = _norm(keyword)
+    for keyword, folded in zip(keywords, folded_keywords):
         found = known.get(folded)
         if found is None:
-            if joined is None:
+            if not folded_items:
                 found = False
             else:
-                budget -= len(joined)
+                budget -= len(joined) if joined is not None else sum(map(len, folded_items)) + len(folded_items)
                 if budget < 0:
                     break  # past the scan budget: the remaining keywords are not judged
-                if "\0" in folded:  # (only an item holding NUL can hold it)
-                    if nul_items is None:
-                        nul_items = [item for item in folded_items if "\0" in item]
-                    found = any(folded in item for item in nul_items)
-                else:
-                    found = folded in joined
+                found = folded in joined if joined is not None else any(folded in item for item in folded_items)
             known[folded] = found
         if not found:
             gaps.append(keyword)
     return gaps
+
+
+# Characters that may separate the items of _gaps' haystack: NUL, the other controls, and
+# the private use area (an input holding all of them is searched item by item).
+_SEPARATORS = "\0" + "".join(map(chr, range(1, 32))) + "".join(map(chr, range(0xE000, 0xF900)))
+
+
+def _separator(items: list[str], keywords: list[str]) -> str | None:
+    """The first of _SEPARATORS that neither the items nor the keywords hold."""
+    if not any("\0" in item for item in items) and not any("\0" in k for k in keywords):
+        return "\0"
+    used = set().union(*map(set, items), *map(set, keywords))
+    return next((c for c in _SEPARATORS if c not in used), None)
 
 
 def _new_ids(parsed: _Results, seen: frozenset[str]) -> list[str]:

@@ -115,14 +115,13 @@ _STATE_READ_BYTES = 64 * 1024 * 1024
 
 
 def _root_of(args) -> str | None:
-    """The tree this call searches: --root, else the one the state file names, found in
-    its text (to keep bytecode out of that tree before any module is imported; the cycle
-    reads and checks the state itself). A FIFO or device there is never waited on: None,
-    as for a state naming no root, or two, or one past a byte that is no UTF-8."""
+    """The tree this call searches: --root, else the one the state file names, read from
+    it (to keep bytecode out of that tree before any module is imported; the cycle reads
+    and checks the state itself). A FIFO or device there is never waited on: None, as
+    for a state that is no JSON object or names no root, or two."""
     if args.root:
         return args.root
     import json
-    import re
     import stat
     try:
         fd = os.open(args.state, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
@@ -140,19 +139,19 @@ def _root_of(args) -> str | None:
             left -= len(chunk)
         if left <= 0:
             return None  # (past the state's limit: the cycle refuses it)
-        head = b"".join(chunks).decode("utf-8", "replace")
+        raw = b"".join(chunks)
     except OSError:
         return None
     finally:
         os.close(fd)
-    # (A root named twice is read by the cycle as its last, and one past a byte that is
-    # no UTF-8 is another folder: neither is known here.)
-    found = re.findall(r'"root"\s*:\s*("(?:[^"\\]|\\.)*")', head)
+    # Read as the cycle reads it (a key escaped as ``\u0072oot`` is "root"), each
+    # top-level key kept: a root named twice - the cycle takes the last - is none known.
     try:
-        root = json.loads(found[0]) if len(found) == 1 else None
-    except ValueError:
+        top = json.loads(raw, object_pairs_hook=lambda kv: ("object", kv))
+    except (ValueError, RecursionError):
         return None
-    return root if isinstance(root, str) and "\ufffd" not in root else None
+    roots = [v for k, v in top[1] if k == "root"] if isinstance(top, tuple) else []
+    return roots[0] if len(roots) == 1 and isinstance(roots[0], str) else None
 
 
 def _build_parser():

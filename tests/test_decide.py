@@ -77,6 +77,11 @@ def test_a_stop_on_the_callers_judgement_names_the_next_files_to_judge():
                         judged_top="src/a.py", judged_score=1.0, unjudged_next=("src/b.py", "src/c.py"),
                         unjudged_scores=(0.62, 0.05)))
     assert d.done and d.why.endswith("judge the next: src/b.py (0.62), src/c.py (0.05)")
+    # (cut to two places as --text's ranking cuts them: 0.6996 is below 0.7, "0.69")
+    d = decide(Evidence(cycle=2, max_cycles=3, results=9, confidence=0.15, best=1.0,
+                        judged_top="src/a.py", judged_score=1.0, unjudged_next=("src/b.py",),
+                        unjudged_scores=(0.6996,)))
+    assert d.why.endswith("judge the next: src/b.py (0.69)")
 
 
 def test_a_leading_file_judged_weak_keeps_the_loop_going_at_the_callers_score():

@@ -824,7 +824,7 @@ def test_hints_on_combining_marks_and_keywords_holding_nul_answer_in_linear_time
     import hints
     marks = [{"id": "m", "score": 0.5, "text": "found a" + "\u0323\u0301" * 150_000}]
     kana = [{"id": f"k{i}", "score": 0.5, "text": "\uff71" * 2_000 + " ok\0z"} for i in range(300)]
-    kana += [{}] * 300_000  # (and items without NUL are not searched for such a keyword at all)
+    kana += [{}] * 300_000 + [{"text": "\0"}] * 100_000  # (items holding NUL too)
     keywords = ["ok\0z"] + [f"k{i}\0z" for i in range(hints.MAX_KEYWORDS - 1)]
     with deadline(30):
         out = hints.compute_hints(marks, ["found", "zzz"])

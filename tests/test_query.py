@@ -2184,15 +2184,6 @@ def test_the_names_the_tasks_code_calls_are_read_from_its_code_only():
     assert called_in_code(task) == {"parse", "matches", "red", "fromansi"}  # (a macro's `assert!(` is no call)
 
 
-def test_keyboard_mash_of_an_example_is_no_keyword() -> None:
-    # (a trial's list items "1. asd" made asd a keyword that ranked the spec's examples)
-    task = 'A tab-indented line after "1. asd" does not continue the list item "asd", but `qwe_zxc` does'
-    texts = {k.text for k in extract_keywords(task)}
-    assert not {"asd", "qwe", "zxc"} & texts and {"tab", "list"} <= texts
-    # ... but asdf is a file format and a version manager (an adversarial check)
-    assert "asdf" in {k.text for k in extract_keywords("writing units to `asdf` drops them")}
-
-
 def test_prose_between_two_short_quoted_literals_is_no_message() -> None:
     # (a trial's qs report: "joined to the rest with '&', while everything else uses ';'"
     # made "while everything else uses" a quoted message, and a gap)

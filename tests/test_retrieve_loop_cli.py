@@ -1357,7 +1357,8 @@ def test_a_skill_kept_inside_the_tree_it_searches_writes_no_bytecode_there(tmp_p
     # ... nor when it names a root twice (the cycle reads the last), or one past a byte
     # that is no ASCII (a state re-saved as UTF-8, as jq does)
     text = state.read_text()
-    for edited in ('{"root": "/elsewhere", ' + text[1:], text.replace("\\u00e9", "\u00e9")):
+    for edited in ('{"root": "/elsewhere", ' + text[1:], '{"\\u0072oot": "/elsewhere", ' + text[1:],
+                   text.replace("\\u00e9", "\u00e9")):
         state.write_text(edited, encoding="utf-8")
         proc = subprocess.run([sys.executable, str(skill / "retrieve_loop.py"), "--state", str(state), "--show"],
                               capture_output=True, text=True, timeout=120, env=env)

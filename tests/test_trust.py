@@ -71,7 +71,7 @@ def test_plain_words_other_source_files_share_are_never_clear(tmp_path):
     assert scored and scored[0].rel == "src/dates.py"
     assert a.generic
     assert not a.clear
-    assert "only plain or common words matched, as in other source files" in a.why
+    assert "only plain or common words matched, as in other program files" in a.why
 
 
 def test_plain_words_one_source_file_holds_single_it_out(tmp_path):
@@ -135,4 +135,14 @@ def test_plain_words_in_a_file_of_no_programming_language_single_nothing_out(tmp
         a, scored = assess_tree(tmp_path / name.replace("/", "_"), files, PLAIN_TASK)
         assert scored[0].rel == name
         assert a.generic and not a.clear
+
+
+def test_plain_words_in_a_lone_script_or_component_single_it_out(tmp_path):
+    # (an adversarial check: a shell script's and a Vue component's words are a program's,
+    # whether or not the tool reads their definitions)
+    for name in ("bin/backup.sh", "src/LoginForm.vue"):
+        files = dict(FILLER, **{name: "# timezone offset lost dates kept\n" * 8, "README.md": "dates\n"})
+        a, scored = assess_tree(tmp_path / name.replace("/", "_"), files, PLAIN_TASK)
+        assert scored[0].rel == name
+        assert not a.generic and a.clear
 

@@ -58,7 +58,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .records import Decision
-from .rubric import HIGH_RELEVANCE, IMPLEMENTS, RELATED
+from .rubric import HIGH_RELEVANCE, IMPLEMENTS, RELATED, two_places
 
 # The seed's stopping rule: this many high-relevance files and no critical gap.
 ENOUGH_HIGH_FILES = 3
@@ -98,7 +98,7 @@ class Evidence:
     clear: bool = False                   # one file stands out on specific evidence
     crowd: int = 0                        # other files holding half the first file's evidence
     generic: bool = False                 # only common words matched: no stop on it
-    source_top: bool = True               # the best file is source (generic: its words are shared)
+    source_top: bool = True               # the best file is a program's (generic: its words are shared)
     high: int = 0                         # files shown at the rubric's high relevance
     best: float = 1.0                     # the best score shown (this cycle merged with earlier)
     critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
@@ -174,7 +174,7 @@ def _next_files(e: Evidence) -> str:
     fuzz target at 0.05 as the next to judge, read as the tool's advice to open it."""
     if len(e.unjudged_scores) != len(e.unjudged_next):
         return ", ".join(e.unjudged_next)
-    return ", ".join(f"{rel} ({sc:.2f})" for rel, sc in zip(e.unjudged_next, e.unjudged_scores))
+    return ", ".join(f"{rel} ({two_places(sc)})" for rel, sc in zip(e.unjudged_next, e.unjudged_scores))
 
 
 def decide(e: Evidence) -> Decision:
@@ -254,7 +254,7 @@ def decide(e: Evidence) -> Decision:
                         f"one file is the likely answer: {e.top}{because}; read it{_handoff(e)}")
         nxt = f"the next file, {e.runner_up}" if not place else e.runner_up
         return stop("synthesize", "sufficient",
-                    f"the likely answer is {e.top}{because} or {nxt} ({e.runner_up_score:.2f}); "
+                    f"the likely answer is {e.top}{because} or {nxt} ({two_places(e.runner_up_score)}); "
                     f"read both{_handoff(e)}")
     if e.high >= ENOUGH_HIGH_FILES and not e.critical_gaps and not e.generic and not e.steered:
         # (The file to start with named: a trial's agent, told to read "the file why
@@ -329,8 +329,8 @@ def decide(e: Evidence) -> Decision:
             return go(action, f"{declared}; {plain}")
         if likely:
             unclear = "only plain or common words of the task match it" + (
-                ", and other source files match them at least half as well" if e.source_top
-                else ", and it is no program's source") if e.generic \
+                ", and other program files match them at least half as well" if e.source_top else "") \
+                if e.generic \
                 else f"{_yours(e)} put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \
                 else f"{e.crowd} other files hold half its evidence, and the fix may span them" \

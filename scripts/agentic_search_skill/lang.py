@@ -979,7 +979,9 @@ ROLE_RULES: tuple[tuple[str, "re.Pattern[str]", float], ...] = (
     # ranking held it 3rd), as a script (a Go program's root ``bench.go`` is its ``package
     # main``, a library's ``src/bench.rs`` its code). Deeper, it is a module about examples (RSpec's
     # ``lib/rspec/core/example.rb``, an OpenAPI model's ``openapi3/example.go``).
-    ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?)"
+    # Tutorials' and cookbooks' programs (FastAPI's ``docs_src/tutorial/``) are examples
+    # too: an adversarial check's plain-word report stopped on one.
+    ("example", re.compile(r"(^|/)(([\w-]*[_-])?(examples?|samples?|demos?|benchmarks?|bench|benches|playgrounds?|sandbox(es)?|tutorials?|cookbooks?|docs_src)"
                            r"([_-](files|data))?|[\w-]+[_-]archetypes|archetype-resources)/|^(src/)?examples?\.[a-z+]+$"
                            r"|^(bench|benchmarks?)\.(m?js|cjs|ts|py|sh|rb)$"), 0.4),
     # Migration files (0001_initial.py, 20190101_add_users.rb), not a migration framework's code.

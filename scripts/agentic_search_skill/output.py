@@ -21,9 +21,7 @@ Example::
 from __future__ import annotations
 
 import json
-import math
 import unicodedata
-from decimal import ROUND_FLOOR, Decimal
 from typing import Any, Collection, Mapping, Optional, Sequence
 
 from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders the text around it)
@@ -31,7 +29,7 @@ from hints import _BIDI_CONTROLS  # (hints.py's own list: a name that reorders t
 from .records import CycleView, ResultView
 from .report import LINE_CHARS, SHOWN_FIRST, SUMMARY_LINES
 from .refine import GAP_FOCUS
-from .rubric import HIGH_RELEVANCE
+from .rubric import HIGH_RELEVANCE, two_places
 from .state import LoopState, ScoreEntry, ranked_scores, shown_of
 from .walk import has_magic
 
@@ -88,16 +86,6 @@ def context_entries(scores: Mapping[str, ScoreEntry], limit: int, with_reason: b
             entry["judged"] = True  # (as in ranking)
         out.append(entry)
     return out
-
-
-def _two_places(score: float) -> str:
-    """A score to two places, cut rather than rounded: 0.698 and 0.69999999999 are
-    "0.69", below the rubric's 0.7 like the score itself (rounded, they read "0.70"
-    outside the context). Cut in decimal, from the score's shortest spelling: 0.29 is
-    "0.29" (in binary it is a hair below)."""
-    if not math.isfinite(score):
-        return f"{score:.2f}"
-    return str(Decimal(repr(score)).quantize(Decimal("0.01"), rounding=ROUND_FLOOR))
 
 
 def _cut(text: str, n: int) -> str:
@@ -277,7 +265,7 @@ def render_text(out: Mapping[str, Any]) -> str:
     total = len(kws) + out["query"].get("keywords_left_out", 0)
     lines = [
         f"cycle {out['cycle']}/{out['max_cycles']} - {status}: {out['next_action']} "
-        f"(confidence {_two_places(out['confidence'])})",
+        f"(confidence {two_places(out['confidence'])})",
         f"why: {out['why']}",
         f"query: {', '.join(kws[:TEXT_KEYWORDS])}" + (f" ... ({total} keywords)" if total > TEXT_KEYWORDS else ""),
     ]
@@ -294,7 +282,7 @@ def render_text(out: Mapping[str, Any]) -> str:
         detail = described.get(r["id"])
         reason = f"  ({_cut(detail['reason'], TEXT_REASON_CHARS)})" if detail \
             else "  (judged)" if r.get("judged") else ""
-        lines.append(f"  {_two_places(r['score'])}  {r['id']}{reason}")
+        lines.append(f"  {two_places(r['score'])}  {r['id']}{reason}")
         for quoted in (detail or {}).get("lines", [])[:TEXT_LINES_SHOWN]:
             code.add(len(lines))
             lines.append(f"          {_cut(quoted, LINE_CHARS)}")

@@ -13,6 +13,9 @@ Example::
 
 from __future__ import annotations
 
+import math
+from decimal import ROUND_FLOOR, Decimal
+
 # "Implements the target" starts here (the rubric's top band).
 IMPLEMENTS = 0.8
 # The seed's high relevance: context entries, the files vocabulary is learned from,
@@ -33,3 +36,14 @@ def band(score: float) -> str:
         if score >= floor:
             return name
     return "unrelated"
+
+
+def two_places(score: float) -> str:
+    """A score to two places, cut rather than rounded: 0.698 and 0.69999999999 are
+    "0.69", below the rubric's 0.7 like the score itself (rounded, they read "0.70"
+    outside the context). Cut in decimal, from the score's shortest spelling: 0.29 is
+    "0.29" (in binary it is a hair below)."""
+    if not math.isfinite(score):
+        return f"{score:.2f}"
+    return str(Decimal(repr(score)).quantize(Decimal("0.01"), rounding=ROUND_FLOOR))
+

@@ -36,7 +36,6 @@ import math
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Sequence
 
-from .lang import language_of
 from .match import FileMatch
 from .query import KIND_WEIGHTS, Keyword
 from .score import Corpus, Scored, coverage_share, idf, query_mass
@@ -121,7 +120,7 @@ class Evidence:
     source: bool           # its role is source (not test, docs, data, ...)
     short: float           # score.coverage_share: 1.0 on short queries, less on long texts
     generic: bool          # no definition, path or uncommon hit of a quoted keyword, and shared
-    program: bool = False  # source in a programming language the tool knows (_program)
+    program: bool = False  # a program's source (_program)
 
     def features(self) -> dict[str, float]:
         """The model's inputs by name (WEIGHTS weighs them)."""
@@ -175,11 +174,11 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
                   if matches[s.rel].defines[i] >= 1.0}
     path = [i for i in quoted if keywords[i].kind == "path" and m.in_path[i] >= 1.0]
     uncommon = [i for i in quoted if i in hits and corpus.idfs[i] >= idf(COMMON_SHARE * n, n)]
-    # Plain words single out a file of a programming language when no other source file
-    # scores half as high on them (RIVAL_SHARE of its score, as the calibrated scores show
-    # it: a doc or a test matching them is no rival answer). A file of no known language
-    # (a Gherkin scenario, ``INSTALL``, ``README.org``) holds a story's words as prose does.
-    shared = not _program(top) or any(s.role == "source" and s.score >= RIVAL_SHARE * top.score
+    # Plain words single out a program file when no other program file scores half as
+    # high on them (RIVAL_SHARE of its score, as the calibrated scores show it: a doc or a
+    # test matching them is no rival answer). A file of prose the roles call source (a
+    # Gherkin scenario, ``INSTALL``, ``README.org``) holds a story's words as prose does.
+    shared = not _program(top) or any(_program(s) and s.score >= RIVAL_SHARE * top.score
                                       for s in scored[1:CROWD_FILES])
     mass = {i: keywords[i].weight * corpus.idfs[i] for i in live}
     rare = sorted(live, key=lambda i: (-mass[i], keywords[i].text))[:RARE_KEYWORDS]
@@ -203,9 +202,19 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
     )
 
 
+# Extensions of prose and specifications that the file roles leave as source: a story's
+# words in them are no program's (an adversarial check's scenario, org file and wiki page).
+PROSE_EXTENSIONS = frozenset(("feature", "org", "wiki", "pod", "txt", "tex", "rst", "adoc", "md", "markdown",
+                              "textile", "rdoc", "html", "htm", "xml", "json", "yaml", "yml", "toml", "csv"))
+
+
 def _program(s: Scored) -> bool:
-    """Whether a scored file is source in a programming language the tool knows."""
-    return s.role == "source" and language_of(s.rel).name not in ("any", "none")
+    """Whether a scored file is a program's source: its role is, and it has an extension
+    that is no prose's (``INSTALL``, ``HACKING``, a ``.feature`` are not; ``.sh`` and
+    ``.vue`` are, whether or not lang.py reads their definitions)."""
+    name = s.rel.rsplit("/", 1)[-1]
+    ext = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
+    return s.role == "source" and bool(ext) and ext not in PROSE_EXTENSIONS
 
 
 def _agreement(first: FileMatch, rivals: Sequence[FileMatch], live: Sequence[int],
@@ -288,7 +297,7 @@ def _why(ev: Evidence) -> tuple[str, ...]:
     if ev.path:
         out.append("path names " + ", ".join(ev.path[:2]))
     if ev.generic:
-        out.append("only plain or common words matched" + (", as in other source files" if ev.program else ""))
+        out.append("only plain or common words matched" + (", as in other program files" if ev.program else ""))
     if not ev.source:
         out.append("not a source file")
     return tuple(out)
