@@ -1059,7 +1059,7 @@ def run_cycle(root: str, state: LoopState, request: Request, judgements: Mapping
         cycle=p.cycle, max_cycles=p.max_cycles, results=len(ev.scored), searched=len(d.docs),
         narrowed=not any(q in EVERY_FILE for q in p.query.patterns) or bool(p.query.excludes),
         confidence=confidence, clear=ev.assessment.clear and assessed, generic=ev.assessment.generic,
-        source_top=ev.assessment.evidence is None or ev.assessment.evidence.program,
+        program_top=ev.assessment.evidence is None or ev.assessment.evidence.program,
         crowd=max(ev.assessment.evidence.crowd - 1, 0) if ev.assessment.evidence is not None else 0,
         high=sum(1 for e in shown.values() if e.score >= HIGH_RELEVANCE),
         best=max((e.score for e in shown.values()), default=0.0), critical_gaps=named_gaps,

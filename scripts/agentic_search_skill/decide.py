@@ -98,7 +98,7 @@ class Evidence:
     clear: bool = False                   # one file stands out on specific evidence
     crowd: int = 0                        # other files holding half the first file's evidence
     generic: bool = False                 # only common words matched: no stop on it
-    source_top: bool = True               # the best file is a program's (generic: its words are shared)
+    program_top: bool = True               # the best file is a program's (generic: its words are shared)
     high: int = 0                         # files shown at the rubric's high relevance
     best: float = 1.0                     # the best score shown (this cycle merged with earlier)
     critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
@@ -329,7 +329,7 @@ def decide(e: Evidence) -> Decision:
             return go(action, f"{declared}; {plain}")
         if likely:
             unclear = "only plain or common words of the task match it" + (
-                ", and other program files match them at least half as well" if e.source_top else "") \
+                ", and other program files match them at least half as well" if e.program_top else "") \
                 if e.generic \
                 else f"{_yours(e)} put it first: read it to check" if e.steered_lead \
                 else "it led before your new words too: read it and judge it" if e.steered \

@@ -46,4 +46,3 @@ def two_places(score: float) -> str:
     if not math.isfinite(score):
         return f"{score:.2f}"
     return str(Decimal(repr(score)).quantize(Decimal("0.01"), rounding=ROUND_FLOOR))
-

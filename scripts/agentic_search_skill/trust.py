@@ -12,11 +12,12 @@ its path) and answers what an agent acts on:
   their standing against it (a monotone map of the input, so the ranking is unchanged);
 * ``clear``: the answer is clear, the loop can stop after this cycle;
 * ``generic``: the first file holds only plain or common words (no definition, path or
-  uncommon hit of a quoted name) and another source file scores at least half as high on
-  them; such evidence is never ``clear``. Plain words on which no other source file
-  scores half as high do single the file out: a report that names nothing of the code (the
-  trials' users) has nothing else, and in a tree with one program file (inflect's
-  ``__init__.py`` at 0.93 against a changelog at 0.10) "refine" sent agents to search on.
+  uncommon hit of a quoted name), and it is no program file (source, with an extension no
+  prose has) or another program file scores at least half as high on them; such evidence
+  is never ``clear``. Plain words on which no other program file scores half as high do
+  single a program file out: a report that names nothing of the code (the trials' users)
+  has nothing else, and in a tree with one program file (inflect's ``__init__.py`` at
+  0.93 against a changelog at 0.10) "refine" sent agents to search on.
 
 Features of the first file (Evidence): its lead over the best rival, how many files
 hold half its evidence, whether it defines a quoted name, its share of the heaviest
@@ -49,7 +50,7 @@ RIVALS = 20
 # an answer shared with many files is no answer (counted over the first CROWD_FILES).
 CROWD_SHARE = 0.5
 CROWD_FILES = 200
-# Plain words single out a source file no other source file scores this share of
+# Plain words single out a program file no other program file scores this share of
 # (score.py's relevance, to which the rubric scores shown are proportional): below it a
 # rival stands at most "indirectly related" beside a first file at 0.8 or more.
 RIVAL_SHARE = 0.5
