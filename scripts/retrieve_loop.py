@@ -46,7 +46,7 @@ if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
 
-def _bytecode_in_the_cache(root: str | None) -> None:
+def _bytecode_in_the_cache(args) -> None:
     """Compiled modules go to the user's cache directory, not beside the scripts: a skill
     kept inside the tree it searches (``.claude/skills/...`` of a project) must write
     nothing there. When that cache is itself inside the tree (``--root ~``, or the tree
@@ -56,6 +56,7 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     they are compiled from source on each call."""
     if sys.flags.dont_write_bytecode or getattr(sys, "pycache_prefix", None) is not None:
         return
+    root = _root_of(args)
     sys.dont_write_bytecode = True
     try:
         from agentic_search_skill import fsafe
@@ -64,9 +65,13 @@ def _bytecode_in_the_cache(root: str | None) -> None:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = xdg if os.path.isabs(xdg) else os.path.join(fsafe.home_dir(), ".cache")
     prefix = os.path.join(home, "agentic-search", "pycache")
-    # (No tree known - a state naming no root or two, a state that cannot
-    # be read - may be any tree, the one holding the cache too: nothing is written.)
-    if root is None or fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root)):
+    # (No tree known - a state naming no root, a state that cannot be read - may be
+    # any tree, the one holding the cache too: nothing is written.)
+    try:
+        inside = root is None or fsafe.inside_any_name(os.path.realpath(prefix), os.path.realpath(root))
+    except (OSError, ValueError):  # (a root of a lone surrogate: no name the system takes)
+        inside = True
+    if inside:
         sys.dont_write_bytecode = True
         return
     if not _only_yours(home, os.path.join(home, "agentic-search"), prefix):
@@ -112,13 +117,15 @@ def _only_yours(parent: str, *folders: str) -> bool:
 # it (a key the cycle reads may come later: a state re-saved with its keys sorted), up to
 # the state's own size limit (state.MAX_STATE_BYTES).
 _STATE_READ_BYTES = 64 * 1024 * 1024
+# A root longer than this is no path a system resolves (realpath of a 1 MiB name took 23 s).
+_ROOT_MAX_CHARS = 4096
 
 
 def _root_of(args) -> str | None:
     """The tree this call searches: --root, else the one the state file names, read from
     it (to keep bytecode out of that tree before any module is imported; the cycle reads
     and checks the state itself). A FIFO or device there is never waited on: None, as
-    for a state that is no JSON object or names no root, or two."""
+    for a state that is no JSON object or names no root."""
     if args.root:
         return args.root
     import json
@@ -144,14 +151,22 @@ def _root_of(args) -> str | None:
         return None
     finally:
         os.close(fd)
-    # Read as the cycle reads it (a key escaped as ``\u0072oot`` is "root"), each
-    # top-level key kept: a root named twice - the cycle takes the last - is none known.
+    # Read as the cycle reads it (a key escaped as ``\u0072oot`` is "root"; of a root
+    # named twice, the last), and only an object: a state of millions of small objects
+    # is parsed with the collector off. A root longer than any path is none.
+    if not raw.lstrip(b" \t\r\n").startswith(b"{"):
+        return None
+    was_enabled = gc.isenabled()
+    gc.disable()
     try:
-        top = json.loads(raw, object_pairs_hook=lambda kv: ("object", kv))
+        top = json.loads(raw)
     except (ValueError, RecursionError):
         return None
-    roots = [v for k, v in top[1] if k == "root"] if isinstance(top, tuple) else []
-    return roots[0] if len(roots) == 1 and isinstance(roots[0], str) else None
+    finally:
+        if was_enabled:
+            gc.enable()
+    root = top.get("root") if isinstance(top, dict) else None
+    return root if isinstance(root, str) and len(root) <= _ROOT_MAX_CHARS else None
 
 
 def _build_parser():
@@ -257,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exit_:  # argparse printed usage or help
         return exit_.code if isinstance(exit_.code, int) else 2
     try:
-        _bytecode_in_the_cache(_root_of(args))
+        _bytecode_in_the_cache(args)
     except (OSError, ValueError):
         sys.dont_write_bytecode = True
     from hints import _say as notice, _silence_stdout

@@ -457,6 +457,17 @@ def test_a_program_named_example_is_an_example(rel, role):
 
 
 @pytest.mark.parametrize("rel, role", [
+    ("tutorials/introductory/pyplot.py", "example"), ("galleries/tutorials/colors/colormaps.py", "example"),
+    ("docs_src/tutorial/upload_files.py", "example"),
+    ("src/tutorial/steps.ts", "source"), ("lib/tutorials.py", "source"),  # a product's onboarding is its code
+    ("cookbooks/nginx/recipes/default.rb", "source"),  # a Chef repository's code
+])
+def test_a_tutorials_programs_at_the_top_are_examples(rel, role):
+    # (matplotlib's tutorials: three Lite gold files rose; an adversarial check's app tutorial stays code)
+    assert lang.file_role(rel)[0] == role
+
+
+@pytest.mark.parametrize("rel, role", [
     ("bench.mjs", "example"), ("benchmark.py", "example"), ("benchmarks.ts", "example"),
     ("src/bench.rs", "source"), ("lib/benchmark.js", "source"),  # a library's own module
     ("bench.go", "source"), ("bench.c", "source"),  # a program's root file (astaxie/bat's package main)

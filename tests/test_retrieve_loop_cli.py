@@ -2165,3 +2165,26 @@ def test_a_finished_loop_names_the_limit_that_searches_on_and_keeps_a_raised_one
     assert json.loads(state.read_text())["max_cycles"] == 2
     again = run_json("--state", state, "--no-cache", "--keywords", "limiter")
     assert again["cycle"] == 2
+
+
+def test_the_root_read_for_bytecode_is_the_cycles_or_none(tmp_path):
+    # (adversarial checks: a second root, an escaped key, a root no system takes, a state
+    # that is no object - the tree is the cycle's own or unknown, and nothing fails)
+    sys.path.insert(0, str(SCRIPT.parent))
+    import retrieve_loop
+
+    class Args:
+        root = None
+        state = str(tmp_path / "s.json")
+
+    cases = [('{"root": "/a", "root": "/b"}', "/b"), ('{"\\u0072oot": "/c"}', "/c"), ("[1, 2]", None),
+             ('{"root": "/' + "." * 5000 + '"}', None), ('{"a": [' + "{}," * 100_000 + '{}]}', None)]
+    for text, want in cases:
+        Path(Args.state).write_text(text)
+        assert retrieve_loop._root_of(Args) == want
+    Path(Args.state).write_text('{"root": "/x/\\ud800"}')
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")}
+    proc = subprocess.run([sys.executable, str(SCRIPT), "--state", Args.state], capture_output=True, text=True,
+                          timeout=120, env=env)
+    assert proc.returncode in (1, 2) and "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+

@@ -130,7 +130,8 @@ def test_calibrated_rows_keep_order_and_evidence(tmp_path):
 def test_plain_words_in_a_file_of_no_programming_language_single_nothing_out(tmp_path):
     # (an adversarial check: a Gherkin scenario, INSTALL, README.org hold a story's words as
     # prose does; the code scoring far below them is no reason to call them the answer)
-    for name in ("features/dates.feature", "INSTALL", "README.org"):
+    for name in ("features/dates.feature", "INSTALL", "README.org", "app/Localizable.strings", "page.tmpl",
+                 "INSTALL.unix"):
         files = dict(FILLER, **{name: "# timezone offset lost dates kept\n" * 8, "src/dates.py": DATES})
         a, scored = assess_tree(tmp_path / name.replace("/", "_"), files, PLAIN_TASK)
         assert scored[0].rel == name

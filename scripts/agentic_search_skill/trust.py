@@ -12,8 +12,8 @@ its path) and answers what an agent acts on:
   their standing against it (a monotone map of the input, so the ranking is unchanged);
 * ``clear``: the answer is clear, the loop can stop after this cycle;
 * ``generic``: the first file holds only plain or common words (no definition, path or
-  uncommon hit of a quoted name), and it is no program file (source, with an extension no
-  prose has) or another program file scores at least half as high on them; such evidence
+  uncommon hit of a quoted name), and it is no program file (source in a programming
+  language) or another program file scores at least half as high on them; such evidence
   is never ``clear``. Plain words on which no other program file scores half as high do
   single a program file out: a report that names nothing of the code (the trials' users)
   has nothing else, and in a tree with one program file (inflect's ``__init__.py`` at
@@ -37,6 +37,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional, Sequence
 
+from .lang import language_of
 from .match import FileMatch
 from .query import KIND_WEIGHTS, Keyword
 from .score import Corpus, Scored, coverage_share, idf, query_mass
@@ -203,19 +204,24 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
     )
 
 
-# Extensions of prose and specifications that the file roles leave as source: a story's
-# words in them are no program's (an adversarial check's scenario, org file and wiki page).
-PROSE_EXTENSIONS = frozenset(("feature", "org", "wiki", "pod", "txt", "tex", "rst", "adoc", "md", "markdown",
-                              "textile", "rdoc", "html", "htm", "xml", "json", "yaml", "yml", "toml", "csv"))
+# Languages whose definitions lang.py does not read, and whose files are programs all
+# the same: a shell script's, a Vue or Svelte component's words are a program's.
+PROGRAM_EXTENSIONS = frozenset(("sh", "bash", "zsh", "fish", "ps1", "vue", "svelte", "el", "lisp", "clj", "cljs",
+                                "pl", "pm", "hs", "r", "jl", "erl", "ml", "mli", "nim", "zig", "fs", "fsx",
+                                "vb", "pas", "d", "cr", "sql"))
 
 
 def _program(s: Scored) -> bool:
-    """Whether a scored file is a program's source: its role is, and it has an extension
-    that is no prose's (``INSTALL``, ``HACKING``, a ``.feature`` are not; ``.sh`` and
-    ``.vue`` are, whether or not lang.py reads their definitions)."""
+    """Whether a scored file is a program's source: its role is, and it is written in a
+    language lang.py reads or one of PROGRAM_EXTENSIONS (a file of prose or data the
+    roles leave as source - ``INSTALL``, a ``.feature``, ``.strings``, ``.tmpl``, a
+    notebook - is not: an adversarial check's plain-word reports stopped on them)."""
+    if s.role != "source":
+        return False
+    if language_of(s.rel).name not in ("any", "none"):
+        return True
     name = s.rel.rsplit("/", 1)[-1]
-    ext = name.rsplit(".", 1)[-1].lower() if "." in name.lstrip(".") else ""
-    return s.role == "source" and bool(ext) and ext not in PROSE_EXTENSIONS
+    return "." in name.lstrip(".") and name.rsplit(".", 1)[-1].lower() in PROGRAM_EXTENSIONS
 
 
 def _agreement(first: FileMatch, rivals: Sequence[FileMatch], live: Sequence[int],
