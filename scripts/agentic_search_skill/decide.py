@@ -98,7 +98,7 @@ class Evidence:
     clear: bool = False                   # one file stands out on specific evidence
     crowd: int = 0                        # other files holding half the first file's evidence
     generic: bool = False                 # only common words matched: no stop on it
-    program_top: bool = True               # the best file is a program's (generic: its words are shared)
+    program_top: bool = True              # the best file is a program's (generic: its words are shared)
     high: int = 0                         # files shown at the rubric's high relevance
     best: float = 1.0                     # the best score shown (this cycle merged with earlier)
     critical_gaps: tuple[str, ...] = ()   # named keywords no file of the tree holds
