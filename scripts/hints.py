@@ -469,9 +469,9 @@ def _gaps(keywords: list[str], parsed: _Results) -> list[str]:
     # items (NUL unless one holds it), so no keyword can match across two of them.
     folded_items = list(map(_norm, parsed.haystacks))
     folded_keywords = list(map(_norm, keywords))
-    joined = None
-    if folded_items:
-        sep = _separator(folded_items, folded_keywords)
+    joined = "\0".join(folded_items) if folded_items else None
+    if joined is not None and (joined.count("\0") >= len(folded_items) or any("\0" in k for k in folded_keywords)):
+        sep = _separator(folded_items, folded_keywords)  # (an item or a keyword holds NUL)
         joined = sep.join(folded_items) if sep is not None else None
     budget = _MAX_GAP_SCAN_CHARS
     known: dict[str, bool] = {}  # folded keyword -> found
@@ -502,8 +502,6 @@ _SEPARATORS = "\0" + "".join(map(chr, range(1, 32))) + "".join(map(chr, range(0x
 
 def _separator(items: list[str], keywords: list[str]) -> str | None:
     """The first of _SEPARATORS that neither the items nor the keywords hold."""
-    if not any("\0" in item for item in items) and not any("\0" in k for k in keywords):
-        return "\0"
     used: set[str] = set()
     for text in (*items, *keywords):
         used.update(text)

@@ -56,12 +56,12 @@ def _bytecode_in_the_cache(args) -> None:
     they are compiled from source on each call."""
     if sys.flags.dont_write_bytecode or getattr(sys, "pycache_prefix", None) is not None:
         return
-    root = _root_of(args)
     sys.dont_write_bytecode = True
     try:
         from agentic_search_skill import fsafe
     finally:
         sys.dont_write_bytecode = False
+    root = _root_of(args)
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     home = xdg if os.path.isabs(xdg) else os.path.join(fsafe.home_dir(), ".cache")
     prefix = os.path.join(home, "agentic-search", "pycache")
@@ -123,34 +123,19 @@ _ROOT_MAX_CHARS = 4096
 
 def _root_of(args) -> str | None:
     """The tree this call searches: --root, else the one the state file names, read from
-    it (to keep bytecode out of that tree before any module is imported; the cycle reads
-    and checks the state itself). A FIFO or device there is never waited on: None, as
+    it (to keep bytecode out of that tree; the cycle reads and checks the state itself). A FIFO or device there is never waited on: None, as
     for a state that is no JSON object or names no root."""
     if args.root:
         return args.root
     import json
-    import stat
+
+    from agentic_search_skill.fsafe import read_regular  # (imported by the caller, bytecode off)
     try:
-        fd = os.open(args.state, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+        raw = read_regular(args.state, _STATE_READ_BYTES + 1)
     except (OSError, ValueError):
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        chunks, left = [], _STATE_READ_BYTES + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        if left <= 0:
-            return None  # (past the state's limit: the cycle refuses it)
-        raw = b"".join(chunks)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
+    if len(raw) > _STATE_READ_BYTES:
+        return None  # (past the state's limit: the cycle refuses it)
     # Read as the cycle reads it (a key escaped as ``\u0072oot`` is "root"; of a root
     # named twice, the last), and only an object: a state of millions of small objects
     # is parsed with the collector off. A root longer than any path is none.

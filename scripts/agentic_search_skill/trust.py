@@ -180,8 +180,9 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
     # high on them (RIVAL_SHARE of its score, as the calibrated scores show it: a doc or a
     # test matching them is no rival answer). A file of prose the roles call source (a
     # Gherkin scenario, ``INSTALL``, ``README.org``) holds a story's words as prose does.
-    shared = not _program(top) or any(_program(s) and s.score >= RIVAL_SHARE * top.score
-                                      for s in scored[1:CROWD_FILES])
+    program = _program(top)
+    generic = not (defines or path or uncommon) and (
+        not program or any(s.score >= RIVAL_SHARE * top.score and _program(s) for s in scored[1:CROWD_FILES]))
     mass = {i: keywords[i].weight * corpus.idfs[i] for i in live}
     rare = sorted(live, key=lambda i: (-mass[i], keywords[i].text))[:RARE_KEYWORDS]
     heavy = [i for i in live if keywords[i].weight > KIND_WEIGHTS.get(keywords[i].kind, 1.0) + 1e-9]
@@ -199,8 +200,8 @@ def evidence(scored: Sequence[Scored], matches: Mapping[str, FileMatch],
                              live, quoted, rare, heavy, mass),
         source=top.role == "source",
         short=short,
-        generic=not (defines or path or uncommon) and shared,
-        program=_program(top),
+        generic=generic,
+        program=program,
     )
 
 
